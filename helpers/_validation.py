@@ -52,7 +52,9 @@ def _short_repr(value: Any) -> str:
 
 
 def check_real(value: Any, *, func: str, name: str) -> float:
-    """Return ``value`` as a finite float or raise."""
+    """Return ``value`` as a finite float or raise (0-d arrays count as numbers)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.floating, np.integer)):
         raise fail(func, name, "a finite real number", value)
     value = float(value)

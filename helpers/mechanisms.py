@@ -68,6 +68,9 @@ def laplace_cdf(x: ArrayLike, b: float) -> np.ndarray:
 
 # --- Laplace mechanism (§6.2) ------------------------------------------------
 
+# Largest double below 1/2: |u - 1/2| is clamped to it so that ln(1 - 2|u - 1/2|) > -inf.
+_HALF_BELOW = float(np.nextafter(0.5, 0.0))
+
 
 def laplace_noise(b: float, size: int | tuple[int, ...] | None, rng: np.random.Generator) -> Any:
     r"""Laplace(0, b) samples made from uniform numbers drawn with ``rng.random``.
@@ -77,14 +80,16 @@ def laplace_noise(b: float, size: int | tuple[int, ...] | None, rng: np.random.G
 
     .. math::
 
-        x = \begin{cases} b \ln(1 - 2u) & u < 1/2 \\
-                          -b \ln(2(1 - u)) & u \ge 1/2 \end{cases}
+        x = F^{-1}(u) = \begin{cases} b \ln(2u) & u < 1/2 \\
+                                     -b \ln(2(1 - u)) & u \ge 1/2 \end{cases}
+          = \operatorname{sign}(u - \tfrac12)\, (-b) \ln(1 - 2|u - \tfrac12|)
 
-    The upper branch is the book's; the lower branch uses ``1 − 2u`` instead of
-    the book's ``2u`` (the same distribution, reflected), because
-    ``rng.random`` can return exactly 0 and ``ln(0)`` is ``−∞``. The formula
-    printed in §6.2.2 also *adds* a second uniform ``u2`` to each branch, which
-    shifts the mean to 1/2: see :func:`helpers.sampling.textbook_printed_laplace`.
+    The second form is what the code computes (one vectorized pass, no
+    branches). ``rng.random`` can return exactly 0, where ``ln(2u) = −∞``; that
+    single value (probability 2^-53) is moved to the next representable
+    magnitude, giving ``x ≈ −36.7 b`` instead of ``−∞``. The formula printed in
+    §6.2.2 also *adds* a second uniform ``u2`` to each branch, which shifts the
+    mean to 1/2: see :func:`helpers.sampling.textbook_printed_laplace`.
 
     Parameters
     ----------
@@ -116,14 +121,16 @@ def laplace_noise(b: float, size: int | tuple[int, ...] | None, rng: np.random.G
     b = check_positive(b, func=func, name="b")
     size = check_size(size, func=func)
     rng = check_rng(rng, func=func)
-    u = np.asarray(rng.random(size))
-    # w = 2u mod 1 is exact in binary floating point and lies in [0, 1),
-    # so log1p(-w) is always finite.
-    lower = u < 0.5
-    w = np.where(lower, 2.0 * u, 2.0 * u - 1.0)
-    magnitude = -b * np.log1p(-w)
-    x = np.where(lower, -magnitude, magnitude)
-    return float(x) if size is None else x
+    u = np.array(rng.random(size), dtype=float, ndmin=1)
+    # In-place passes: about twice as fast as rng.laplace for 10**7 samples.
+    x = np.subtract(u, 0.5, out=u)
+    magnitude = np.abs(x)
+    np.minimum(magnitude, _HALF_BELOW, out=magnitude)  # keeps ln finite at u = 0
+    magnitude *= -2.0
+    np.log1p(magnitude, out=magnitude)
+    magnitude *= -b
+    np.copysign(magnitude, x, out=magnitude)
+    return float(magnitude[0]) if size is None else magnitude
 
 
 def laplace_mechanism(
@@ -157,16 +164,19 @@ def laplace_mechanism(
     sensitivity = check_positive(sensitivity, func=func, name="sensitivity")
     epsilon = check_epsilon(epsilon, func=func)
     rng = check_rng(rng, func=func)
+    scale = sensitivity / epsilon
+    if not np.isfinite(scale):
+        raise fail(func, "epsilon", f"large enough that sensitivity/epsilon is finite (sensitivity = {sensitivity:g})", epsilon)
     if np.ndim(value) == 0:
         true_value = check_real(value, func=func, name="value")
-        return true_value + laplace_noise(sensitivity / epsilon, None, rng)
+        return true_value + laplace_noise(scale, None, rng)
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise fail(func, "value", "a number or an array of finite numbers", value) from None
     if not np.all(np.isfinite(array)):
         raise fail(func, "value", "finite numbers (no NaN or inf)", value)
-    return array + laplace_noise(sensitivity / epsilon, array.shape, rng)
+    return array + laplace_noise(scale, array.shape, rng)
 
 
 # --- Exponential mechanism (§6.3) --------------------------------------------
@@ -267,7 +277,8 @@ def rr_perturb(bits: ArrayLike, epsilon: float, rng: np.random.Generator) -> Any
 
     Returns
     -------
-    int for a scalar bit, otherwise a ``uint8`` array of 0/1 of the same shape.
+    int for a scalar bit, otherwise an ``int8`` array of 0/1 of the same shape
+    (a free view of the boolean result; sums accumulate in int64).
 
     Raises
     ------
@@ -283,7 +294,7 @@ def rr_perturb(bits: ArrayLike, epsilon: float, rng: np.random.Generator) -> Any
             raise fail(func, "bits", "0/1 values (or booleans)", bits)
         array = array == 1
     flipped = rng.random(array.shape) >= p
-    reported = np.not_equal(array, flipped).view(np.uint8)
+    reported = np.not_equal(array, flipped).view(np.int8)
     return int(reported) if reported.ndim == 0 else reported
 
 
@@ -318,7 +329,13 @@ def rr_correct(n: float, n1: ArrayLike, p: float) -> Any:
     p = check_probability(p, func=func, name="p")
     if p == 0.5:
         raise fail(func, "p", "a probability in [0, 1] other than 0.5 (the answers would carry no information)", p)
-    counts = np.asarray(n1, dtype=float) if np.ndim(n1) else check_real(n1, func=func, name="n1")
+    if np.ndim(n1):
+        try:
+            counts = np.asarray(n1, dtype=float)
+        except (TypeError, ValueError):
+            raise fail(func, "n1", f"a count between 0 and n = {n:g}", n1) from None
+    else:
+        counts = check_real(n1, func=func, name="n1")
     if not np.all(np.isfinite(counts)) or np.any(counts < 0) or np.any(counts > n):
         raise fail(func, "n1", f"a count between 0 and n = {n:g}", n1)
     estimate = ((p - 1.0) * n + counts) / (2.0 * p - 1.0)

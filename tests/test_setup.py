@@ -1,0 +1,63 @@
+"""The two-command setup promised by README.md, and what it must provide."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def test_requirements_are_pinned():
+    lines = [
+        line.split("#")[0].strip()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+    ]
+    requirements = [line for line in lines if line]
+    unpinned = [line for line in requirements if not re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[\w.]+", line)]
+    assert requirements and not unpinned, f"unpinned requirements: {unpinned}"
+    names = {line.split("==")[0].lower() for line in requirements}
+    for needed in ("jupyterlab", "nbgrader", "numpy", "scipy", "matplotlib", "ipywidgets", "pytest"):
+        assert needed in names
+
+
+def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / "README.md").read_text()
+    assert "make lab" in readme and "make test" in readme
+    ci = (ROOT / ".ci" / "run").read_text()
+    commands = [line.strip() for line in ci.splitlines() if line.strip() and not line.startswith("#")]
+    assert "make test" in commands, ".ci/run must call exactly the README's test command"
+
+
+def test_nbgrader_extensions_are_enabled():
+    labext = subprocess.run(
+        [str(BIN / "jupyter"), "labextension", "list"], capture_output=True, text=True, check=True
+    )
+    text = labext.stdout + labext.stderr
+    line = next((line for line in text.splitlines() if "@jupyter/nbgrader" in line), "")
+    assert "enabled" in line and "OK" in line, text
+    server = subprocess.run(
+        [str(BIN / "jupyter"), "server", "extension", "list"], capture_output=True, text=True, check=True
+    )
+    assert re.search(r"nbgrader\.server_extensions\.\w+\s+\S*enabled", server.stdout + server.stderr)
+
+
+@pytest.mark.parametrize("folder", ["course", "source", "release"])
+def test_helpers_importable_from_a_kernel_started_in(folder, tmp_path):
+    """A kernel started in each notebook folder imports helpers without sys.path hacks."""
+    nbformat = pytest.importorskip("nbformat")
+    from nbclient import NotebookClient
+
+    code = "import helpers, helpers.mechanisms, json; print(json.dumps(helpers.__file__))"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    NotebookClient(
+        nb, kernel_name="python3", timeout=60, resources={"metadata": {"path": str(ROOT / folder)}}
+    ).execute()
+    printed = json.loads(nb.cells[0].outputs[0]["text"])
+    assert Path(printed).resolve() == (ROOT / "helpers" / "__init__.py").resolve()
