@@ -24,7 +24,7 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 lab: install
-	MPLBACKEND= $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) course/README.md
+	MPLBACKEND= $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/course
 
 # The real-browser test needs Debian's Chromium; installed here when missing.
 browser:
