@@ -19,7 +19,8 @@ Conventions used everywhere in the package:
 
 Modules: ``mechanisms`` (the graded API), ``sampling`` (the textbook's LCG
 and its printed Laplace formula), ``queries``, ``gaussian``, ``budget``,
-``data``, ``ldp``, ``shuffle``, ``synthetic``, ``audit``, ``plots``,
+``data``, ``ldp``, ``shuffle``, ``synthetic``, ``audit``, ``histograms``,
+``fp_leak``, ``plots``,
 ``widgets``, ``checks`` (the code the graded tests use).
 """
 
