@@ -1,0 +1,95 @@
+"""course/build.py: one source -> Chinese + English notebooks, deterministic, with --check."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "course" / "build.py"
+
+spec = importlib.util.spec_from_file_location("course_build", BUILD)
+build = importlib.util.module_from_spec(spec)
+sys.modules["course_build"] = build  # dataclasses look their module up
+spec.loader.exec_module(build)
+
+SAMPLE = """note to authors
+# %% [markdown] zh
+# 标题 {{LANG}}
+[数据]({{ROOT}}data/README.md)
+# %% [markdown] en
+# Title {{LANG}}
+# %%
+from helpers.i18n import set_lang
+set_lang("{{LANG}}")
+# %% [markdown]
+$$x^2$$
+# %% zh tags=a,b
+print("中文")
+# %% en tags=a,b
+print("English")
+"""
+
+
+def test_repository_notebooks_are_up_to_date():
+    """The committed notebooks equal what the sources build (exit 1 lists stale ones)."""
+    result = subprocess.run([sys.executable, str(BUILD), "--check"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+def test_parse_and_render_both_languages():
+    cells = build.parse_source(SAMPLE, "sample")
+    assert [(c.kind, c.lang) for c in cells] == [("markdown", "zh"), ("markdown", "en"), ("code", None),
+                                                 ("markdown", None), ("code", "zh"), ("code", "en")]
+    zh = json.loads(build.render(cells, "zh", "sample"))
+    en = json.loads(build.render(cells, "en", "sample"))
+    assert [c["id"] for c in zh["cells"]] == ["zh-000", "zh-001", "zh-002", "zh-003"]
+    assert "".join(zh["cells"][0]["source"]) == "# 标题 zh\n[数据](data/README.md)"
+    assert "".join(en["cells"][0]["source"]) == "# Title en"
+    assert 'set_lang("en")' in "".join(en["cells"][1]["source"])
+    assert zh["cells"][3]["metadata"] == {"tags": ["a", "b"]} and "中文" in "".join(zh["cells"][3]["source"])
+    for nb in (zh, en):
+        nbformat.validate(nbformat.from_dict(nb))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                assert cell["outputs"] == [] and cell["execution_count"] is None
+
+
+def test_render_is_byte_identical_on_rebuild():
+    cells = build.parse_source(SAMPLE, "sample")
+    assert build.render(cells, "zh", "s") == build.render(build.parse_source(SAMPLE, "sample"), "zh", "s")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("# %% [markdown] zh\nonly Chinese\n", "1 Chinese-only cells but 0 English-only"),
+    ("# %% [markdown] fr\nbonjour\n", "malformed cell marker"),
+    ("no markers at all\n", "no cells"),
+])
+def test_bad_sources_are_refused_with_a_clear_message(text, message):
+    with pytest.raises(build.SourceError, match=message):
+        build.parse_source(text, "bad.md")
+
+
+def test_check_fails_and_lists_a_stale_notebook(tmp_path):
+    course = tmp_path / "course"
+    (course / "_src").mkdir(parents=True)
+    shutil.copy(BUILD, course / "build.py")
+    (course / "_src" / "demo.md").write_text(SAMPLE, encoding="utf-8")
+    run = lambda *a: subprocess.run([sys.executable, str(course / "build.py"), *a],
+                                    capture_output=True, text=True, timeout=60)
+    assert run("--check").returncode == 1                      # not built yet
+    assert run().returncode == 0
+    first = (course / "demo.ipynb").read_bytes()
+    assert run("--check").returncode == 0
+    assert run().returncode == 0 and (course / "demo.ipynb").read_bytes() == first   # byte-identical
+    (course / "_src" / "demo.md").write_text(SAMPLE.replace("Title", "Heading"), encoding="utf-8")
+    stale = run("--check")
+    assert stale.returncode == 1 and "course/en/demo.ipynb" in stale.stderr
+    assert "course/demo.ipynb" not in stale.stderr.replace("course/en/demo.ipynb", "")   # zh unchanged

@@ -1,0 +1,194 @@
+"""The §6.5 notebooks and the depth labs: they run headless in both languages, and their sliders work.
+
+* Every notebook built from ``course/_src`` for §6.5 (``6.5a``, ``6.5b``) and the depth
+  labs (``lab-*``) is executed top to bottom with nbclient (kernel ``python3``, cwd = the
+  notebook's folder, ``MPLBACKEND=Agg``), Chinese and English; each must finish without an
+  error in under 60 s.
+* The slider builders of :mod:`helpers.lab_widgets` are driven like a student would (set a
+  slider's ``value``) and the redrawn artists / returned numbers are checked. The builders use
+  fixed seeds, so these checks are deterministic; where a number is a Monte Carlo estimate the
+  tolerance is stated next to it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+COURSE = ROOT / "course"
+STEMS = ["6.5a-rappor-shuffle", "6.5b-synthetic-data", "lab-ldp-mean", "lab-budget",
+         "lab-sensitivity-histograms", "lab-floating-point"]
+NOTEBOOKS = [COURSE / f"{s}.ipynb" for s in STEMS] + [COURSE / "en" / f"{s}.ipynb" for s in STEMS]
+LIMIT_S = 60.0
+
+
+def test_every_lab_has_a_source_and_both_languages():
+    for stem in STEMS:
+        assert (COURSE / "_src" / f"{stem}.md").is_file(), stem
+        assert (COURSE / f"{stem}.ipynb").is_file(), stem
+        assert (COURSE / "en" / f"{stem}.ipynb").is_file(), stem
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[str(p.relative_to(COURSE)) for p in NOTEBOOKS])
+def test_notebook_runs_headless(path: Path, monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.delenv("DP_COURSE_BACKEND", raising=False)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    start = time.perf_counter()
+    client.execute()  # raises CellExecutionError on the first failing cell
+    seconds = time.perf_counter() - start
+    print(f"{path.relative_to(ROOT)}: {seconds:.1f} s")
+    assert seconds < LIMIT_S, f"{path.name} took {seconds:.1f} s (limit {LIMIT_S:.0f} s)"
+    texts = [out.get("text", "") for cell in nb.cells for out in cell.get("outputs", [])
+             if out.get("output_type") == "stream"]
+    assert not any("Traceback" in t for t in texts)
+    assert any("inline" in t for t in texts)  # the setup cell printed the backend it chose
+
+
+@pytest.mark.notebook
+def test_widget_backend_path_runs_headless(monkeypatch):
+    """``%matplotlib widget`` (ipympl canvases for the lab sliders) in a kernel without a browser."""
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("DP_COURSE_BACKEND", "widget")
+    path = COURSE / "en" / "6.5a-rappor-shuffle.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    texts = [out.get("text", "") for cell in nb.cells for out in cell.get("outputs", [])
+             if out.get("output_type") == "stream"]
+    assert any("widget" in t for t in texts)
+
+
+# --------------------------------------------------------------------------- widgets
+
+
+@pytest.fixture(autouse=True)
+def _agg(monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+def test_ldp_outputs_widget_shows_dct_supports_disjoint():
+    from helpers import ldp
+    from helpers.lab_widgets import ldp_outputs_widget
+
+    live = ldp_outputs_widget(t=-0.5, t_prime=0.5, epsilon=1.0, n=20_000)
+    first = live.last
+    # DCT at ε = 1: outputs in t ± d with d = 0.2, so [-0.7, -0.3] and [0.3, 0.7] never meet
+    assert ldp.dct_half_width(1.0) == pytest.approx(0.2)
+    assert first["DCT"]["mass_without_overlap"] == 1.0
+    assert first["Duchi"]["mass_without_overlap"] == 0.0
+    assert first["PM"]["mass_without_overlap"] == 0.0
+    # PM's density ratio is at most e^ε; binned estimates from 20,000 fixed draws per input
+    # exceed it by sampling noise only (< 0.25 here; bins wider than PM's window lower it)
+    assert 0.5 < first["PM"]["max_abs_log_ratio"] <= 1.0 + 0.25
+    before = live.artists["PM_t"].get_data()[0].copy()
+    live.sliders["epsilon"].value = 4.0
+    assert live.last["epsilon"] == 4.0
+    assert not np.array_equal(before, live.artists["PM_t"].get_data()[0])  # redrawn in place
+    assert 2.0 < live.last["PM"]["max_abs_log_ratio"] <= 4.0 + 0.25
+    assert live.last["DCT"]["mass_without_overlap"] == 1.0
+    assert "∞" in live.artists["DCT_title"].get_text()
+
+
+def test_rappor_widget_parameters_change_privacy_and_decoding():
+    from helpers import ldp
+    from helpers.lab_widgets import rappor_widget
+
+    candidates = ["a.com", "b.com", "c.com", "d.com", "e.com", "f.com"]
+    users = np.random.default_rng(0).choice(4, size=20_000, p=[0.4, 0.3, 0.2, 0.1])
+    live = rappor_widget(users, candidates, k_bits=32, h=2, f=0.5, p=0.5, q=0.75)
+    assert live.last["epsilon_infinity"] == pytest.approx(ldp.rappor_epsilon_infinity(0.5, 2))
+    assert live.last["epsilon_one"] == pytest.approx(ldp.rappor_epsilon_one(0.5, 0.5, 0.75, 2))
+    heights = [bar.get_height() for bar in live.artists["decoded"]]
+    assert heights == pytest.approx(list(live.last["estimate"]))
+    live.sliders["f"].value = 0.25
+    assert live.last["epsilon_infinity"] == pytest.approx(ldp.rappor_epsilon_infinity(0.25, 2))
+    assert "f = 0.25" in live.artists["title"].get_text()
+    # less permanent noise, better decoding (same draws): error shrinks
+    live.sliders["f"].value = 0.05
+    small_f_rmse = live.last["rmse"]
+    live.sliders["f"].value = 0.75
+    assert small_f_rmse < live.last["rmse"]
+    # p = q: reports independent of the data, nothing decoded, one report reveals nothing
+    live.sliders["q"].value = 0.5
+    assert live.last["epsilon_one"] == pytest.approx(0.0)
+    assert np.all(live.last["estimate"] == 0)
+
+
+def test_shuffle_widget_matches_the_fmt_bound():
+    from helpers.lab_widgets import shuffle_amplification_widget
+    from helpers.shuffle import fmt_amplified_epsilon, fmt_validity_limit
+
+    live = shuffle_amplification_widget(eps0=2.0, delta=1e-6)
+    live.sliders["eps0"].value = 4.0
+    assert live.last["epsilon_at_1e5"] == pytest.approx(0.5346, abs=5e-4)  # dp-testing.md: ~0.535
+    n_min = live.last["n_min"]
+    assert fmt_validity_limit(n_min, 1e-6) >= 4.0
+    valid_y = live.artists["valid"].get_ydata()
+    eps = live.last["epsilon"]
+    assert np.all(np.isnan(valid_y[~live.last["valid"]]))
+    assert np.allclose(valid_y[live.last["valid"]], eps[live.last["valid"]])
+    assert eps[-1] == pytest.approx(fmt_amplified_epsilon(4.0, 10 ** 8, 1e-6))
+    assert np.all(np.diff(eps[live.last["valid"]]) <= 1e-12)  # more users, smaller ε
+
+
+def test_range_mse_widget_flat_follows_theory_and_tree_wins_long_ranges():
+    from helpers.lab_widgets import range_mse_widget
+
+    counts = np.random.default_rng(0).poisson(40, 256)
+    live = range_mse_widget(counts, epsilon=1.0, b=2, branchings=(2, 4, 16), n_trials=200, n_ranges=20)
+    result = live.last
+    # flat MSE = |r|·2/ε²; 200 releases × 20 ranges: relative error of the estimate < 25 % at every length
+    assert np.allclose(result["flat"], result["flat_theory"], rtol=0.25)
+    assert result["tree_ci"][-1] < result["flat"][-1]
+    assert result["crossover"] is not None
+    assert np.allclose(live.artists["tree_ci"].get_ydata(), result["tree_ci"])
+    live.sliders["b"].value = 16
+    assert live.last["crossover"] <= result["crossover"]
+    assert "b = 16" in live.artists["title"].get_text()
+
+
+def test_synthetic_widget_spends_epsilon_and_beats_independent_columns():
+    from helpers import synthetic as syn
+    from helpers.lab_widgets import synthetic_utility_widget
+
+    data = syn.demo_dataset(3000, np.random.default_rng(1))
+    live = synthetic_utility_widget(data, syn.DEMO_DOMAINS, epsilon=1.0)
+    assert live.last["epsilon_spent"] == pytest.approx(1.0)
+    assert live.last["sme_2way"] < live.last["indep_2way"]
+    assert live.last["sme_3way"] < live.last["indep_3way"]
+    heights = [bar.get_height() for bar in live.artists["sme"]]
+    live.sliders["epsilon"].value = 0.1
+    assert live.last["epsilon_spent"] == pytest.approx(0.1)
+    assert heights != [bar.get_height() for bar in live.artists["sme"]]
+    assert math.isfinite(live.last["sme_2way"])
+
+
+def test_builders_reject_bad_parameters_with_clear_messages():
+    from helpers import InvalidParameterError
+    from helpers.lab_widgets import (ldp_outputs_widget, range_mse_widget, rappor_widget,
+                                     shuffle_amplification_widget)
+
+    with pytest.raises(InvalidParameterError, match="ldp_outputs_widget: parameter 't' must be a number in"):
+        ldp_outputs_widget(t=2.0)
+    with pytest.raises(InvalidParameterError, match="rappor_widget: parameter 'values'"):
+        rappor_widget([0, 5], ["a", "b"])
+    with pytest.raises(InvalidParameterError, match="rappor_widget: parameter 'q'"):
+        rappor_widget([0, 1], ["a", "b"], q=1.5)
+    with pytest.raises(InvalidParameterError, match="shuffle_amplification_widget: parameter 'eps0'"):
+        shuffle_amplification_widget(eps0=float("nan"))
+    with pytest.raises(InvalidParameterError, match="a power of b"):
+        range_mse_widget(np.ones(100), b=2)
