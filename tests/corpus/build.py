@@ -1,0 +1,196 @@
+"""Build and grade submission notebooks for the graded assignments (issue 3).
+
+Importable by any test or tool (no package needed)::
+
+    import importlib.util, pathlib
+    spec = importlib.util.spec_from_file_location("corpus_build", "tests/corpus/build.py")
+    build = importlib.util.module_from_spec(spec); spec.loader.exec_module(build)
+
+Main entry points
+
+* :func:`make_submission` ``(assignment, solutions, out_path)``: copy the
+  *release* notebook of ``assignment`` and replace the source of each
+  solution cell named in ``solutions`` (``{grade_id: code}``; the solution
+  cells' grade ids are the function names, e.g. ``"laplace_noise"``). Cells
+  not named keep the release stub (``raise NotImplementedError()``).
+* :func:`corpus_entries` ``(assignment)``: the corpus of realistic wrong and
+  differently written correct solutions listed in ``manifest.json``, each
+  as ``{"id", "kind" ("correct"/"wrong"), "solutions", "expect_zero", "why"}``.
+* :func:`grade` ``(assignment, submissions, root)``: grade many submissions
+  through the real path (one ``nbgrader autograde`` call in a temporary
+  course root), return ``{student: {"score", "max_score", "cells"}}`` read
+  from the gradebook.
+* :func:`generate_release` ``(root)``: run ``nbgrader generate_assignment``
+  for every assignment in a temporary course root.
+
+Command line (from the repository root)::
+
+    .venv/bin/python tests/corpus/build.py release   # regenerate release/ from source/
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+VENV_BIN = REPO / ".venv" / "bin"
+ASSIGNMENTS = ("laplace", "exponential", "randomized_response")
+
+
+def nbgrader_env(**extra: str) -> dict[str, str]:
+    """Environment for nbgrader: the venv's bin/ first on PATH (nbgrader runs ``alembic``)."""
+    env = dict(os.environ)
+    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.setdefault("MPLBACKEND", "Agg")
+    env.update(extra)
+    return env
+
+
+def run_nbgrader(root: Path, *args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    """Run ``nbgrader <args>`` with ``root`` as working directory (the course root)."""
+    result = subprocess.run(
+        [str(VENV_BIN / "nbgrader"), *args], cwd=root, env=env or nbgrader_env(),
+        capture_output=True, text=True,
+    )
+    if check and result.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def make_course(root: Path, assignments=ASSIGNMENTS) -> Path:
+    """A fresh course root: ``nbgrader_config.py`` and ``source/<assignment>`` copied from the repo."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    for assignment in assignments:
+        shutil.copytree(REPO / "source" / assignment, root / "source" / assignment, dirs_exist_ok=True)
+    return root
+
+
+def generate_release(root: Path) -> Path:
+    """``nbgrader generate_assignment`` for every assignment of ``root``; returns ``root/release``."""
+    run_nbgrader(root, "generate_assignment", "*", "--force")
+    return Path(root) / "release"
+
+
+def notebook_path(base: Path, assignment: str) -> Path:
+    return Path(base) / assignment / f"{assignment}.ipynb"
+
+
+def solution_cell_ids(assignment: str, release_dir: Path = REPO / "release") -> list[str]:
+    nb = nbformat.read(notebook_path(release_dir, assignment), as_version=4)
+    return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("solution")]
+
+
+def make_submission(assignment: str, solutions: dict[str, str], out_path: Path,
+                    release_dir: Path = REPO / "release") -> Path:
+    """Write the release notebook of ``assignment`` with solution cells filled in.
+
+    ``solutions`` maps a solution cell's grade id (the function name) to the
+    complete code of that cell (usually one ``def``). Unknown names raise
+    ``KeyError``, so a renamed cell cannot silently leave a stub in place.
+    """
+    nb = nbformat.read(notebook_path(release_dir, assignment), as_version=4)
+    remaining = dict(solutions)
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and meta.get("grade_id") in remaining:
+            cell.source = remaining.pop(meta["grade_id"]).strip("\n")
+    if remaining:
+        raise KeyError(f"{assignment}: no solution cell named {sorted(remaining)}")
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, out_path)
+    return out_path
+
+
+def load_manifest() -> dict:
+    return json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
+
+
+def snippet(assignment: str, function: str, variant: str) -> str:
+    return (HERE / assignment / function / f"{variant}.py").read_text(encoding="utf-8")
+
+
+def corpus_entries(assignment: str) -> list[dict]:
+    """Every corpus submission of ``assignment``.
+
+    Correct entries ``correct_<i>`` take the i-th correct variant of each
+    function (cycling). Wrong entries replace one function by a mutant and
+    use the first correct variant for the others. ``expect_zero`` lists the
+    graded cells that must score 0 for a wrong entry.
+    """
+    spec = load_manifest()[assignment]
+    correct = spec["correct"]
+    entries = []
+    for i in range(max(len(v) for v in correct.values())):
+        solutions = {f: snippet(assignment, f, vs[i % len(vs)]) for f, vs in correct.items()}
+        entries.append({"id": f"correct_{i}", "kind": "correct", "solutions": solutions, "expect_zero": [],
+                        "why": " + ".join(f"{f}:{vs[i % len(vs)]}" for f, vs in correct.items())})
+    for wrong in spec["wrong"]:
+        solutions = {f: snippet(assignment, f, vs[0]) for f, vs in correct.items()}
+        solutions[wrong["function"]] = snippet(assignment, wrong["function"], wrong["variant"])
+        entries.append({"id": f"wrong_{wrong['function']}_{wrong['variant']}", "kind": "wrong", "solutions": solutions,
+                        "expect_zero": wrong["expect_zero"], "why": wrong["why"], "function": wrong["function"]})
+    return entries
+
+
+def grade(assignment: str, submissions: dict[str, dict[str, str]], root: Path,
+          env: dict | None = None, release_dir: Path = REPO / "release") -> dict[str, dict]:
+    """Autograde ``submissions`` (``{student_id: {grade_id: code}}``) with one nbgrader call.
+
+    ``root`` becomes a throwaway course root (never the repository's). The
+    student notebooks are built from ``release_dir`` by :func:`make_submission`.
+    Returns ``{student_id: {"score", "max_score", "cells": {grade_id: score}}}``.
+    """
+    from nbgrader.api import Gradebook
+
+    root = make_course(Path(root), [assignment])
+    run_nbgrader(root, "generate_assignment", assignment, "--force", env=env)
+    for student, solutions in submissions.items():
+        make_submission(assignment, solutions, notebook_path(root / "submitted" / student, assignment), release_dir)
+    run_nbgrader(root, "autograde", assignment, "--force", env=env, check=False)
+    results = {}
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        for student in submissions:
+            try:
+                sub = gb.find_submission(assignment, student)
+            except Exception:  # noqa: BLE001  (a crashed submission has no row)
+                results[student] = {"score": None, "max_score": None, "cells": {}}
+                continue
+            cells = {}
+            for nb in sub.notebooks:
+                for g in nb.grades:
+                    cells[g.name] = g.score
+            results[student] = {"score": sub.score, "max_score": sub.max_score, "cells": cells}
+    return results
+
+
+def regenerate_repo_release() -> None:
+    """Rebuild ``release/`` of the repository from ``source/`` (through a temporary course root)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        release = generate_release(make_course(Path(tmp)))
+        for assignment in ASSIGNMENTS:
+            target = REPO / "release" / assignment
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(release / assignment, target)
+            print(f"release/{assignment} regenerated")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["release"]:
+        regenerate_repo_release()
+    else:
+        print(__doc__)
+        sys.exit(2)

@@ -1,0 +1,3 @@
+def exponential_mechanism(scores, epsilon, sensitivity, rng):
+    p = exponential_probabilities(scores, epsilon, sensitivity)
+    return int(np.random.choice(len(p), p=p))

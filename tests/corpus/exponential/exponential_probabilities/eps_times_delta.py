@@ -1,0 +1,11 @@
+def exponential_probabilities(scores, epsilon, sensitivity):
+    q = np.asarray(scores, dtype=float)
+    if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)):
+        raise ValueError("scores must be a non-empty 1-D sequence of finite numbers")
+    if not math.isfinite(epsilon) or epsilon < 0:
+        raise ValueError("epsilon must be finite and >= 0")
+    if not math.isfinite(sensitivity) or sensitivity <= 0:
+        raise ValueError("sensitivity must be finite and > 0")
+    z = epsilon * sensitivity * q / 2
+    w = np.exp(z - z.max())
+    return w / w.sum()

@@ -1,0 +1,7 @@
+def laplace_mechanism(value, sensitivity, epsilon, rng):
+    for x in (sensitivity, epsilon):
+        if not math.isfinite(x) or x <= 0:
+            raise ValueError(f"sensitivity and epsilon must be finite and > 0; got {x!r}")
+    x = np.asarray(value, dtype=float)
+    out = x + np.random.laplace(0.0, sensitivity / epsilon, x.shape)
+    return float(out) if out.ndim == 0 else out

@@ -1,0 +1,5 @@
+def laplace_noise(b, size, rng):
+    if b <= 0:
+        raise ValueError("b must be > 0")
+    u = rng.random(size) - 0.5
+    return -b * np.sign(u) * np.log1p(-2 * np.abs(u))

@@ -1,0 +1,7 @@
+def rr_perturb(bits, epsilon, rng):
+    x = np.asarray(bits)
+    if not np.all((x == 0) | (x == 1)):
+        raise ValueError("bits must be 0 or 1")
+    if rng.random() < rr_keep_probability(epsilon):
+        return x.astype(int)
+    return (1 - x).astype(int)

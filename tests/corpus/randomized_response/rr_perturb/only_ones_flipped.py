@@ -1,0 +1,7 @@
+def rr_perturb(bits, epsilon, rng):
+    x = np.asarray(bits)
+    if not np.all((x == 0) | (x == 1)):
+        raise ValueError("bits must be 0 or 1")
+    p = rr_keep_probability(epsilon)
+    flip = (rng.random(x.shape) >= p) & (x == 1)
+    return np.where(flip, 0, x).astype(int)

@@ -1,0 +1,6 @@
+def rr_perturb(bits, epsilon, rng):
+    x = np.asarray(bits)
+    if not np.all((x == 0) | (x == 1)):
+        raise ValueError("bits must be 0 or 1")
+    p = rr_keep_probability(epsilon)
+    return np.where(rng.random(x.shape) < p, x, 1 - x).astype(int)

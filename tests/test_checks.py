@@ -1,0 +1,366 @@
+"""Tests of ``helpers.checks``, the code behind the graded test cells (issue 3).
+
+Fast, without nbgrader: the corpus functions are executed directly and
+passed to the check functions. (``test_assignments.py`` grades the same
+corpus through ``nbgrader autograde``.)
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib.util
+import inspect
+import io
+import math
+import textwrap
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+import helpers.checks as checks
+import helpers.mechanisms as mechanisms
+from helpers.checks import RecordingGenerator
+
+HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("corpus_build", HERE / "corpus" / "build.py")
+build = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(build)
+
+
+def _namespace(solutions: dict[str, str]) -> dict:
+    ns = {"np": np, "math": math, "__name__": "__main__"}
+    for name, code in solutions.items():
+        checks.load_student_code(code, ns, filename=f"<{name}>")
+    return ns
+
+
+def _test_cells(assignment: str) -> list[tuple[str, str]]:
+    """(grade_id, code) of each graded cell of the source notebook, hidden tests included."""
+    nb = nbformat.read(build.notebook_path(build.REPO / "source", assignment), as_version=4)
+    return [(c.metadata["nbgrader"]["grade_id"], c.source) for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+def _failing_cells(assignment: str, solutions: dict[str, str]) -> dict[str, str]:
+    ns = _namespace(solutions)
+    failed = {}
+    for grade_id, code in _test_cells(assignment):
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(code, ns)
+        except AssertionError as error:
+            failed[grade_id] = str(error)
+        except Exception as error:  # noqa: BLE001
+            failed[grade_id] = f"CRASH {type(error).__name__}: {error}"
+    return failed
+
+
+# --- the corpus, directly ------------------------------------------------------
+
+
+@pytest.mark.parametrize("assignment", build.ASSIGNMENTS)
+def test_corpus_directly(assignment):
+    """Correct solutions pass every cell; each wrong one fails the cells the manifest names,
+    with a bilingual message (no crash of the check itself)."""
+    problems = []
+    for entry in build.corpus_entries(assignment):
+        failed = _failing_cells(assignment, entry["solutions"])
+        if entry["kind"] == "correct" and failed:
+            problems.append(f"{entry['id']} ({entry['why']}) failed {failed}")
+        if entry["kind"] == "wrong":
+            missing = set(entry["expect_zero"]) - set(failed)
+            if missing:
+                problems.append(f"{entry['id']} ({entry['why']}) passed {sorted(missing)}")
+            for grade_id, message in failed.items():
+                if message.startswith("CRASH") or not any("\u4e00" <= ch <= "\u9fff" for ch in message):
+                    problems.append(f"{entry['id']}: {grade_id} message is not a bilingual check message: {message[:200]}")
+    assert not problems, "\n".join(problems)
+
+
+def test_source_solutions_pass_directly():
+    for assignment in build.ASSIGNMENTS:
+        nb = nbformat.read(build.notebook_path(build.REPO / "source", assignment), as_version=4)
+        solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
+                     if c.metadata.get("nbgrader", {}).get("solution")}
+        assert _failing_cells(assignment, solutions) == {}, assignment
+
+
+# --- the recording generator -----------------------------------------------------
+
+
+def test_recording_generator_is_a_generator_that_only_offers_random():
+    rng = RecordingGenerator(5)
+    assert isinstance(rng, np.random.Generator)
+    a = rng.random(4)
+    rng.random()
+    assert rng.calls == 2 and rng.draws == 5
+    np.testing.assert_array_equal(a, np.random.Generator(np.random.PCG64(5)).random(4))
+    for method in ("laplace", "exponential", "choice", "integers", "uniform", "bit_generator", "spawn"):
+        with pytest.raises(checks.ForbiddenRngMethod, match=f"rng.{method}"):
+            getattr(rng, method)
+    assert rng.forbidden == ["laplace", "exponential", "choice", "integers", "uniform", "bit_generator", "spawn"]
+
+
+def test_forbidden_method_is_reported_even_if_the_student_swallows_the_error():
+    def sneaky(b, size, rng):
+        try:
+            return rng.laplace(0, b, size)
+        except Exception:  # noqa: BLE001
+            return rng.random(size)
+
+    with pytest.raises(AssertionError, match="rng.laplace"):
+        checks.check_laplace_noise_rng(sneaky)
+
+
+# --- seeds -------------------------------------------------------------------------
+
+
+def test_seed_default_env_and_explicit(monkeypatch, capsys):
+    monkeypatch.delenv(checks.SEED_ENV, raising=False)
+    default = checks.check_seed("x")
+    assert default == checks.check_seed("x") != checks.check_seed("y")
+    assert checks.check_seed("x", 17) == 17
+    monkeypatch.setenv(checks.SEED_ENV, "123")
+    from_env = checks.check_seed("x")
+    assert from_env != default and from_env == checks.check_seed("x")
+    monkeypatch.setenv(checks.SEED_ENV, "run-7")
+    assert checks.check_seed("x") not in (default, from_env)
+    monkeypatch.setenv(checks.SEED_ENV, "124")
+    assert checks.check_seed("x") != from_env
+    checks.check_laplace_noise_distribution(mechanisms.laplace_noise)
+    out = capsys.readouterr().out
+    assert f"{checks.SEED_ENV}=124" in out and "p = " in out
+
+
+# --- forbidden calls (syntax tree) ---------------------------------------------------
+
+import numpy.random as npr  # noqa: E402  (used by the functions under test)
+from numpy.random import default_rng  # noqa: E402
+
+
+def _ok(b, size, rng):
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("rng")
+    return -b * np.log1p(-rng.random(size)) * np.where(rng.random(size) < 0.5, -1, 1)
+
+
+def _calls_helper(b, size, rng):
+    return _uses_rng_laplace(b, size, rng) + 0
+
+
+def _uses_rng_laplace(b, size, rng):
+    return rng.laplace(0, b, size)
+
+
+def _uses_np_random(b, size, rng):
+    return np.random.laplace(0, b, size)
+
+
+def _uses_alias(b, size, rng):
+    return npr.random(size)
+
+
+def _uses_default_rng(b, size, rng):
+    return default_rng(0).random(size)
+
+
+def _imports_scipy(b, size, rng):
+    from scipy import stats
+
+    return stats.laplace.rvs(scale=b, size=size, random_state=rng)
+
+
+def _imports_helpers(b, size, rng):
+    import helpers.mechanisms as m
+
+    return m.laplace_noise(b, size, rng)
+
+
+@pytest.mark.parametrize(
+    ("func", "expected"),
+    [
+        (_ok, []),
+        (_uses_rng_laplace, ["rng.laplace"]),
+        (_calls_helper, ["_uses_rng_laplace: rng.laplace"]),
+        (_uses_np_random, ["np.random.laplace"]),
+        (_uses_alias, ["npr (from numpy.random)"]),
+        (_uses_default_rng, ["default_rng (from numpy.random)"]),
+    ],
+)
+def test_find_forbidden_calls(func, expected):
+    assert checks.find_forbidden_calls(func) == expected
+
+
+def test_find_forbidden_calls_imports():
+    assert checks.find_forbidden_calls(_imports_scipy)[0].startswith("from scipy")
+    assert any("helpers" in f for f in checks.find_forbidden_calls(_imports_helpers))
+
+
+def test_load_student_code_keeps_the_source_visible():
+    ns = checks.load_student_code("import numpy\ndef f(b, size, rng):\n    return numpy.random.laplace(0, b, size)\n")
+    assert inspect.getsource(ns["f"]).startswith("def f")
+    assert checks.find_forbidden_calls(ns["f"]) == ["numpy.random.laplace"]
+
+
+def test_find_forbidden_calls_without_source():
+    ns = {"np": np}
+    exec("def f(b, size, rng):\n    return rng.laplace(0, b, size)\n", ns)
+    ns["f"].__code__ = ns["f"].__code__.replace(co_filename="<nowhere>")
+    assert "laplace" in checks.find_forbidden_calls(ns["f"])
+
+
+# --- statistical checks: built-in power, stated level ---------------------------------
+
+
+@pytest.mark.parametrize("factor", [0.9, 1.1])
+def test_laplace_check_rejects_a_10_percent_scale_error(factor):
+    def off(b, size, rng):
+        return mechanisms.laplace_noise(b * factor, size, rng)
+
+    off.__name__ = "laplace_noise"
+    with pytest.raises(AssertionError, match="KS"):
+        checks.check_laplace_noise_distribution(off, seed=1)
+
+
+def test_laplace_message_names_the_swapped_scale():
+    def swapped(value, sensitivity, epsilon, rng):
+        return mechanisms.laplace_mechanism(value, 1.0, sensitivity * epsilon, rng)
+
+    with pytest.raises(AssertionError) as info:
+        checks.check_laplace_mechanism_distribution(swapped, seed=2)
+    message = str(info.value)
+    assert "1/(ε·Δ)" in message and "4.286" in message and "Laplace" in message
+    assert "拉普拉斯" in message or "不服从" in message
+
+
+def test_textbook_formula_is_diagnosed():
+    from helpers.sampling import textbook_printed_laplace  # the misprinted formula of §6.2.2
+
+    def laplace_noise(b, size, rng):
+        return np.asarray(textbook_printed_laplace(rng.random(size), rng.random(size), b), dtype=float)
+
+    with pytest.raises(AssertionError, match="u2"):
+        checks.check_laplace_noise_distribution(laplace_noise, seed=3)
+
+
+def test_exponential_chi_square_names_the_missing_factor_2():
+    def no2(scores, epsilon, sensitivity, rng):
+        return mechanisms.exponential_mechanism(scores, 2 * epsilon, sensitivity, rng)
+
+    with pytest.raises(AssertionError, match="factor 2"):
+        checks.check_exponential_mechanism_distribution(no2, seed=4)
+
+
+def test_rr_binomial_names_the_swap():
+    def swapped(bits, epsilon, rng):
+        return 1 - mechanisms.rr_perturb(bits, epsilon, rng)
+
+    with pytest.raises(AssertionError, match="swapped"):
+        checks.check_rr_perturb_distribution(swapped, seed=5)
+
+
+def test_merge_bins_keeps_totals_and_minimum():
+    obs, exp = checks._merge_bins(np.array([1, 2, 50, 3, 40]), np.array([0.5, 2.0, 48.0, 4.0, 41.5]))
+    assert obs.sum() == 96 and math.isclose(exp.sum(), 96.0)
+    assert exp.min() >= 5
+
+
+def test_table_6_4_constants_match_the_formula():
+    for epsilon, printed in checks.TABLE_6_4.items():
+        exact = checks._exp_probs(np.array(checks.TABLE_6_4_SCORES), epsilon, 1.0)
+        np.testing.assert_allclose(exact, printed, rtol=0.04, atol=6e-4)
+
+
+# --- copied solutions -------------------------------------------------------------------
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        if node.id in self.names:
+            node.id = self.names[node.id]
+        return node
+
+    def visit_arg(self, node):
+        node.arg = self.names.get(node.arg, node.arg)
+        return node
+
+
+def _disguised_copy(func) -> str:
+    """The reference with its locals renamed and its validation rewritten, as a student might copy it."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    names = {n: f"my_{n}" for n in func.__code__.co_varnames}
+    tree = _Rename(names).visit(tree)
+    fdef = tree.body[0]
+    fdef.body = [s for s in fdef.body if not checks._is_validation(s)]
+    fdef.body.insert(0, ast.parse("if not my_b > 0:\n    raise ValueError('b must be > 0')").body[0])
+    return ast.unparse(tree)
+
+
+def test_similarity_flags_a_disguised_copy_and_not_independent_solutions():
+    copy = _disguised_copy(mechanisms.laplace_noise)
+    assert checks.similarity_to_reference(copy, name="laplace_noise") >= 0.9
+    independent = {
+        f"{name}": build.snippet(assignment, name, variants[0])
+        for assignment in build.ASSIGNMENTS
+        for name, variants in build.load_manifest()[assignment]["correct"].items()
+    }
+    rows = {row["function"]: row for row in checks.copy_report({"laplace_noise": copy})}
+    assert rows["laplace_noise"]["flagged"]
+    for row in checks.copy_report(independent):
+        assert not row["flagged"], row
+    assert checks.similarity_to_reference(mechanisms.rr_correct) == 1.0
+
+
+# --- ε-slider views -------------------------------------------------------------------------
+
+
+def test_explorers_build_headless_and_redraw():
+    view = checks.laplace_explorer(mechanisms.laplace_mechanism, n=2000)
+    heights = [bar.get_height() for bar in view.figure.axes[0].patches]
+    view.slider.value = 5.0
+    assert [bar.get_height() for bar in view.figure.axes[0].patches] != heights
+    for builder, func in ((checks.exponential_explorer, mechanisms.exponential_mechanism),
+                          (checks.rr_explorer, mechanisms.rr_perturb)):
+        view = builder(func)
+        view.slider.value = 0.2
+        assert view.figure.axes[0].get_title().startswith("ε = 0.20")
+
+
+def test_explorer_shows_errors_instead_of_raising():
+    def broken(*args):
+        raise NotImplementedError()
+
+    view = checks.laplace_explorer(broken)
+    assert isinstance(view.last_error, NotImplementedError)
+    view.slider.value = 2.0
+    assert isinstance(view.last_error, NotImplementedError)
+
+
+# --- the tests themselves against scipy.stats ------------------------------------------------
+
+
+def test_ks_chi_square_and_binomial_agree_with_scipy_stats():
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    for scale in (1.0, 1.05):
+        x = mechanisms.laplace_noise(scale, 20_000, rng)
+        mine = checks.ks_test(x, lambda t: checks._laplace_cdf(t, 1.0))
+        ref = stats.kstest(x, lambda t: checks._laplace_cdf(t, 1.0), method="asymp")
+        assert math.isclose(mine.statistic, ref.statistic, rel_tol=1e-9)
+        assert math.isclose(mine.pvalue, ref.pvalue, rel_tol=1e-6, abs_tol=1e-300)
+    obs, exp = np.array([12, 30, 58]), np.array([10.0, 35.0, 55.0])
+    mine = checks.chi_square_test(obs, exp)
+    ref = stats.chisquare(obs, exp)
+    assert math.isclose(mine.pvalue, ref.pvalue, rel_tol=1e-9)
+    for k, n, p in ((20_100, 30_000, 0.6682), (19_700, 30_000, 0.6682), (5, 10, 0.5), (0, 10, 0.3), (10, 10, 0.3)):
+        ours = checks.binomial_test(k, n, p)
+        theirs = stats.binomtest(k, n, p).pvalue
+        assert theirs <= ours + 1e-12 <= 2 * theirs + 1e-9 or ours == 1.0
+    assert "scipy.stats" not in checks.__dict__
