@@ -79,7 +79,11 @@ def _configure_fonts() -> None:
     _register_bundled_cjk_font()
     available = {f.name for f in font_manager.fontManager.ttflist}
     families = [f for f in _CJK_FONTS if f in available] or ["DejaVu Sans"]
-    matplotlib.rcParams["font.sans-serif"] = families + list(matplotlib.rcParams["font.sans-serif"])
+    rest = [f for f in matplotlib.rcParams["font.sans-serif"] if f not in families]
+    matplotlib.rcParams["font.sans-serif"] = families + rest
+    # Glyph fallback works across the families named in font.family, not through the
+    # "sans-serif" alias: CJK fonts lack some Greek letters (π) that DejaVu Sans has.
+    matplotlib.rcParams["font.family"] = list(dict.fromkeys(families + ["DejaVu Sans"]))
     matplotlib.rcParams["axes.unicode_minus"] = False
 
 
@@ -429,6 +433,7 @@ def label(zh: str, en: str) -> str:
     English text is used instead.  Printed text uses :func:`helpers.i18n.tr` unconditionally.
     """
     if get_lang() == "zh" and _cjk_available():
+        _configure_fonts()  # a figure built outside use_backend() must find the glyphs too
         return zh
     return en
 

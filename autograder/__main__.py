@@ -1,0 +1,82 @@
+"""Command line: ``python -m autograder {grade,merge,bundle} ...`` (thin layer).
+
+Exit status: 0 when the batch completed (whatever the grades), 2 for usage
+errors (bad options, unknown assignment, missing folders).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m autograder",
+                                     description="Headless nbgrader autograding for the course.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("grade", help="grade DIR/<student>/<assignment>/*.ipynb")
+    g.add_argument("--assignment", required=True, help="assignment name (a folder of source/)")
+    g.add_argument("--submissions", required=True, type=Path,
+                   help="folder laid out like nbgrader's submitted/: <student>/<assignment>/*.ipynb")
+    g.add_argument("--out", required=True, type=Path, help="output folder")
+    g.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
+    g.add_argument("--timeout", type=int, default=120,
+                   help="seconds per cell (nbgrader interrupts the cell, grading goes on) and per "
+                        "recheck; a notebook still running at TIMEOUT + 20 s is killed (default 120)")
+    g.add_argument("--memory-mb", type=int, default=2048,
+                   help="address-space cap of each kernel and recheck, MiB (default 2048; 0 = none)")
+    g.add_argument("--seed", type=int, default=None,
+                   help="run seed (default: drawn and recorded in report.json); pass it to reproduce")
+    g.add_argument("--shard", default=None, help="K/N: grade only the students at positions K-1, K-1+N, ... of the "
+                        "sorted student ids (round-robin; shards are disjoint and cover everyone)")
+    g.add_argument("--course", type=Path, default=None,
+                   help="course root holding source/ (default: this repository)")
+    g.add_argument("--no-recheck", action="store_true",
+                   help="skip the independent re-run of the tests (trusted submissions or "
+                        "benchmarks only: tampering is then flagged but not undone)")
+    g.add_argument("--no-zygote", action="store_true",
+                   help="start every kernel as a new interpreter instead of forking it from a "
+                        "warm, clean process (slower; for debugging kernel problems)")
+    g.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    m = sub.add_parser("merge", help="join the outputs of several shards")
+    m.add_argument("inputs", nargs="+", type=Path, help="output folders of grade runs")
+    m.add_argument("--out", required=True, type=Path, help="merged output folder")
+
+    b = sub.add_parser("bundle", help="build the student bundle (no source/, no solutions)")
+    b.add_argument("--out", required=True, type=Path, help="folder, or a path ending in .zip")
+    b.add_argument("--course", type=Path, default=None, help="course root (default: this repository)")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "grade":
+            from autograder.grade import grade
+
+            grade(assignment=args.assignment, submissions=args.submissions, out=args.out,
+                  jobs=args.jobs, timeout=args.timeout, memory_mb=args.memory_mb or None,
+                  seed=args.seed, shard=args.shard, course=args.course, quiet=args.quiet,
+                  recheck=not args.no_recheck, zygote=not args.no_zygote)
+        elif args.command == "merge":
+            from autograder.report import merge
+
+            merged = merge(args.inputs, args.out)
+            print(f"merged {len(merged['submissions'])} rows into {args.out / 'grades.csv'}",
+                  file=sys.stderr)
+        elif args.command == "bundle":
+            from autograder.bundle import build_bundle
+
+            path = build_bundle(args.out, course=args.course)
+            print(f"student bundle written to {path}", file=sys.stderr)
+    except (ValueError, FileNotFoundError) as exc:
+        parser.error(str(exc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""The student bundle: everything a student needs, nothing they must not see.
+
+Contents: ``course/`` (lecture notebooks and data), ``release/`` (the
+student versions of the graded notebooks), ``helpers/`` (the package,
+including ``helpers/checks.py``: the visible tests import it; hidden tests
+live only in ``source/``), ``requirements.txt``, ``pyproject.toml`` (packages
+reduced to ``helpers``), ``Makefile`` and ``README.md`` (from
+``autograder/STUDENT_README.md``).
+
+Never included: ``source/``, ``autograder/``, ``tests/``, gradebooks,
+submissions, feedback. :func:`find_secrets` scans a built bundle for
+nbgrader solution/hidden-test markers, for every solution block and every
+hidden-test block of ``source/`` (whitespace-insensitive), and for any
+hidden-test line inside the shipped notebooks; :func:`build_bundle` refuses
+to finish when it finds one.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+INCLUDE = ("course", "release", "helpers", "requirements.txt", "pyproject.toml", "Makefile")
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".pytest_cache",
+                                "gradebook.db*", "*.egg-info")
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _blocks(source: str, begin: str, end: str) -> list[str]:
+    blocks, current = [], None
+    for line in source.splitlines():
+        if begin in line:
+            current = []
+        elif end in line and current is not None:
+            blocks.append("\n".join(current))
+            current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
+def secrets_of(source_root: Path) -> dict[str, list[str]]:
+    """Solution blocks, hidden-test blocks and hidden-test lines of ``source/``."""
+    solutions, hidden, hidden_lines = [], [], []
+    for path in sorted(Path(source_root).glob("*/*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            solutions += _blocks(cell.source, "BEGIN SOLUTION", "END SOLUTION")
+            blocks = _blocks(cell.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+            hidden += blocks
+            for block in blocks:
+                hidden_lines += [line.strip() for line in block.splitlines()
+                                 if len(line.strip()) >= 8 and not line.strip().startswith("#")]
+    return {"solutions": [b for b in solutions if _squash(b)],
+            "hidden": [b for b in hidden if _squash(b)], "hidden_lines": hidden_lines}
+
+
+def find_secrets(bundle: Path, source_root: Path) -> list[str]:
+    """Every place in ``bundle`` that shows a marker, a solution or a hidden test."""
+    secrets = secrets_of(source_root)
+    squashed_solutions = [_squash(b) for b in secrets["solutions"]]
+    squashed_hidden = [_squash(b) for b in secrets["hidden"]]
+    found = []
+    for path in sorted(Path(bundle).rglob("*")):
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        rel = path.relative_to(bundle).as_posix()
+        if path.suffix == ".ipynb":
+            try:
+                nb = nbformat.reads(text, as_version=4)
+                text = "\n".join(c.source for c in nb.cells)
+            except Exception:
+                pass
+            for line in secrets["hidden_lines"]:
+                if line in text:
+                    found.append(f"{rel}: hidden test line {line[:60]!r}")
+        for marker in MARKERS:
+            if marker in text:
+                found.append(f"{rel}: marker {marker!r}")
+        squashed = _squash(text)
+        found += [f"{rel}: solution block {i}" for i, b in enumerate(squashed_solutions) if b in squashed]
+        found += [f"{rel}: hidden test block {i}" for i, b in enumerate(squashed_hidden) if b in squashed]
+    return found
+
+
+def _release_complete(course: Path) -> bool:
+    for folder in (course / "source").iterdir():
+        if folder.is_dir() and list(folder.glob("*.ipynb")):
+            for nb in folder.glob("*.ipynb"):
+                if not (course / "release" / folder.name / nb.name).is_file():
+                    return False
+    return True
+
+
+def build_bundle(out, course=None) -> Path:
+    """Write the student bundle to the folder ``out`` (or ``out`` ending in .zip)."""
+    from autograder.grade import default_course
+
+    course = Path(course) if course else default_course()
+    out = Path(out)
+    if not (course / "source").is_dir():
+        raise ValueError(f"{course} has no source/ folder (not a course root)")
+    if not _release_complete(course):
+        raise ValueError(f"{course / 'release'} is incomplete: run `make release` first")
+    with tempfile.TemporaryDirectory(prefix="bundle-") as tmp:
+        target = Path(tmp) / "dp-course" if out.suffix == ".zip" else out
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for name in INCLUDE:
+            src = course / name
+            if src.is_dir():
+                shutil.copytree(src, target / name, ignore=IGNORE)
+            elif src.is_file():
+                shutil.copy2(src, target / name)
+        pyproject = target / "pyproject.toml"
+        if pyproject.is_file():
+            text = pyproject.read_text(encoding="utf-8")
+            text = re.sub(r'packages\s*=\s*\[[^\]]*\]', 'packages = ["helpers"]', text)
+            pyproject.write_text(text, encoding="utf-8")
+        readme = Path(__file__).with_name("STUDENT_README.md")
+        shutil.copy2(readme, target / "README.md")
+        problems = find_secrets(target, course / "source")
+        if problems:
+            if out.suffix != ".zip":
+                shutil.rmtree(target)
+            raise ValueError("student bundle would leak:\n  " + "\n  ".join(problems[:20]))
+        if out.suffix == ".zip":
+            out.parent.mkdir(parents=True, exist_ok=True)
+            archive = shutil.make_archive(str(out.with_suffix("")), "zip", root_dir=tmp,
+                                          base_dir="dp-course")
+            return Path(archive)
+    return out
