@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import nbformat
@@ -21,12 +20,13 @@ import numpy as np
 import pytest
 from nbclient import NotebookClient
 
+from nbrun import assert_within_limit, run_notebook
+
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "course"
 STEMS = ["6.5a-rappor-shuffle", "6.5b-synthetic-data", "lab-ldp-mean", "lab-budget",
          "lab-sensitivity-histograms", "lab-floating-point"]
 NOTEBOOKS = [COURSE / f"{s}.ipynb" for s in STEMS] + [COURSE / "en" / f"{s}.ipynb" for s in STEMS]
-LIMIT_S = 60.0
 
 
 def test_every_lab_has_a_source_and_both_languages():
@@ -41,14 +41,10 @@ def test_every_lab_has_a_source_and_both_languages():
 def test_notebook_runs_headless(path: Path, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.delenv("DP_COURSE_BACKEND", raising=False)
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
-    start = time.perf_counter()
-    client.execute()  # raises CellExecutionError on the first failing cell
-    seconds = time.perf_counter() - start
-    print(f"{path.relative_to(ROOT)}: {seconds:.1f} s")
-    assert seconds < LIMIT_S, f"{path.name} took {seconds:.1f} s (limit {LIMIT_S:.0f} s)"
+    run = run_notebook(path)  # raises CellExecutionError on the first failing cell
+    nb = run.nb
+    print(f"{path.relative_to(ROOT)}: {run.total_s:.1f} s ({run.describe()})")
+    assert_within_limit(run, path.name)
     texts = [out.get("text", "") for cell in nb.cells for out in cell.get("outputs", [])
              if out.get("output_type") == "stream"]
     assert not any("Traceback" in t for t in texts)

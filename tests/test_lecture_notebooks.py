@@ -9,31 +9,26 @@ headless kernel.  (The 6.5 / depth-lab notebooks are executed by their own test 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+
+from nbrun import NotebookRun, assert_within_limit, run_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "course"
 LECTURES = sorted(COURSE.glob("6.[1-4]-*.ipynb")) + sorted((COURSE / "en").glob("6.[1-4]-*.ipynb"))
-LIMIT_S = 60.0
 
 
-def _run(path: Path, monkeypatch, backend: str | None = None) -> tuple[nbformat.NotebookNode, float]:
+def _run(path: Path, monkeypatch, backend: str | None = None) -> tuple[nbformat.NotebookNode, NotebookRun]:
     monkeypatch.setenv("MPLBACKEND", "Agg")
     if backend:
         monkeypatch.setenv("DP_COURSE_BACKEND", backend)
     else:
         monkeypatch.delenv("DP_COURSE_BACKEND", raising=False)
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
-    start = time.perf_counter()
-    client.execute()
-    return nb, time.perf_counter() - start
+    run = run_notebook(path)
+    return run.nb, run
 
 
 def _outputs_text(nb) -> str:
@@ -73,9 +68,9 @@ def test_notebook_structure(path: Path):
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", LECTURES, ids=[str(p.relative_to(COURSE)) for p in LECTURES])
 def test_notebook_runs_headless(path: Path, monkeypatch):
-    nb, seconds = _run(path, monkeypatch)
-    print(f"{path.relative_to(ROOT)}: {seconds:.1f} s")
-    assert seconds < LIMIT_S, f"{path.name} took {seconds:.1f} s (limit {LIMIT_S:.0f} s)"
+    nb, run = _run(path, monkeypatch)
+    print(f"{path.relative_to(ROOT)}: {run.total_s:.1f} s ({run.describe()})")
+    assert_within_limit(run, path.name)
     text = _outputs_text(nb)
     assert "Traceback" not in text
     assert "inline" in text  # the setup cell printed the backend it chose
@@ -92,6 +87,6 @@ def test_notebook_runs_headless(path: Path, monkeypatch):
 def test_widget_backend_path_runs_headless(monkeypatch):
     """``%matplotlib widget`` (ipympl) in a kernel without a browser: must not break."""
     path = COURSE / "en" / "6.1-basics.ipynb"
-    nb, seconds = _run(path, monkeypatch, backend="widget")
+    nb, run = _run(path, monkeypatch, backend="widget")
     assert "widget" in _outputs_text(nb)
-    assert seconds < LIMIT_S
+    assert_within_limit(run, path.name)
