@@ -18,8 +18,6 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from nbclient import NotebookClient
-
 from nbrun import assert_within_limit, run_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,9 +55,9 @@ def test_widget_backend_path_runs_headless(monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("DP_COURSE_BACKEND", "widget")
     path = COURSE / "en" / "6.5a-rappor-shuffle.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    run = run_notebook(path)
+    nb = run.nb
+    assert_within_limit(run, path.name)
     texts = [out.get("text", "") for cell in nb.cells for out in cell.get("outputs", [])
              if out.get("output_type") == "stream"]
     assert any("widget" in t for t in texts)
