@@ -23,8 +23,12 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+# Jupyter refuses to start as root without --allow-root (containers, CI); LAB_ARGS adds more.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+LAB_ARGS ?=
+
 lab: install
-	MPLBACKEND= $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/course
+	MPLBACKEND= $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/course $(ROOT_FLAG) $(LAB_ARGS)
 
 # The real-browser test needs Debian's Chromium; installed here when missing.
 browser:

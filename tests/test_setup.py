@@ -61,3 +61,47 @@ def test_helpers_importable_from_a_kernel_started_in(folder, tmp_path):
     ).execute()
     printed = json.loads(nb.cells[0].outputs[0]["text"])
     assert Path(printed).resolve() == (ROOT / "helpers" / "__init__.py").resolve()
+
+
+def test_make_lab_serves_the_course():
+    """The README's first command starts JupyterLab on the course (as root too, as in CI)."""
+    import os
+    import signal
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    token = "make-lab-test"
+    args = f"--no-browser --port={port} --ServerApp.port_retries=0 --IdentityProvider.token={token}"
+    proc = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        listing = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                url = f"http://127.0.0.1:{port}/api/contents/course?token={token}"
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    listing = json.load(response)
+                break
+            except OSError:
+                time.sleep(0.5)
+        if listing is None:
+            proc.terminate()
+            output = proc.communicate(timeout=30)[0]
+            pytest.fail(f"make lab did not serve the course:\n{output[-3000:]}")
+        names = {item["name"] for item in listing["content"]}
+        assert {"README.md", "6.1-basics.ipynb", "en", "data"} <= names, names
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab/tree/course?token={token}", timeout=10) as page:
+            assert page.status == 200 and "JupyterLab" in page.read().decode()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
