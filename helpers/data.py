@@ -171,6 +171,15 @@ class Ages(NamedTuple):
     age: np.ndarray
 
 
+
+def _named_counts(path: Path, name: str, count: str) -> tuple[np.ndarray, np.ndarray]:
+    """Read a two-column CSV of unique names and non-negative integer counts."""
+    rows = read_csv(path, (name, count))
+    _unique(path, rows, name, 0)
+    names = np.array([fields[0] for _, fields in rows])
+    counts = np.array([_int_field(path, line, count, fields[1]) for line, fields in rows], dtype=np.int64)
+    return names, counts
+
 def load_students(path: str | Path | None = None) -> Students:
     """Table 6-1 (textbook §6.1.1): seven students, their sex and exam result.
 
@@ -220,12 +229,8 @@ def load_zoo(neighbour: bool = False, path: str | Path | None = None) -> Zoo:
     if path is None:
         path = data_path("zoo_nb.csv" if neighbour else "zoo.csv")
     path = Path(path)
-    rows = read_csv(path, ("animal", "carrots"))
-    _unique(path, rows, "animal", 0)
-    return Zoo(
-        animal=np.array([f[0] for _, f in rows]),
-        carrots=np.array([_int_field(path, n, "carrots", f[1]) for n, f in rows], dtype=np.int64),
-    )
+    animal, carrots = _named_counts(path, "animal", "carrots")
+    return Zoo(animal=animal, carrots=carrots)
 
 
 def load_medical(neighbour: bool = False, path: str | Path | None = None) -> Histogram:
@@ -239,12 +244,8 @@ def load_medical(neighbour: bool = False, path: str | Path | None = None) -> His
     if path is None:
         path = data_path("md_nb.csv" if neighbour else "medicaldata.csv")
     path = Path(path)
-    rows = read_csv(path, ("age_range", "count"))
-    _unique(path, rows, "age_range", 0)
-    return Histogram(
-        labels=np.array([f[0] for _, f in rows]),
-        counts=np.array([_int_field(path, n, "count", f[1]) for n, f in rows], dtype=np.int64),
-    )
+    labels, counts = _named_counts(path, "age_range", "count")
+    return Histogram(labels=labels, counts=counts)
 
 
 def load_ages(path: str | Path | None = None) -> Ages:

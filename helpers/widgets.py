@@ -306,6 +306,23 @@ def _stairs_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return counts / max(values.size, 1)
 
 
+def _neighbour_histograms(edges: np.ndarray, d: tuple[float, str], d2: tuple[float, str], *,
+                          xlabel: str, ylabel: str, legend_loc: str):
+    """One axes with an (empty) step histogram and a true-value line for D and for D′."""
+    fig, ax = new_figure((8.0, 3.4))
+    zeros = np.zeros(edges.size - 1)
+    steps = []
+    for (value, text), color in ((d, "C0"), (d2, "C3")):
+        steps.append(ax.stairs(zeros, edges, fill=True, alpha=0.45, color=color, label=text))
+        ax.axvline(value, color=color, lw=1)
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_ylim(0, 1.0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8, loc=legend_loc)
+    return fig, steps[0], steps[1], ax.set_title("")
+
+
 def averaging_attack_widget(true_d: int = 90, true_d2: int = 89, epsilon: float = 0.1, k: int = 100,
                             repeats: int = 1000, k_max: int = 1000, seed: int = 61) -> LiveFigure:
     """Scheme 1 of experiment 6-1: the attacker averages k noisy answers to the same count.
@@ -321,18 +338,10 @@ def averaging_attack_widget(true_d: int = 90, true_d2: int = 89, epsilon: float 
     cum_d = np.cumsum(mech.laplace_noise(1.0, (repeats, k_max), rng), axis=1)
     cum_d2 = np.cumsum(mech.laplace_noise(1.0, (repeats, k_max), rng), axis=1)
     edges = np.arange(true_d2 - 8.0, true_d + 8.0 + 1e-9, 0.25)
-    fig, ax = new_figure((8.0, 3.4))
-    zeros = np.zeros(edges.size - 1)
-    step_d = ax.stairs(zeros, edges, fill=True, alpha=0.45, color="C0", label=f"D: {true_d}")
-    step_d2 = ax.stairs(zeros, edges, fill=True, alpha=0.45, color="C3", label=f"D′: {true_d2}")
-    for value, color in ((true_d, "C0"), (true_d2, "C3")):
-        ax.axvline(value, color=color, lw=1)
-    ax.set_xlim(edges[0], edges[-1])
-    ax.set_ylim(0, 1.0)
-    ax.set_xlabel(label(zh="攻击者对 k 次回答求平均", en="attacker's average of k answers"))
-    ax.set_ylabel(label(zh="比例(每格 0.25)", en="fraction (bins of 0.25)"))
-    ax.legend(fontsize=8, loc="upper right")
-    title = ax.set_title("")
+    fig, step_d, step_d2, title = _neighbour_histograms(
+        edges, (true_d, f"D: {true_d}"), (true_d2, f"D′: {true_d2}"),
+        xlabel=label(zh="攻击者对 k 次回答求平均", en="attacker's average of k answers"),
+        ylabel=label(zh="比例(每格 0.25)", en="fraction (bins of 0.25)"), legend_loc="upper right")
 
     def update(epsilon: float, k: int, split: bool) -> dict:
         k = int(k)
@@ -370,18 +379,11 @@ def noisy_dataset_widget(carrots_d: np.ndarray, carrots_d2: np.ndarray, threshol
     true_d = int((carrots_d > threshold).sum())
     true_d2 = int((carrots_d2 > threshold).sum())
     edges = np.arange(true_d2 - 14.5, true_d + 15.5, 1.0)
-    fig, ax = new_figure((8.0, 3.4))
-    zeros = np.zeros(edges.size - 1)
-    step_d = ax.stairs(zeros, edges, fill=True, alpha=0.45, color="C0", label=f"D (zoo.csv): {true_d}")
-    step_d2 = ax.stairs(zeros, edges, fill=True, alpha=0.45, color="C3", label=f"D′ (zoo_nb.csv): {true_d2}")
-    for value, color in ((true_d, "C0"), (true_d2, "C3")):
-        ax.axvline(value, color=color, lw=1)
-    ax.set_xlim(edges[0], edges[-1])
-    ax.set_ylim(0, 1.0)
-    ax.set_xlabel(label(zh=f"加噪数据集中胡萝卜 > {threshold:g} 的动物数", en=f"animals with > {threshold:g} carrots in the noisy dataset"))
-    ax.set_ylabel(label(zh="比例", en="fraction"))
-    ax.legend(fontsize=8, loc="upper left")
-    title = ax.set_title("")
+    fig, step_d, step_d2, title = _neighbour_histograms(
+        edges, (true_d, f"D (zoo.csv): {true_d}"), (true_d2, f"D′ (zoo_nb.csv): {true_d2}"),
+        xlabel=label(zh=f"加噪数据集中胡萝卜 > {threshold:g} 的动物数",
+                     en=f"animals with > {threshold:g} carrots in the noisy dataset"),
+        ylabel=label(zh="比例", en="fraction"), legend_loc="upper left")
 
     def update(epsilon: float) -> dict:
         b = mech.laplace_scale(1.0, epsilon)
