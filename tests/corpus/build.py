@@ -115,7 +115,14 @@ def make_submission(assignment: str, solutions: dict[str, str], out_path: Path,
 
 
 def load_manifest() -> dict:
-    return json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
+    """``manifest.json`` plus one ``<assignment>/manifest.json`` per newer assignment."""
+    manifest = json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
+    for own in sorted(HERE.glob("*/manifest.json")):
+        assignment = own.parent.name
+        if assignment in manifest:
+            raise ValueError(f"{assignment}: listed both in manifest.json and in {own}")
+        manifest[assignment] = json.loads(own.read_text(encoding="utf-8"))
+    return manifest
 
 
 def snippet(assignment: str, function: str, variant: str) -> str:
