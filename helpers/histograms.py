@@ -16,7 +16,8 @@
 Ranges are half-open, like Python slices: ``[lo, hi)`` means leaves
 lo, ..., hi-1. Trees are lists of levels, leaves first, root last.
 Neighbouring datasets differ by adding/removing one record (one leaf count
-changes by 1).
+changes by 1), the course's default relation; the median functions follow Nissim,
+Raskhodnikova and Smith (2007) and use replacement (n fixed), as their docstrings say.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from numpy.typing import ArrayLike
 from helpers._validation import check_epsilon, check_int, check_positive, check_real, check_rng, fail
 
 __all__ = [
-    "global_sensitivity_count", "global_sensitivity_sum", "global_sensitivity_median",
+    "NEIGHBOURS", "global_sensitivity_count", "global_sensitivity_sum", "global_sensitivity_histogram",
+    "global_sensitivity_median",
     "median_index", "local_sensitivity_median", "smooth_sensitivity_median",
     "flat_histogram", "tree_height", "pad_counts", "build_tree", "hierarchical_histogram",
     "constrained_inference", "is_consistent", "range_query_flat", "range_nodes", "range_query_tree",
@@ -42,9 +44,37 @@ __all__ = [
 # sensitivity
 # ---------------------------------------------------------------------------
 
-def global_sensitivity_count() -> float:
-    """Global sensitivity of a count query: 1 (one record changes it by 1)."""
+#: The two neighbouring relations of textbook Definition 6-1 (§6.1.2). The course uses
+#: "add_remove" (D' is D with one record added or removed) everywhere unless it says otherwise.
+NEIGHBOURS = ("add_remove", "replace")
+
+
+def _check_neighbours(neighbours: Any, func: str) -> str:
+    if neighbours not in NEIGHBOURS:
+        raise fail(func, "neighbours", "'add_remove' or 'replace'", neighbours)
+    return neighbours
+
+
+def global_sensitivity_count(neighbours: str = "add_remove") -> float:
+    """Global sensitivity of a count query: 1 under both neighbouring relations.
+
+    Adding or removing a record changes a count by at most 1; replacing a record
+    (one record leaves the predicate, another enters or not) also changes it by at most 1.
+    """
+    _check_neighbours(neighbours, "global_sensitivity_count")
     return 1.0
+
+
+def global_sensitivity_histogram(neighbours: str = "add_remove") -> float:
+    r"""ℓ1 global sensitivity of a histogram (counts of disjoint bins), textbook §6.2.4.
+
+    ``neighbours="add_remove"``: 1 (the added or removed record is in exactly one bin);
+    ``neighbours="replace"``: 2 (the replaced record can leave one bin and enter another,
+    :math:`\|f(D) - f(D')\|_1 = |{-1}| + |{+1}| = 2`). So ``Lap(1/ε)`` per bin is ε-DP
+    under add/remove but only 2ε-DP under replacement.
+    """
+    neighbours = _check_neighbours(neighbours, "global_sensitivity_histogram")
+    return 1.0 if neighbours == "add_remove" else 2.0
 
 
 def global_sensitivity_sum(lo: float, hi: float, neighbours: str = "add_remove") -> float:
@@ -55,11 +85,9 @@ def global_sensitivity_sum(lo: float, hi: float, neighbours: str = "add_remove")
     """
     func = "global_sensitivity_sum"
     lo, hi = _check_bounds(lo, hi, func)
-    if neighbours == "add_remove":
+    if _check_neighbours(neighbours, func) == "add_remove":
         return max(abs(lo), abs(hi))
-    if neighbours == "replace":
-        return hi - lo
-    raise fail(func, "neighbours", "'add_remove' or 'replace'", neighbours)
+    return hi - lo
 
 
 def global_sensitivity_median(lo: float, hi: float) -> float:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -46,6 +46,7 @@ __all__ = [
     "rappor_hash_positions", "rappor_bloom", "rappor_bloom_matrix",
     "rappor_permanent", "rappor_instantaneous", "rappor_epsilon_infinity",
     "rappor_epsilon_one", "rappor_estimate_bits", "rappor_decode", "RapporClient",
+    "bonferroni_z", "RapporTest", "rappor_significance",
     "duchi_bound", "duchi_perturb", "duchi_variance",
     "piecewise_constant", "piecewise_perturb", "piecewise_variance",
     "dct_half_width", "dct_keep_probability", "dct_perturb", "dct_variance",
@@ -454,6 +455,91 @@ def rappor_decode(bit_counts_est: ArrayLike, candidates: Any, k_bits: int, h: in
         raise fail(func, "candidates", "a non-empty list of candidate values", candidates)
     x, _ = nnls(rappor_bloom_matrix(candidates, k_bits, h, cohort=cohort), t)
     return x
+
+
+def bonferroni_z(m: int, alpha: float = 0.05) -> float:
+    r"""One-sided z threshold of a Bonferroni-corrected test of ``m`` hypotheses.
+
+    ``z = Φ^{-1}(1 - α/m)``: declaring "candidate j is present" when its estimate exceeds
+    ``z · sd_j`` has family-wise false-positive probability at most α over the ``m`` absent
+    candidates (normal approximation). RAPPOR (Erlingsson et al. 2014, §4) uses α = 0.05.
+
+    >>> round(bonferroni_z(12), 3), round(bonferroni_z(10**6), 3)
+    (2.638, 5.327)
+    """
+    from scipy.stats import norm
+
+    func = "bonferroni_z"
+    m = check_int(m, func=func, name="m", minimum=1)
+    alpha = check_probability(alpha, func=func, name="alpha", low_open=True, high_open=True)
+    return float(norm.isf(alpha / m))
+
+
+class RapporTest(NamedTuple):
+    """Result of :func:`rappor_significance`, one entry per candidate."""
+
+    estimate: np.ndarray      # least-squares count estimate (may be negative)
+    sd: np.ndarray            # its standard deviation
+    z: float                  # Bonferroni threshold in standard deviations
+    threshold: np.ndarray     # z * sd: the smallest estimate declared significant
+    significant: np.ndarray   # estimate > threshold
+
+
+def rappor_significance(reports: ArrayLike, candidates: Any, k_bits: int, h: int, f: float, p: float,
+                        q: float, *, n: int | None = None, alpha: float = 0.05,
+                        cohort: int = 0) -> RapporTest:
+    r"""RAPPOR decoding with a per-candidate standard deviation and a Bonferroni test.
+
+    Following Erlingsson et al. (2014, §4): estimate the bit counts ``t``
+    (:func:`rappor_estimate_bits`), fit them by ordinary least squares on the candidates'
+    Bloom design matrix X, ``x̂ = X⁺ t``, and keep only the candidates whose estimate exceeds
+    ``z · sd`` with ``z = Φ^{-1}(1 - α/m)`` (:func:`bonferroni_z`, m candidates).
+
+    Given the users' values, the reports' bits are independent, so ``Cov(t) = diag(v)`` with
+    ``v_i = Var(c_i) / ((1-f)(q-p))^2``. ``Var(c_i)`` is a sum of Bernoulli variances, at
+    most ``N r_i (1 - r_i)`` where ``r_i = c_i / N`` is the observed rate of bit i (a
+    heterogeneous Bernoulli sum varies less than a binomial of the same mean), so the plug-in
+
+        sd_j = sqrt( (X⁺ diag(v) X⁺ᵀ)_jj ),   v_i = N r_i (1 - r_i) / ((1-f)(q-p))^2
+
+    is slightly conservative. (The paper selects candidates with a lasso first; with a short
+    candidate list we fit all of them.)
+
+    Parameters
+    ----------
+    reports : (N, k_bits) 0/1 matrix, or the column sums (1-D) with ``n=N``.
+    candidates : the candidate values (strings).
+    k_bits, h, f, p, q : RAPPOR parameters, as for :func:`rappor_estimate_bits`.
+    alpha : family-wise false-positive rate, default 0.05.
+
+    Returns
+    -------
+    RapporTest
+    """
+    func = "rappor_significance"
+    k_bits = check_int(k_bits, func=func, name="k_bits", minimum=1)
+    h = check_int(h, func=func, name="h", minimum=1)
+    candidates = list(candidates)
+    if not candidates:
+        raise fail(func, "candidates", "a non-empty list of candidate values", candidates)
+    if n is None:
+        bits = _check_bits(reports, func=func, name="reports")
+        if bits.ndim != 2 or bits.shape[0] == 0 or bits.shape[1] != k_bits:
+            raise fail(func, "reports", f"an (N, k_bits={k_bits}) 0/1 matrix with N >= 1", f"shape {bits.shape}")
+        counts, n = bits.sum(axis=0).astype(float), bits.shape[0]
+    else:
+        counts = np.asarray(reports, dtype=float)
+    t = rappor_estimate_bits(counts, f, p, q, n=n)
+    if t.shape != (k_bits,):
+        raise fail(func, "reports", f"bit counts of length k_bits={k_bits}", f"shape {t.shape}")
+    rate = counts / n
+    var_t = n * rate * (1 - rate) / ((1 - f) * (q - p)) ** 2
+    pinv = np.linalg.pinv(rappor_bloom_matrix(candidates, k_bits, h, cohort=cohort))
+    estimate = pinv @ t
+    sd = np.sqrt(np.einsum("ji,i,ji->j", pinv, var_t, pinv))
+    z = bonferroni_z(len(candidates), alpha)
+    threshold = z * sd
+    return RapporTest(estimate, sd, z, threshold, estimate > threshold)
 
 
 # ---------------------------------------------------------------------------

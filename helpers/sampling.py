@@ -37,6 +37,7 @@ __all__ = [
     "lcg_states",
     "lcg_uniforms",
     "lcg_period",
+    "lcg_line_family",
     "TextbookLCG",
     "textbook_printed_laplace",
     "composition_laplace",
@@ -121,6 +122,29 @@ def lcg_period(seed: int = 0) -> int:
     if repeats.size == 0:  # pragma: no cover - impossible: m + 1 states must repeat
         raise RuntimeError("lcg_period: no repeat within m + 1 states")
     return int(repeats[0]) + 1
+
+
+def lcg_line_family(a: int = LCG_A, m: int = LCG_M) -> tuple[int, int]:
+    r"""The family of parallel lines that covers every pair :math:`(u_n, u_{n+1})` with fewest lines.
+
+    For integers :math:`h_1, h_2` with :math:`h_1 + a h_2 \equiv 0 \pmod m`,
+    :math:`h_1 X_n + h_2 X_{n+1} \equiv h_2 c \pmod m`, so every pair lies on one of the lines
+    :math:`h_1 x + h_2 y = k + h_2 c/m` (k an integer); about :math:`|h_1| + |h_2|` of them cross
+    the unit square, :math:`1/\sqrt{h_1^2 + h_2^2}` apart (Knuth, TAOCP vol. 2, §3.3.4, the
+    spectral test). Brute force over :math:`h_2 = 1, \dots, m-1`; returns the :math:`(h_1, h_2)`
+    with the smallest :math:`|h_1| + |h_2|`. For the textbook LCG (a = 2045, m = 2^20) it is
+    (-509, 513): about a thousand lines, not "a few" (§6.2.2).
+
+    >>> lcg_line_family()
+    (-509, 513)
+    """
+    a = check_int(a, func="lcg_line_family", name="a", minimum=1)
+    m = check_int(m, func="lcg_line_family", name="m", minimum=2)
+    h2 = np.arange(1, m, dtype=np.int64)
+    h1 = (-a * h2) % m
+    h1 = np.where(h1 > m // 2, h1 - m, h1)
+    best = int(np.argmin(np.abs(h1) + h2))
+    return int(h1[best]), int(h2[best])
 
 
 class TextbookLCG:

@@ -102,7 +102,18 @@ def test_result_violates():
                     swapped=False, empirical_epsilon=2.3, p1_low=0.05, p2_high=0.015, n_candidates=1,
                     n_select=100, claimed_epsilon=1.0)
     assert r.violates() and r.violates(1.0) and not r.violates(1.5)
-    assert "VIOLATION" in str(r)
+    from helpers import i18n
+    previous = i18n.get_lang()
+    try:
+        i18n.set_lang("en")
+        assert "VIOLATION of claimed ε = 1" in str(r) and "with confidence 0.95" in str(r)
+        i18n.set_lang("zh")  # a Chinese notebook prints the result line in Chinese
+        assert "违反声明的 ε = 1" in str(r) and "置信度 0.95" in str(r) and "with" not in str(r)
+        r.claimed_epsilon = 2.0
+        assert "与声明的 ε = 2 相容" in str(r)
+        r.claimed_epsilon = 1.0
+    finally:
+        i18n.set_lang(previous)
     r.claimed_epsilon = None
     with pytest.raises(ValueError, match="claimed"):
         r.violates()
