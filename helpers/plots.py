@@ -235,9 +235,9 @@ def plot_uniform_noise_overlap(ax: Axes, answers_d: np.ndarray, answers_d2: np.n
     """
     edges = np.linspace(0.5, 4.5, 81)
     _, _, p1 = ax.hist(answers_d, bins=edges, density=True, alpha=0.5, color="C0",
-                       label=label(zh="D:Alice 患癌,f(5)=3", en="D: Alice has cancer, f(5)=3"))
+                       label=label(zh="D:含 Alice(患癌),计数 3", en="D: Alice (cancer) included, count 3"))
     _, _, p2 = ax.hist(answers_d2, bins=edges, density=True, alpha=0.5, color="C3",
-                       label=label(zh="D′:Alice 未患癌,f(5)=2", en="D′: Alice has no cancer, f(5)=2"))
+                       label=label(zh="D′:去掉 Alice,计数 2", en="D′: Alice removed, count 2"))
     band = ax.axvspan(3, 4, color="C0", alpha=0.12, lw=0)
     ax.axvspan(1, 2, color="C3", alpha=0.12, lw=0)
     ax.text(3.5, 0.58, label(zh="只可能来自 D", en="only from D"), ha="center", fontsize=8)
