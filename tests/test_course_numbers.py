@@ -316,26 +316,20 @@ def test_exercise_1_of_the_chapter_appears_once():
 
 @pytest.mark.notebook
 def test_printed_claims_of_the_executed_notebooks(monkeypatch):
-    """The sentences written around these outputs hold for the stored seeds: the RAPPOR test
-    reports neither absent candidate, the LCG pairs lie on 1021 lines, the symmetric formula
-    is biased by about -0.19 on the dice data."""
+    """The sentences written around 6.5a's decoding table hold for the stored seed: the RAPPOR
+    test reports neither absent candidate (the other printed numbers are deterministic or
+    statistically certain and are recomputed above)."""
     import sys
     sys.path.insert(0, str(Path(__file__).parent))
     from nbrun import run_notebook
 
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    def printed(stem):
-        nb = run_notebook(COURSE / f"{stem}.ipynb").nb
-        return "\n".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "stream")
-    rappor = printed("6.5a-rappor-shuffle")
+    nb = run_notebook(COURSE / "6.5a-rappor-shuffle.ipynb").nb
+    rappor = "\n".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "stream")
     reported = re.search(r"报告的候选: (\[.*\])", rappor).group(1)
     assert "csdn.net" not in reported and "github.com" not in reported and "baidu.com" in reported
     assert re.search(r"csdn.net:NNLS 给出 \d+,只有 0\.\d\d 个标准差", rappor)
     assert "33.0 个标准差" in rappor and "1,344,063 (淹没)" in rappor
-    laplace = printed("6.2-laplace")
-    assert "落在 1021 条平行线上" in laplace
-    rr = printed("6.4-randomized-response")
-    assert re.search(r"平均 0\.10\d\d —— 偏差 -0\.19\d", rr) and re.search(r"平均 0\.29\d\d|平均 0\.30\d\d", rr)
 
 
 # --- terminology and errata list --------------------------------------------------------------------
