@@ -22,7 +22,7 @@ Findings (also in the final report):
   least 10**4 attacks were simulated per cell. Under Binomial(10**4, p_exact), 11 of the 12
   entries are consistent (two-sided p > 1e-3). The exception is ε = 0.1, k = 100, printed
   25.59%, exact 27.73% (z = -4.8, p = 1.6e-6). The cell ε = 0.01, k = 10 000 has the same
-  exact distribution (b/√k = 1), and its printed 27.85% matches. 25.59 may be a typo for 27.59.
+  noise variance (b/√k = 1, exact 27.63%, not the same distribution), and its printed 27.85% matches. 25.59 may be a typo for 27.59.
   The entry ε = 1, k = 100 (printed 100.00, exact 99.953%) is borderline: p = 0.018.
 * The header of the last column reads 10000; it must be 100000 (10**5).
 """
