@@ -51,9 +51,11 @@ def test_synthesize_column_follows_the_steps_exactly():
     # same seed: the synthetic column is rng.choice(domain, p=probabilities) after the histogram steps
     steps_rng = np.random.default_rng(5)
     steps = noisy_column_histogram(TABLE_6_5_AGES, TABLE_6_5_DOMAIN, 1.0, steps_rng)
-    expected = steps_rng.choice(TABLE_6_5_DOMAIN, size=6, p=steps["probabilities"])
+    # the size is the noisy total (post-processing), not the exact n = 6
+    expected = steps_rng.choice(TABLE_6_5_DOMAIN, size=steps["noisy_total"], p=steps["probabilities"])
     out = synthesize_column(TABLE_6_5_AGES, TABLE_6_5_DOMAIN, 1.0, np.random.default_rng(5))
-    assert np.array_equal(out, expected) and out.shape == (6,)
+    assert np.array_equal(out, expected) and out.shape == (steps["noisy_total"],)
+    assert steps["noisy_total"] == max(0, round(steps["noisy"].sum())) == 7 != len(TABLE_6_5_AGES)
     assert synthesize_column(TABLE_6_5_AGES, TABLE_6_5_DOMAIN, 1.0, np.random.default_rng(5), n=100).shape == (100,)
 
 
