@@ -15,6 +15,7 @@ import numpy as np
 from helpers import mechanisms as mech
 from helpers import selection
 from helpers._validation import check_epsilon, check_int
+from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
 from helpers.plots import label, new_figure
 from helpers.widgets import LiveFigure, _assemble, epsilon_slider
 
@@ -101,7 +102,7 @@ def pricing_widget(epsilon: float = 1.0, copies: int = 1) -> LiveFigure:
         return {"expected": now["expected"], "opt": now["opt"], "threshold": now["threshold"],
                 "tail": now["tail"], "probabilities": now["probabilities"]}
 
-    copies_slider = W.IntSlider(value=copies, min=1, max=100, description=label(zh="份数", en="copies"),
+    copies_slider = W.IntSlider(value=copies, min=1, max=100, description=tr(zh="份数 m", en="copies m"),
                                 layout=W.Layout(width="320px"))
     return _assemble(fig, {"epsilon": epsilon_slider(epsilon, -2.0, 2.0), "copies": copies_slider}, update,
                      {"bars": bars, "expected": expected, "guarantee": guarantee, "dot": dot,

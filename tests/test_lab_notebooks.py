@@ -62,6 +62,10 @@ def _check_synthetic_sizes(text: str) -> None:
     *table_sizes, census = sizes
     assert census != 5000 and abs(census - 5000) < 100
     assert any(size != 6 for size in table_sizes)
+    # §5 states: the edges with mutual information clearly above 0 are exactly the 4 of the network
+    line = next(l for l in text.splitlines() if "(nats)" in l or "(奈特)" in l)
+    weights = [float(v) for v in re.findall(r"\d\.\d{3}", line)]
+    assert len(weights) == 6 and sum(w > 0.004 for w in weights) == 4 and sum(w < 0.002 for w in weights) == 2
 
 
 @pytest.mark.notebook
