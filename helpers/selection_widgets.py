@@ -64,7 +64,7 @@ def pricing_widget(epsilon: float = 1.0, copies: int = 1) -> LiveFigure:
     check_int(copies, func="pricing_widget", name="copies", minimum=1)
     prices = pumpkin_prices()
     eps_grid = np.logspace(-2, 2, 81)
-    fig, (ax_p, ax_r) = new_figure((11.0, 3.6), 1, 2)
+    fig, (ax_p, ax_r) = new_figure((9.2, 3.6), 1, 2)
     bars = ax_p.bar(prices, np.zeros(prices.size), width=0.08, color="C0")
     ax_p.axhline(1 / prices.size, color="0.5", ls=":", lw=1, label=label(zh="均匀 1/40", en="uniform 1/40"))
     ax_p.set_xlim(0, 4.1)
