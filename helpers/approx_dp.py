@@ -1,12 +1,14 @@
 r"""What ε and δ mean, and Laplace against Gaussian noise (Definition 6-1, §6.1.2, §6.2.1).
 
-* :func:`posterior_bound`: an ε-DP release multiplies an attacker's odds on any fact about one
-  person by at most ``e^ε`` (Bayes' rule with the likelihood ratio of Definition 6-1), so a
-  prior probability p becomes at most ``p e^ε / (p e^ε + 1 − p)``.
+* :func:`posterior_bound`: an ε-DP release multiplies an attacker's odds that one person's record
+  is in the data (against not, the other records fixed) by at most ``e^ε`` (Bayes' rule with the
+  likelihood ratio of Definition 6-1), so a prior probability p becomes at most
+  ``p e^ε / (p e^ε + 1 − p)``. This assumes the person's presence is unrelated to the other
+  records; with correlated records the bound does not apply directly.
 * :func:`name_and_shame`: the standard example that (ε, δ)-DP is weaker than "ε-DP except
   with probability δ". Publishing **each record independently with probability δ** is
-  (0, δ)-DP under add/remove neighbours, yet it exposes about nδ people completely in every
-  run. Hence δ must be much smaller than 1/n.
+  (0, δ)-DP under add/remove neighbours, yet it exposes nδ people completely per run on
+  average, each person with probability δ. Hence δ must be much smaller than 1/n.
 * :func:`per_coordinate_sd`: the noise standard deviation per coordinate of a d-dimensional
   query whose every coordinate one record can change by 1, so ``Δ1 = d`` and ``Δ2 = √d``:
   Laplace ``√2 d/ε`` against Gaussian ``σ(√d, ε, δ)``.

@@ -26,7 +26,7 @@ __all__ = ["QUESTIONS", "expected_answer", "check_answer"]
 def _guarantee() -> float:
     from helpers.selection import utility_threshold
 
-    return utility_threshold(300.0, 40, 1.0, 4.0, math.log(20))
+    return utility_threshold(300.0, 40, 0.5, 4.0, math.log(20))
 
 
 def _gumbel_scale() -> float:
@@ -34,7 +34,7 @@ def _gumbel_scale() -> float:
 
 
 def _noisy_total_sd() -> float:
-    return math.sqrt(4 * 2.0) / 1.0  # 4 cells, each Lap(1/ε) with variance 2/ε², ε = 1
+    return math.sqrt(4 * 2.0) / 0.5  # 4 cells, each Lap(1/ε) with variance 2/ε², ε = 0.5
 
 
 def _selection_epsilon() -> float:
