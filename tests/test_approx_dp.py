@@ -48,11 +48,14 @@ def test_name_and_shame_is_zero_delta_dp_and_exposes_n_delta():
 
 
 def test_random_record_variant_is_zero_delta_over_n_plus_one():
-    """Stated in the lab: 'publish one random record w.p. δ' is (0, δ/(n+1))-DP: total variation."""
-    n, delta = 6, 0.3
-    p_d = np.r_[np.full(n, delta / n), 0.0, 1 - delta]          # outputs: records 1..n, x, ⊥
-    p_d2 = np.r_[np.full(n, delta / (n + 1)), delta / (n + 1), 1 - delta]
-    assert 0.5 * np.abs(p_d - p_d2).sum() == pytest.approx(delta / (n + 1))
+    """Stated in the lab: 'publish one random record w.p. δ' has gap (total variation) δ/(n+1)
+    between neighbours of n and n+1 records, and δ in the worst case (the empty dataset against
+    one record), so it is (0, δ)-DP and no better."""
+    delta = 0.3
+    for n in (0, 1, 6):
+        p_d = np.r_[np.full(n, delta / n) if n else [], 0.0, 1 - delta if n else 1.0]   # records 1..n, x, ⊥
+        p_d2 = np.r_[np.full(n, delta / (n + 1)), delta / (n + 1), 1 - delta]
+        assert 0.5 * np.abs(p_d - p_d2).sum() == pytest.approx(delta / (n + 1))
 
 
 def test_per_coordinate_sd_and_crossover():
