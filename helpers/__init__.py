@@ -18,10 +18,14 @@ Conventions used everywhere in the package:
 * every docstring gives the formula and the textbook section it comes from.
 
 Modules: ``mechanisms`` (the graded API), ``sampling`` (the textbook's LCG
-and its printed Laplace formula), ``queries``, ``gaussian``, ``budget``,
-``data``, ``ldp``, ``shuffle``, ``synthetic``, ``audit``, ``histograms``,
-``fp_leak``, ``plots``,
-``widgets``, ``checks`` (the code the graded tests use).
+and its printed Laplace formula), ``queries``, ``gaussian``, ``budget``
+(accountant; advanced composition and Rényi DP), ``approx_dp`` (what ε and
+δ mean), ``selection`` (the exponential mechanism's utility, noisy-max
+samplers), ``data``, ``ldp``, ``shuffle``, ``synthetic``, ``graphical``
+(dependency graphs of §6.5.3), ``audit``, ``histograms``, ``fp_leak``,
+``plots``, ``widgets``, ``lab_widgets``, ``selection_widgets``,
+``approx_widgets``, ``selfcheck`` (ungraded self-checks), ``checks`` (the
+code the graded tests use).
 """
 
 from helpers._validation import InvalidParameterError

@@ -251,3 +251,158 @@ class BudgetAccountant:
         choice = exponential_mechanism(scores, epsilon, sensitivity, rng)
         self.history.append(BudgetRecord(label, float(epsilon), 0.0, "sequential", (float(epsilon),)))
         return choice
+
+
+# --- composition theorems beyond Theorem 6-2 (§6.1.3: advanced composition, moments accountant) ---
+
+from helpers._validation import check_int  # noqa: E402  (kept with the functions that use it)
+
+__all__ += ["basic_composition", "advanced_composition", "gaussian_rdp_optimal_order",
+            "gaussian_rdp_epsilon", "gaussian_exact_epsilon"]
+
+
+def basic_composition(epsilon: float, delta: float, k: int) -> tuple[float, float]:
+    r"""k-fold sequential composition (Theorem 6-2): ``(k ε, k δ)``.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0 of each mechanism.
+    delta : float
+        δ in [0, 1) of each mechanism.
+    k : int
+        Number of mechanisms, ``k >= 1``.
+    """
+    func = "basic_composition"
+    epsilon = check_epsilon(epsilon, func=func)
+    delta = _check_delta(delta, func=func)
+    k = check_int(k, func=func, name="k", minimum=1)
+    return k * epsilon, min(k * delta, 1.0)
+
+
+def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: float) -> tuple[float, float]:
+    r"""Advanced composition theorem (Dwork, Rothblum & Vadhan 2010; Dwork & Roth 2014, Thm 3.20).
+
+    k mechanisms, each (ε, δ)-DP, run adaptively on the same data are (ε′, kδ + δ′)-DP with
+
+    .. math:: \varepsilon' = \varepsilon\sqrt{2k\ln(1/\delta')} + k\varepsilon(e^{\varepsilon} - 1).
+
+    This is the "advanced composition" the textbook names in §6.1.3: it pays a little more δ
+    (the extra ``δ′``) for an ε′ that grows like ``√k`` instead of ``k``. For large ε or small
+    k the plain sum ``kε`` (Theorem 6-2) can be smaller; both bounds hold, so one may use the
+    smaller. The function returns the formula itself.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0 of each mechanism.
+    delta : float
+        δ in [0, 1) of each mechanism.
+    k : int
+        Number of mechanisms, ``k >= 1``.
+    delta_prime : float
+        The extra failure probability δ′ in (0, 1).
+
+    Returns
+    -------
+    (epsilon_total, delta_total) : tuple of float
+        ``(ε√(2k ln(1/δ′)) + kε(e^ε − 1), kδ + δ′)``; ``delta_total`` is capped at 1.
+    """
+    func = "advanced_composition"
+    epsilon = check_epsilon(epsilon, func=func)
+    delta = _check_delta(delta, func=func)
+    k = check_int(k, func=func, name="k", minimum=1)
+    delta_prime = check_real(delta_prime, func=func, name="delta_prime")
+    if not 0.0 < delta_prime < 1.0:
+        raise fail(func, "delta_prime", "a probability in (0, 1)", delta_prime)
+    eps_total = epsilon * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * epsilon * math.expm1(epsilon)
+    return eps_total, min(k * delta + delta_prime, 1.0)
+
+
+def _rdp_inputs(sigma: Any, sensitivity: Any, k: Any, delta: Any, func: str) -> tuple[float, float]:
+    from helpers._validation import check_positive
+
+    sigma = check_positive(sigma, func=func, name="sigma")
+    sensitivity = check_positive(sensitivity, func=func, name="sensitivity")
+    k = check_int(k, func=func, name="k", minimum=1)
+    delta = check_real(delta, func=func, name="delta")
+    if not 0.0 < delta < 1.0:
+        raise fail(func, "delta", "a probability in (0, 1)", delta)
+    rho = k * sensitivity ** 2 / (2.0 * sigma ** 2)  # ε(α) = ρ·α: the RDP curve of k Gaussians
+    return rho, math.log(1.0 / delta)
+
+
+def gaussian_rdp_optimal_order(sigma: float, sensitivity: float, k: int, delta: float) -> float:
+    r"""The Rényi order α* > 1 that minimises the bound of :func:`gaussian_rdp_epsilon`.
+
+    With ``ρ = kΔ²/(2σ²)`` and ``L = ln(1/δ)``, ``ε(α) = ρα + L/(α − 1)`` is convex on α > 1
+    and its derivative ``ρ − L/(α − 1)²`` vanishes at ``α* = 1 + √(L/ρ)``.
+    """
+    rho, log_term = _rdp_inputs(sigma, sensitivity, k, delta, "gaussian_rdp_optimal_order")
+    return 1.0 + math.sqrt(log_term / rho)
+
+
+def gaussian_rdp_epsilon(sigma: float, sensitivity: float, k: int, delta: float) -> float:
+    r"""ε of k Gaussian mechanisms ``N(0, σ²)`` at l2 sensitivity Δ, via Rényi DP (Mironov 2017).
+
+    The Gaussian mechanism is (α, αΔ²/(2σ²))-RDP for every order α > 1 (Mironov 2017,
+    Proposition 7); RDP composes by adding (Proposition 1), so k of them are (α, kαΔ²/(2σ²))-RDP;
+    and (α, ε_α)-RDP implies (ε_α + ln(1/δ)/(α − 1), δ)-DP (Proposition 3). This function
+    minimises over α > 1
+
+    .. math:: \varepsilon(\alpha) = \frac{k\alpha\Delta^2}{2\sigma^2} + \frac{\ln(1/\delta)}{\alpha - 1}.
+
+    With ``ρ = kΔ²/(2σ²)`` the minimiser is ``α* = 1 + √(ln(1/δ)/ρ)`` and the minimum is
+
+    .. math:: \varepsilon = \rho + 2\sqrt{\rho\ln(1/\delta)}.
+
+    This is the "moments accountant" of the textbook's §6.1.3 (Abadi et al. 2016) in its
+    Rényi-DP form, restricted to the plain Gaussian mechanism (no subsampling). Orders are not
+    restricted to integers, as in Mironov's conversion.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation σ > 0 of each mechanism.
+    sensitivity : float
+        l2 sensitivity Δ > 0 of each query.
+    k : int
+        Number of mechanisms, ``k >= 1``.
+    delta : float
+        Target δ in (0, 1) of the composition.
+
+    Returns
+    -------
+    float
+        The (ε, δ)-DP ε of the k-fold composition.
+    """
+    rho, log_term = _rdp_inputs(sigma, sensitivity, k, delta, "gaussian_rdp_epsilon")
+    return rho + 2.0 * math.sqrt(rho * log_term)
+
+
+def gaussian_exact_epsilon(sigma: float, sensitivity: float, k: int, delta: float) -> float:
+    r"""The exact (smallest) ε of k Gaussian mechanisms at δ, for comparison with the bounds.
+
+    k Gaussian releases with noise σ on queries of l2 sensitivity Δ are exactly as private as
+    one Gaussian release at sensitivity ``√k Δ`` (the sum of k squared shifts; Dong, Roth & Su
+    2019, μ-GDP with μ = √kΔ/σ). Its smallest ε at δ solves
+    ``gaussian_delta(σ, √k Δ, ε) = δ`` (Balle & Wang 2018), found here by bisection on ε.
+    Returns 0.0 when already ``gaussian_delta(σ, √kΔ, 0) <= δ``.
+    """
+    from helpers.gaussian import gaussian_delta
+
+    func = "gaussian_exact_epsilon"
+    _rdp_inputs(sigma, sensitivity, k, delta, func)
+    shift = math.sqrt(k) * float(sensitivity)
+    if gaussian_delta(sigma, shift, 0.0) <= delta:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while gaussian_delta(sigma, shift, hi) > delta:
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-12 * hi:
+        mid = 0.5 * (lo + hi)
+        if gaussian_delta(sigma, shift, mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi

@@ -307,7 +307,6 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
         if not 0 <= check_int(col, func=func, name=name) < len(domains):
             raise fail(func, name, f"a column index in [0, {len(domains)})", col)
     check_epsilon(epsilon, func=func)
-    n = data.shape[0]
     levels = domains[group_col]
     names = list(group_names) if group_names is not None else [str(i) for i in range(levels)]
     two, three = all_marginals(len(domains), 2), all_marginals(len(domains), 3)
@@ -336,8 +335,10 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
     def update(epsilon: float) -> dict:
         draws = np.random.default_rng(seed)
         model = fit_marginal_model(data, domains, epsilon, draws)
-        synthetic = sample_model(model, n, draws)
-        baseline = sample_model(fit_marginal_model(data, domains, epsilon, draws, rounds=0), n, draws)
+        # synthetic sizes from the noisy totals (the exact n is not released)
+        synthetic = sample_model(model, int(round(model.n_hat)), draws)
+        independent = fit_marginal_model(data, domains, epsilon, draws, rounds=0)
+        baseline = sample_model(independent, int(round(independent.n_hat)), draws)
         for bars, rows in ((sme, synthetic), (indep, baseline)):
             for bar, height in zip(bars, conditional(rows)):
                 bar.set_height(height)
@@ -348,7 +349,8 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
         title.set_text(label(
             zh=f"ε = {epsilon:.3g}:工作负载误差 二维 {errors['sme_2way']:.3f}(独立 {errors['indep_2way']:.3f}),三维 {errors['sme_3way']:.3f}(独立 {errors['indep_3way']:.3f})",
             en=f"ε = {epsilon:.3g}: workload error 2-way {errors['sme_2way']:.3f} (indep. {errors['indep_2way']:.3f}), 3-way {errors['sme_3way']:.3f} (indep. {errors['indep_3way']:.3f})"))
-        return {**errors, "selected": list(model.selected), "epsilon_spent": model.epsilon_spent}
+        return {**errors, "selected": list(model.selected), "epsilon_spent": model.epsilon_spent,
+                "sizes": (len(synthetic), len(baseline))}
 
     return _assemble(fig, {"epsilon": epsilon_slider(epsilon, -1.0, 1.0)}, update,
                      {"sme": sme, "indep": indep, "title": title}, height_px=320)

@@ -27,11 +27,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from helpers._validation import check_epsilon, check_int, check_probability, check_rng, fail
+from helpers.i18n import get_lang, tr
 
 __all__ = [
     "TABLE_6_5_AGES", "TABLE_6_5_DOMAIN",
     "noisy_column_histogram", "synthesize_column",
-    "DEMO_COLUMNS", "DEMO_DOMAINS", "DEMO_LEVELS", "demo_dataset",
+    "DEMO_COLUMNS", "DEMO_DOMAINS", "DEMO_LEVELS", "DEMO_COLUMNS_ZH", "DEMO_LEVELS_ZH", "demo_names",
+    "demo_dataset", "REDUNDANT_DOMAINS", "REDUNDANT_COLUMNS", "redundant_dataset",
     "marginal", "all_marginals", "workload_error",
     "MarginalModel", "fit_marginal_model", "sample_model", "synthesize",
 ]
@@ -51,6 +53,30 @@ DEMO_LEVELS = {
     "income": ("low", "middle", "high"),
     "sex": ("female", "male"),
 }
+#: The same names in Chinese (the Chinese notebooks print these).
+DEMO_COLUMNS_ZH = ("年龄段", "教育", "收入", "性别")
+DEMO_LEVELS_ZH = {
+    "age": ("30 岁以下", "30–44 岁", "45–59 岁", "60 岁及以上"),
+    "education": ("中学", "本科", "研究生"),
+    "income": ("低", "中", "高"),
+    "sex": ("女", "男"),
+}
+
+#: :func:`redundant_dataset`: six columns with three levels each.
+REDUNDANT_DOMAINS = (3, 3, 3, 3, 3, 3)
+REDUNDANT_COLUMNS = {"zh": ("地区", "房价", "房租", "物价", "运动", "健康"),
+                     "en": ("region", "house price", "rent", "prices", "exercise", "health")}
+
+
+def demo_names(lang: str | None = None) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """Column names and level names of :func:`demo_dataset` in ``lang`` ("zh"/"en"; default: the course's language).
+
+    Returns ``(columns, levels)``; ``levels`` is keyed by the English column names of ``DEMO_COLUMNS``.
+    """
+    lang = get_lang() if lang is None else lang
+    if lang not in ("zh", "en"):
+        raise fail("demo_names", "lang", "'zh' or 'en'", lang)
+    return (DEMO_COLUMNS_ZH, DEMO_LEVELS_ZH) if lang == "zh" else (DEMO_COLUMNS, DEMO_LEVELS)
 
 
 # ---------------------------------------------------------------------------
@@ -68,10 +94,20 @@ def noisy_column_histogram(values: ArrayLike, domain: ArrayLike, epsilon: float,
     4. ``probabilities``: clipped / sum. If every clipped count is 0 (possible
        for tiny data and small ε) the probabilities fall back to uniform
        over the domain and ``fallback_uniform`` is True — still ε-DP, as it
-       is a function of the noisy counts only.
+       is a function of the noisy counts only;
+    5. ``noisy_total``: the sum of the *unclipped* noisy counts, rounded and
+       at least 0 — an unbiased estimate of n (before rounding; noise sd
+       ``√(2k)/ε`` for k cells) and post-processing of step 2, so it costs
+       no extra budget.
+
+    Neighbours differ by adding or removing one record (the course's
+    relation, 6.1): one count changes by 1, so the histogram's l1
+    sensitivity is 1. (Under replacement one record moves between two
+    cells, Δ1 = 2, and Lap(1/ε) would only give 2ε-DP.) The exact n is not
+    released: under add/remove it would itself distinguish neighbours.
 
     Returns a dict with keys ``domain, counts, noisy, clipped, probabilities,
-    fallback_uniform``.
+    fallback_uniform, noisy_total``.
     """
     from helpers.mechanisms import laplace_mechanism
 
@@ -94,17 +130,21 @@ def noisy_column_histogram(values: ArrayLike, domain: ArrayLike, epsilon: float,
     fallback = not total > 0
     probabilities = np.full(dom.size, 1.0 / dom.size) if fallback else clipped / total
     return {"domain": dom, "counts": counts, "noisy": noisy, "clipped": clipped,
-            "probabilities": probabilities, "fallback_uniform": fallback}
+            "probabilities": probabilities, "fallback_uniform": fallback,
+            "noisy_total": int(max(0, round(float(noisy.sum()))))}
 
 
 def synthesize_column(values: ArrayLike, domain: ArrayLike, epsilon: float, rng: np.random.Generator,
                       n: int | None = None) -> np.ndarray:
     """Synthetic column: noisy histogram → clip negatives → normalize → sample (§6.5.3, Table 6-6).
 
-    ε-DP (Laplace on a sensitivity-1 histogram, then post-processing). The
-    number of synthetic records defaults to ``len(values)``, as in the
-    textbook ("same shape"): that treats n as public. Pass ``n`` to choose
-    another size. See :func:`noisy_column_histogram` for the all-zero case.
+    ε-DP under add/remove neighbours (Laplace on a histogram of l1
+    sensitivity 1, then post-processing). The number of synthetic records
+    defaults to the histogram's ``noisy_total``, not ``len(values)``: the
+    textbook's "same shape" would publish the exact n, which is not ε-DP
+    under add/remove neighbours. Pass ``n`` only for a size that is public
+    or chosen independently of the data. See :func:`noisy_column_histogram`
+    for the all-zero case.
 
     Examples
     --------
@@ -114,7 +154,7 @@ def synthesize_column(values: ArrayLike, domain: ArrayLike, epsilon: float, rng:
     """
     func = "synthesize_column"
     steps = noisy_column_histogram(values, domain, epsilon, rng)
-    size = len(np.asarray(values)) if n is None else check_int(n, func=func, name="n", minimum=0)
+    size = steps["noisy_total"] if n is None else check_int(n, func=func, name="n", minimum=0)
     return rng.choice(steps["domain"], size=size, p=steps["probabilities"])
 
 
@@ -145,6 +185,28 @@ def demo_dataset(n: int, rng: np.random.Generator) -> np.ndarray:
     score = 0.9 * edu + np.array([-0.6, 0.4, 0.5, -0.3])[age] + 0.35 * sex + rng.normal(0, 0.7, n)
     income = np.digitize(score, [0.3, 1.3])
     return np.column_stack([age, edu, income, sex]).astype(np.int64)
+
+
+def redundant_dataset(n: int, rng: np.random.Generator, *, stay: float = 0.85, link: float = 0.6) -> np.ndarray:
+    """Six 3-level columns where four say nearly the same thing: ``(n, 6)`` ints.
+
+    Column 0 ("region") is uniform; columns 1–3 ("house price", "rent", "prices") each equal
+    column 0 with probability ``stay`` and are uniform otherwise; column 4 ("exercise") is
+    uniform and column 5 ("health") equals it with probability ``link``, else uniform. The
+    six pairs among columns 0–3 all look strongly dependent, but any three of them that
+    connect the four columns explain the others: a test case for batch against iterative
+    selection (§6.5.3). Invented for teaching; generated locally.
+    """
+    func = "redundant_dataset"
+    n = check_int(n, func=func, name="n", minimum=1)
+    rng = check_rng(rng, func=func)
+    stay = check_probability(stay, func=func, name="stay")
+    link = check_probability(link, func=func, name="link")
+    region = rng.integers(0, 3, n)
+    cols = [region] + [np.where(rng.random(n) < stay, region, rng.integers(0, 3, n)) for _ in range(3)]
+    exercise = rng.integers(0, 3, n)
+    health = np.where(rng.random(n) < link, exercise, rng.integers(0, 3, n))
+    return np.column_stack(cols + [exercise, health]).astype(np.int64)
 
 
 def _check_data(data: Any, domains: Any, func: str) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -253,7 +315,7 @@ def _combined_targets(measurements: list, domains: tuple[int, ...]) -> dict:
 def fit_marginal_model(data: ArrayLike, domains: Sequence[int], epsilon: float, rng: np.random.Generator, *,
                        rounds: int | None = None, workload: Sequence[Sequence[int]] | None = None,
                        initial_fraction: float = 0.2, mechanism: str = "laplace", delta: float = 1e-6,
-                       ipf_iters: int = 30) -> MarginalModel:
+                       ipf_iters: int = 30, selection: str = "iterative") -> MarginalModel:
     """Select–measure–estimate synthesizer over marginals (§6.5.3; MWEM/AIM-style, simplified).
 
     Budget (sequential composition, Theorem 6-2; charged on a
@@ -278,6 +340,12 @@ def fit_marginal_model(data: ArrayLike, domains: Sequence[int], epsilon: float, 
         mirror descent on a graphical model; IPF on the full table is the
         same idea for domains small enough to enumerate.
 
+    With ``selection="batch"`` (the chapter's other family, §6.5.3 part 3) the same budget is
+    spent in another order: all T selections are made first, each with the exponential
+    mechanism (ε_r/2) against the *initial* model and without replacement, then the T
+    marginals are measured (ε_r/2 each) and the model is estimated once. The charges are
+    the same as in the iterative order, so both total exactly ε.
+
     Returns a :class:`MarginalModel`; sample it with :func:`sample_model`.
     """
     from helpers.budget import BudgetAccountant
@@ -293,6 +361,8 @@ def fit_marginal_model(data: ArrayLike, domains: Sequence[int], epsilon: float, 
                                          low_open=True, high_open=True)
     if mechanism not in ("laplace", "gaussian"):
         raise fail(func, "mechanism", "'laplace' or 'gaussian'", mechanism)
+    if selection not in ("iterative", "batch"):
+        raise fail(func, "selection", "'iterative' or 'batch'", selection)
     if mechanism == "gaussian":
         delta = check_probability(delta, func=func, name="delta", low_open=True, high_open=True)
     ipf_iters = check_int(ipf_iters, func=func, name="ipf_iters", minimum=1)
@@ -312,38 +382,67 @@ def fit_marginal_model(data: ArrayLike, domains: Sequence[int], epsilon: float, 
     eps_one = initial_fraction * epsilon / d
     for j in range(d):
         counts = marginal(arr, doms, (j,))
-        noisy = np.asarray(acc.laplace(counts, 1.0, eps_one, rng, label=f"1-way marginal {j}"), dtype=float)
+        name = tr(zh=f"列 {j} 的一维边缘", en=f"1-way marginal {j}")
+        noisy = np.asarray(acc.laplace(counts, 1.0, eps_one, rng, label=name), dtype=float)
         measurements.append({"attrs": (j,), "noisy": noisy, "scale": 1.0 / eps_one, "variance": 2.0 / eps_one ** 2,
-                             "epsilon": eps_one, "delta": 0.0, "mechanism": "laplace", "label": f"1-way marginal {j}"})
+                             "epsilon": eps_one, "delta": 0.0, "mechanism": "laplace", "label": name})
+    # n_hat: mean of the d noisy totals (post-processing of the 1-way measurements)
     n_hat = max(1.0, float(np.mean([m["noisy"].sum() for m in measurements])))
     joint = _ipf(np.full(doms, 1.0 / np.prod(doms)), _combined_targets(measurements, doms), ipf_iters)
-    model = MarginalModel(joint=joint, domains=doms, n_hat=n_hat, measurements=measurements, accountant=acc)
+    model = MarginalModel(joint=joint, domains=doms, n_hat=n_hat, measurements=measurements, accountant=acc,
+                          selection=selection)
+    if not rounds:
+        return model
 
-    if rounds:
-        eps_round = (1 - initial_fraction) * epsilon / rounds
-        eps_sel = eps_meas = eps_round / 2
+    eps_round = (1 - initial_fraction) * epsilon / rounds
+    eps_sel = eps_meas = eps_round / 2
+    true_margs = [marginal(arr, doms, q) for q in work]
+
+    def scores() -> np.ndarray:
+        # L1 error of the current model on each workload marginal; sensitivity 1 under add/remove
+        # (one record moves one count by 1; the model depends on D only through noisy answers)
+        return np.array([np.abs(c - n_hat * model.marginal(q)).sum() for c, q in zip(true_margs, work)])
+
+    def measure(pick: int, name: str) -> None:
+        q = work[pick]
+        if mechanism == "laplace":
+            noisy = np.asarray(acc.laplace(true_margs[pick], 1.0, eps_meas, rng, label=name), dtype=float)
+            scale, variance, dlt = 1.0 / eps_meas, 2.0 / eps_meas ** 2, 0.0
+        else:
+            dlt = total_delta / rounds
+            acc.check(eps_meas, dlt, name)
+            noisy = np.asarray(gaussian_mechanism(true_margs[pick], 1.0, eps_meas, dlt, rng), dtype=float)
+            acc.spend(eps_meas, dlt, name)
+            scale = analytic_gaussian_sigma(1.0, eps_meas, dlt)
+            variance = scale ** 2
+        measurements.append({"attrs": tuple(sorted(q)),
+                             "noisy": np.transpose(noisy, np.argsort(q)) if len(q) > 1 else noisy,
+                             "scale": scale, "variance": variance, "epsilon": eps_meas, "delta": dlt,
+                             "mechanism": mechanism, "label": name})
+        model.selected.append(q)
+
+    if selection == "iterative":
         for r in range(rounds):
-            true_margs = [marginal(arr, doms, q) for q in work]
-            scores = np.array([np.abs(c - n_hat * model.marginal(q)).sum() for c, q in zip(true_margs, work)])
-            pick = acc.exponential(scores, 1.0, eps_sel, rng, label=f"round {r + 1}: select")
-            q = work[pick]
-            label = f"round {r + 1}: measure {q}"
-            if mechanism == "laplace":
-                noisy = np.asarray(acc.laplace(true_margs[pick], 1.0, eps_meas, rng, label=label), dtype=float)
-                scale, variance, dlt = 1.0 / eps_meas, 2.0 / eps_meas ** 2, 0.0
-            else:
-                dlt = total_delta / rounds
-                acc.check(eps_meas, dlt, label)
-                noisy = np.asarray(gaussian_mechanism(true_margs[pick], 1.0, eps_meas, dlt, rng), dtype=float)
-                acc.spend(eps_meas, dlt, label)
-                scale = analytic_gaussian_sigma(1.0, eps_meas, dlt)
-                variance = scale ** 2
-            measurements.append({"attrs": q, "noisy": np.transpose(noisy, np.argsort(q)) if len(q) > 1 else noisy,
-                                 "scale": scale, "variance": variance, "epsilon": eps_meas, "delta": dlt,
-                                 "mechanism": mechanism, "label": label})
-            measurements[-1]["attrs"] = tuple(sorted(q))
-            model.selected.append(q)
+            pick = acc.exponential(scores(), 1.0, eps_sel, rng,
+                                   label=tr(zh=f"第 {r + 1} 轮:选择", en=f"round {r + 1}: select"))
+            measure(pick, tr(zh=f"第 {r + 1} 轮:测量 {work[pick]}", en=f"round {r + 1}: measure {work[pick]}"))
             model.joint = _ipf(model.joint, _combined_targets(measurements, doms), ipf_iters)
+        return model
+
+    # batch: every selection is scored against the initial (independent) model, without
+    # replacement (starting over if rounds > |workload|); then measure all, then estimate once
+    initial_scores = scores()
+    picks: list[int] = []
+    remaining: list[int] = []
+    for r in range(rounds):
+        if not remaining:
+            remaining = [i for i in range(len(work))]
+        k = acc.exponential(initial_scores[remaining], 1.0, eps_sel, rng,
+                            label=tr(zh=f"批处理选择 {r + 1}", en=f"batch select {r + 1}"))
+        picks.append(remaining.pop(k))
+    for r, pick in enumerate(picks):
+        measure(pick, tr(zh=f"批处理测量 {r + 1}:{work[pick]}", en=f"batch measure {r + 1}: {work[pick]}"))
+    model.joint = _ipf(model.joint, _combined_targets(measurements, doms), ipf_iters)
     return model
 
 
@@ -389,6 +488,7 @@ class MarginalModel:
     measurements: list = field(default_factory=list)
     selected: list = field(default_factory=list)
     accountant: Any = None
+    selection: str = "iterative"
 
     @property
     def epsilon_spent(self) -> float:

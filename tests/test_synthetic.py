@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from helpers.synthetic import (DEMO_DOMAINS, TABLE_6_5_AGES, TABLE_6_5_DOMAIN, all_marginals, demo_dataset,
+from helpers import InvalidParameterError
+from helpers.synthetic import (DEMO_COLUMNS, DEMO_LEVELS, DEMO_DOMAINS, TABLE_6_5_AGES, TABLE_6_5_DOMAIN, all_marginals, demo_dataset,
                                fit_marginal_model, marginal, noisy_column_histogram, sample_model, synthesize,
                                synthesize_column, workload_error)
 
@@ -51,9 +52,11 @@ def test_synthesize_column_follows_the_steps_exactly():
     # same seed: the synthetic column is rng.choice(domain, p=probabilities) after the histogram steps
     steps_rng = np.random.default_rng(5)
     steps = noisy_column_histogram(TABLE_6_5_AGES, TABLE_6_5_DOMAIN, 1.0, steps_rng)
-    expected = steps_rng.choice(TABLE_6_5_DOMAIN, size=6, p=steps["probabilities"])
+    # the size is the noisy total (post-processing), not the exact n = 6
+    expected = steps_rng.choice(TABLE_6_5_DOMAIN, size=steps["noisy_total"], p=steps["probabilities"])
     out = synthesize_column(TABLE_6_5_AGES, TABLE_6_5_DOMAIN, 1.0, np.random.default_rng(5))
-    assert np.array_equal(out, expected) and out.shape == (6,)
+    assert np.array_equal(out, expected) and out.shape == (steps["noisy_total"],)
+    assert steps["noisy_total"] == max(0, round(steps["noisy"].sum())) == 7 != len(TABLE_6_5_AGES)
     assert synthesize_column(TABLE_6_5_AGES, TABLE_6_5_DOMAIN, 1.0, np.random.default_rng(5), n=100).shape == (100,)
 
 
@@ -200,3 +203,108 @@ DATA = demo_dataset(100, np.random.default_rng(0))
 def test_invalid_parameters(func, args, kwargs, name):
     with pytest.raises(ValueError, match=name):
         func(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 10: the synthetic size is the noisy total; batch vs iterative; names; dependency graphs
+# ---------------------------------------------------------------------------------------------
+
+
+def test_synthetic_column_size_is_the_noisy_total_not_n():
+    sizes = [len(synthesize_column(TABLE_6_5_AGES, TABLE_6_5_DOMAIN, 1.0, np.random.default_rng(s))) for s in range(200)]
+    assert len(set(sizes)) > 3 and np.mean(np.array(sizes) == 6) < 0.5
+    # sd of the noisy total: √(2·4)/ε = 2.83/ε (6.5b §1, self-check 1). 20,000 draws: the sd
+    # estimate has relative standard error ≈ √((κ − 1)/(4N)) ≈ 0.6 % (κ = 3.75 for a sum of 4
+    # Laplaces); 5 % is > 8 standard errors (false failure < 1e-15)
+    rng = np.random.default_rng(0)
+    totals = [noisy_column_histogram(TABLE_6_5_AGES, TABLE_6_5_DOMAIN, 1.0, rng)["noisy"].sum() for _ in range(20_000)]
+    assert np.std(totals) == pytest.approx(math.sqrt(8), rel=0.05)
+    assert round(math.sqrt(8), 2) == 2.83 and round(math.sqrt(8) / 10, 2) == 0.28  # "about 0.28" at ε = 10
+    assert round(math.sqrt(2) / 0.1) == 14  # per-count sd "about 14" at ε = 0.1
+
+
+def test_synthesize_and_widget_use_the_noisy_head_count():
+    from helpers.lab_widgets import synthetic_utility_widget
+
+    data = demo_dataset(3000, np.random.default_rng(1))
+    sizes = {len(synthesize(data, DEMO_DOMAINS, 1.0, np.random.default_rng(s))) for s in range(5)}
+    assert 3000 not in sizes and all(abs(s - 3000) < 200 for s in sizes)
+    live = synthetic_utility_widget(data, DEMO_DOMAINS, epsilon=1.0)
+    assert 3000 not in live.last["sizes"]
+
+
+@pytest.mark.parametrize("selection", ["iterative", "batch"])
+def test_batch_and_iterative_spend_exactly_the_same_budget(selection):
+    data = demo_dataset(2000, np.random.default_rng(0))
+    model = fit_marginal_model(data, DEMO_DOMAINS, 1.0, np.random.default_rng(1), rounds=3, selection=selection)
+    charges = sorted(r.epsilon for r in model.accountant.history)
+    assert charges == pytest.approx([0.05] * 4 + [0.8 / 3 / 2] * 6, rel=1e-12)
+    assert model.epsilon_spent == pytest.approx(1.0, rel=1e-12) and model.selection == selection
+    assert round(0.8 / 3 / 2, 4) == 0.1333  # self-check 2 of 6.5b
+    assert len(model.selected) == 3
+    if selection == "batch":
+        assert len(set(model.selected)) == 3  # without replacement
+    with pytest.raises(InvalidParameterError, match="parameter 'selection'"):
+        fit_marginal_model(data, DEMO_DOMAINS, 1.0, np.random.default_rng(1), selection="greedy")
+
+
+def test_iterative_avoids_redundant_marginals_batch_does_not():
+    """6.5b §6: on redundant_dataset with T = 4, iterative measures exercise × health and batch
+    never does (5 fixed seeds at each ε); the mean errors are smaller for iterative."""
+    from helpers.synthetic import REDUNDANT_DOMAINS, redundant_dataset
+
+    hub = redundant_dataset(5000, np.random.default_rng(2024))
+    for eps in (0.3, 1.0, 3.0):
+        err = {}
+        for mode in ("batch", "iterative"):
+            rows = []
+            for seed in range(5):
+                rng = np.random.default_rng(100 + seed)
+                m = fit_marginal_model(hub, REDUNDANT_DOMAINS, eps, rng, rounds=4, selection=mode)
+                assert ((4, 5) in m.selected) == (mode == "iterative")
+                fake = sample_model(m, int(round(m.n_hat)), rng)
+                rows.append([workload_error(hub, fake, all_marginals(6, 2), REDUNDANT_DOMAINS),
+                             workload_error(hub, fake, [(4, 5)], REDUNDANT_DOMAINS)])
+            err[mode] = np.mean(rows, axis=0)
+        assert err["iterative"][0] < 0.8 * err["batch"][0]
+        assert err["iterative"][1] < 0.2 < 0.7 < err["batch"][1]
+
+
+def test_independence_distance_of_exercise_and_health_is_0_8():
+    """P(equal) = 0.6 + 0.4/3 ≈ 0.733; the L1 distance to the independent table is exactly 0.8."""
+    joint = np.full((3, 3), (1 - (0.6 + 0.4 / 3)) / 6)
+    np.fill_diagonal(joint, (0.6 + 0.4 / 3) / 3)
+    assert joint.sum() == pytest.approx(1) and round(0.6 + 0.4 / 3, 3) == 0.733
+    assert np.abs(joint - 1 / 9).sum() == pytest.approx(0.8)
+
+
+def test_demo_names_in_both_languages():
+    from helpers.synthetic import DEMO_COLUMNS_ZH, DEMO_LEVELS_ZH, REDUNDANT_COLUMNS, demo_names
+
+    cols, levels = demo_names("zh")
+    assert cols == DEMO_COLUMNS_ZH and levels == DEMO_LEVELS_ZH
+    assert demo_names("en") == (DEMO_COLUMNS, DEMO_LEVELS)
+    assert all(len(DEMO_LEVELS_ZH[c]) == k for c, k in zip(DEMO_COLUMNS, DEMO_DOMAINS))
+    assert not any(ch.isascii() and ch.isalpha() for name in DEMO_COLUMNS_ZH + REDUNDANT_COLUMNS["zh"] for ch in name)
+    with pytest.raises(InvalidParameterError, match="parameter 'lang'"):
+        demo_names("fr")
+
+
+def test_graph_edges_recover_the_generating_network():
+    from helpers import graphical
+
+    assert graphical.mutual_information(np.eye(3) / 3) == pytest.approx(math.log(3))
+    assert graphical.mutual_information(np.full((2, 3), 1 / 6)) == pytest.approx(0.0, abs=1e-15)
+    data = demo_dataset(5000, np.random.default_rng(2024))
+    model = fit_marginal_model(data, DEMO_DOMAINS, 1.0, np.random.default_rng(7))
+    edges = graphical.model_edges(model)
+    true_pairs = {tuple(sorted(e)) for e in graphical.DEMO_NETWORK}
+    assert len(edges) == 6
+    assert min(edges[p] for p in true_pairs) > 0.004 > 0.002 > max(w for p, w in edges.items() if p not in true_pairs)
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    ax = Figure().subplots()
+    pos = graphical.draw_graph(ax, list(DEMO_COLUMNS), edges, edge_labels=True)
+    assert len(pos) == 4 and len(ax.texts) == 4 + 6 + 6  # names, edge labels, edge annotations
