@@ -103,6 +103,18 @@ def _write_outputs(out: Path, rows: list, runs: list) -> None:
     report.write_grades(out / "grades.csv", rows)
 
 
+def _completed(out: Path, assignment: str, checksum: str, seed: int) -> dict:
+    if hasattr(report, "completed"):
+        return report.completed(out, assignment, checksum, seed)
+    if not (out / "report.json").is_file():  # TEMPORARY until trustio's report.py is merged (lead: remove)
+        return {}
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    for run in data["runs"]:
+        if (run.get("assignment"), run.get("source_checksum"), run.get("seed")) != (assignment, checksum, seed):
+            raise ValueError(f"cannot resume {out}: other assignment, source or seed")
+    return {row["student"]: row for row in data["submissions"]}
+
+
 def prepare_spec(course: Path, assignment: str, *, timeout: int, memory_mb, sandboxed: bool,
                  submission_seconds: float) -> dict:
     """Source and release notebooks (nbgrader ``generate_assignment``) and release data files."""
@@ -237,7 +249,9 @@ def validate(result, expected: list[dict], notebooks: list[str]) -> dict:
                             and k in ("function", "similarity", "nodes", "flagged")}
                            for row in similarity if type(row) is dict]
     timings = result.get("timings", {})
-    clean["timings"] = report.jsonable(timings) if hasattr(report, "jsonable") and type(timings) is dict else {}
+    clean["timings"] = {}
+    if type(timings) is dict and len(json.dumps(timings)) < 10_000:
+        clean["timings"] = json.loads(json.dumps(timings, allow_nan=False))
     seconds = result.get("seconds")
     clean["seconds"] = float(seconds) if type(seconds) in (int, float) and math.isfinite(seconds) else None
     return clean
@@ -394,7 +408,7 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
         except (ValueError, KeyError, IndexError, TypeError):
             pass
     run_seed = int(seed) if seed is not None else secrets.randbits(32)
-    kept = report.completed(out, assignment, checksum, run_seed) if resume and hasattr(report, "completed") else {}
+    kept = _completed(out, assignment, checksum, run_seed) if resume else {}
     previous_runs = []
     if kept:
         previous_runs = json.loads((out / "report.json").read_text(encoding="utf-8")).get("runs", [])

@@ -170,6 +170,9 @@ def executed_notebook(student_nb, scored: dict):
     return nb
 
 
+_EXPORTER = None
+
+
 def feedback_page(nb, hidden: list[str]) -> tuple[str | None, str | None]:
     """``(html, None)`` or ``(None, why it is withheld)``."""
     from autograder import feedback
@@ -185,7 +188,10 @@ def feedback_page(nb, hidden: list[str]) -> tuple[str | None, str | None]:
 
     from nbconvert import HTMLExporter
 
-    page, _ = HTMLExporter(sanitize_html=True).from_notebook_node(nb)
+    global _EXPORTER
+    if _EXPORTER is None:
+        _EXPORTER = HTMLExporter(sanitize_html=True)
+    page, _ = _EXPORTER.from_notebook_node(nb)
     text = re.sub(r"\s+", "", html.unescape(re.sub(r"<[^>]+>", "", page)))
     if any(re.sub(r"\s+", "", line) in text for line in hidden):
         return None, "feedback withheld: a hidden test would be visible"
