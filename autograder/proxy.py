@@ -176,7 +176,7 @@ def standins(sources: list[str], tag: str) -> tuple[dict, list[str]]:
     code; its ``__globals__`` maps imported names to module stand-ins. The
     text is registered in :mod:`linecache` (remove the returned keys later).
     """
-    globs: dict = {"__name__": "__main__", "__builtins__": {}}
+    globs: dict = {"__name__": "__main__", "__builtins__": {"RuntimeError": RuntimeError}}
     functions: dict = {}
     keys = []
     for index, source in enumerate(sources):
@@ -198,7 +198,8 @@ def standins(sources: list[str], tag: str) -> tuple[dict, list[str]]:
                         globs[alias.asname or alias.name] = _Origin(f"{node.module}.{alias.name}")
         filename = f"<student {tag} cell {index + 1}>"
         try:
-            code = compile(_RaiseFirst().visit(tree), filename, "exec", dont_inherit=True)
+            code = compile(ast.fix_missing_locations(_RaiseFirst().visit(tree)), filename, "exec",
+                           dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError, TypeError):
             continue
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
