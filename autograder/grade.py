@@ -414,7 +414,8 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
         previous_runs = json.loads((out / "report.json").read_text(encoding="utf-8")).get("runs", [])
     started = time.time()
     submission_seconds = timeout + 20
-    per_task = 2 * submission_seconds + SLACK
+    notebooks_count = max(1, len(list((course / "source" / assignment).glob("*.ipynb"))))
+    per_task = notebooks_count * 2 * submission_seconds + SLACK
     run = {"assignment": assignment, "seed": run_seed, "source_checksum": checksum, "shard": shard,
            "jobs": jobs, "timeout": timeout, "memory_mb": memory_mb,
            "sandbox": "bubblewrap" if sandbox else "none (--no-sandbox: student code ran with the grader's rights)",

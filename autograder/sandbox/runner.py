@@ -243,7 +243,12 @@ def _serve(request, data, namespace, call_timeout):
             entry.update(calls=record["calls"], draws=record["draws"], forbidden=record["forbidden"][:100])
         states.append(entry)
     reply["rngs"] = states
-    _send(reply, payload)
+    try:
+        _send(reply, payload)
+    except wire.WireError as exc:  # e.g. a result larger than the channel allows
+        reply.pop("ok", None)
+        reply["error"] = {"type": "ValueError", "message": f"{request['call']} returned too much data: {exc}"}
+        _send(reply)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ DTYPES = {name: np.dtype(name) for name in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128")}
 MAX_HEADER = 8 << 20
-MAX_PAYLOAD = 256 << 20
+MAX_PAYLOAD = 64 << 20
 MAX_NODES = 2_000_000
 MAX_DEPTH = 40
 MAX_STR = 1 << 20
