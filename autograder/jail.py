@@ -12,7 +12,8 @@ outlives pid 1, which dies with the grader: ``--die-with-parent``), a new
 session, read-only binds of ``/usr``, the Python installation and the
 site-packages folder minus the project's editable install (``helpers`` and
 ``autograder`` cannot be imported), the runner folder, and a private
-size-capped tmpfs as the only writable place. The channel is two inherited
+size-capped tmpfs (``/home/student``, also the working folder; there is no
+``/tmp``) as the only writable place; the root itself is read-only. The channel is two inherited
 pipe fds; nothing else of the grader (files, sockets, pids) is visible.
 
 :class:`Sandbox` is the client: every read has a deadline, every message is
@@ -40,8 +41,12 @@ SITE_IN_SANDBOX = "/opt/site-packages"
 RUNNER_IN_SANDBOX = "/opt/runner"
 #: Seconds granted beyond the runner's own alarm before the sandbox is killed.
 GRACE = 3.0
-ENV = {"HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1",
-       "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/.matplotlib", "OPENBLAS_NUM_THREADS": "1",
+#: The only writable place inside (a size-capped tmpfs); there is no /tmp: no path inside looks
+#: like a host folder (the grader's temporary folders, OUT) that a write could seem to reach.
+HOME = "/home/student"
+ENV = {"HOME": HOME, "TMPDIR": HOME, "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
+       "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "MPLCONFIGDIR": HOME + "/.matplotlib",
+       "OPENBLAS_NUM_THREADS": "1",
        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NBGRADER_EXECUTION": "autograde"}
 
 
@@ -102,8 +107,9 @@ def bwrap_command(*, tmpfs_mb: int, uid: int) -> list[str]:
     for entry in _hidden_entries(site):
         target = f"{SITE_IN_SANDBOX}/{entry.name}"
         cmd += ["--tmpfs", target] if entry.is_dir() else ["--ro-bind", "/dev/null", target]
-    cmd += ["--proc", "/proc", "--dev", "/dev",
-            "--size", str(tmpfs_mb << 20), "--perms", "01777", "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "0755", "--dir", "/home",
+            "--size", str(tmpfs_mb << 20), "--perms", "01777", "--tmpfs", HOME, "--remount-ro", "/",
+            "--chdir", HOME]
     for key, value in ENV.items():
         cmd += ["--setenv", key, value]
     return cmd
@@ -159,7 +165,7 @@ class Sandbox:
             self.tmp = tempfile.mkdtemp(prefix="autograder-nosandbox-")
             cmd = [python, "-I", "-S", str(RUNNER_DIR / "runner.py"), str(to_child_r), str(from_child_w),
                    "0", str(_site_packages())]
-            cwd, env = self.tmp, dict(ENV, HOME=self.tmp, MPLCONFIGDIR=self.tmp)
+            cwd, env = self.tmp, dict(ENV, HOME=self.tmp, TMPDIR=self.tmp, MPLCONFIGDIR=self.tmp)
         # The runner captures the student's output itself; AUTOGRADER_SANDBOX_DEBUG shows the rest.
         quiet = None if os.environ.get("AUTOGRADER_SANDBOX_DEBUG") else subprocess.DEVNULL
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet, pass_fds=(to_child_r, from_child_w),

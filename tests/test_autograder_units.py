@@ -308,13 +308,13 @@ try:
     print("NETWORK")
 except OSError:
     print("no network")
-for path in ("/usr/evil", "/opt/site-packages/evil.pth", "/opt/runner/evil.py"):
+for path in ("/usr/evil", "/opt/site-packages/evil.pth", "/opt/runner/evil.py", "/evil", "/tmp/evil"):
     try:
         open(path, "w")
         print("WROTE", path)
     except OSError:
         pass
-open("/tmp/ok", "w").write("mine")
+open(os.path.expanduser("~/ok"), "w").write("mine")
 print("caps", open("/proc/self/status").read().split("CapEff:")[1].split()[0])
 '''
 
