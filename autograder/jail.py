@@ -198,7 +198,7 @@ class Sandbox:
             if deadline >= self.deadline:
                 self.kill("timeout: the submission exceeded its time limit")
             else:
-                self.kill(f"timeout: {what} exceeded {seconds - GRACE:g} s")
+                self.kill(f"timeout: {what} exceeded {seconds - GRACE:.3g} s")
         except EOFError:
             code = self.proc.poll()
             self.kill("the student's process ended" + (f" (exit status {code})" if code is not None else "")

@@ -96,10 +96,11 @@ class Proxy:
                 raise TypeError(f"{name}: only PCG64 generators can be passed to student code")
             allowed = _restriction(rng)
             specs.append({"state": _bit_generator(rng).state, "allowed": allowed})
-        self._sandbox.send({"call": name, "args": {"$t": tree_args}, "kwargs": tree_kwargs, "rngs": specs},
-                           bytes(payload))
-        seconds = min(self._timeout, max(0.0, self._cell_deadline() - time.monotonic())) + GRACE
-        reply, data = self._sandbox.recv(seconds, f"a call of {name}")
+        # The runner interrupts the call itself at ``limit``; the sandbox is killed only at ``limit + GRACE``.
+        limit = max(0.01, min(self._timeout, self._cell_deadline() - time.monotonic()))
+        self._sandbox.send({"call": name, "args": {"$t": tree_args}, "kwargs": tree_kwargs, "rngs": specs,
+                            "timeout": limit}, bytes(payload))
+        reply, data = self._sandbox.recv(limit + GRACE, f"a call of {name}")
         try:
             outcome = self._apply(reply, data, generators, specs)
         except (wire.WireError, KeyError, TypeError, ValueError, OverflowError) as exc:

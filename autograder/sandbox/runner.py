@@ -222,7 +222,7 @@ def _serve(request, data, namespace, call_timeout):
     kwargs = wire.decode(request["kwargs"], data, generators)
     reply, payload = {}, bytearray()
     func = namespace.get(request["call"])
-    signal.setitimer(signal.ITIMER_REAL, call_timeout)
+    signal.setitimer(signal.ITIMER_REAL, min(call_timeout, float(request.get("timeout", call_timeout))))
     try:
         result = func(*args, **kwargs)
         signal.setitimer(signal.ITIMER_REAL, 0)
