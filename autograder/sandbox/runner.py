@@ -53,31 +53,39 @@ class ForbiddenRngMethod(AttributeError):
 _GENERATOR_PUBLIC = frozenset(n for n in dir(np.random.Generator) if not n.startswith("_"))
 
 
+_RESTRICTED = {}
+
+
 def restricted_generator(state: dict, allowed: frozenset):
     """A Generator that allows only ``allowed`` methods (as helpers.checks' RecordingGenerator)."""
+    cls = _RESTRICTED.get(allowed)
+    if cls is None:
+        class RecordingGenerator(np.random.Generator):
+            def random(self, size=None, dtype=np.float64, out=None):
+                result = np.random.Generator.random(self, size, dtype, out)
+                record = object.__getattribute__(self, "_record")
+                record["calls"] += 1
+                record["draws"] += int(np.size(result))
+                return result
 
-    class RestrictedGenerator(np.random.Generator):
-        def random(self, size=None, dtype=np.float64, out=None):
-            result = np.random.Generator.random(self, size, dtype, out)
-            record = object.__getattribute__(self, "_record")
-            record["calls"] += 1
-            record["draws"] += int(np.size(result))
-            return result
+            def __getattribute__(self, name):
+                if name in _GENERATOR_PUBLIC and name not in allowed:
+                    object.__getattribute__(self, "_record")["forbidden"].append(name)
+                    raise ForbiddenRngMethod(
+                        f"rng.{name} 不允许使用：只能用 rng.random(...) 生成均匀随机数，再自己变换。 / "
+                        f"rng.{name} is not allowed here: draw uniforms with rng.random(...) and transform them yourself.")
+                return object.__getattribute__(self, name)
 
-        def __getattribute__(self, name):
-            if name in _GENERATOR_PUBLIC and name not in allowed:
-                object.__getattribute__(self, "_record")["forbidden"].append(name)
-                raise ForbiddenRngMethod(
-                    f"rng.{name} 不允许使用：只能用 rng.random(...) 生成均匀随机数，再自己变换。 / "
-                    f"rng.{name} is not allowed here: draw uniforms with rng.random(...) and transform them yourself.")
-            return object.__getattribute__(self, name)
-
-    RestrictedGenerator.__name__ = RestrictedGenerator.__qualname__ = "RecordingGenerator"
-    bit = np.random.PCG64()
-    bit.state = state
-    rng = RestrictedGenerator(bit)
+        cls = _RESTRICTED[allowed] = RecordingGenerator
+    rng = cls(_bit_generator(state))
     object.__setattr__(rng, "_record", {"calls": 0, "draws": 0, "forbidden": []})
     return rng
+
+
+def _bit_generator(state: dict):
+    bit = np.random.PCG64(0)
+    bit.state = state
+    return bit
 
 
 def _send(header, payload=b""):
@@ -215,9 +223,7 @@ def _serve(request, data, namespace, call_timeout):
         if spec.get("allowed") is not None:
             generators.append(restricted_generator(spec["state"], frozenset(spec["allowed"])))
         else:
-            bit = np.random.PCG64()
-            bit.state = spec["state"]
-            generators.append(np.random.Generator(bit))
+            generators.append(np.random.Generator(_bit_generator(spec["state"])))
     args = wire.decode(request["args"], data, generators)
     kwargs = wire.decode(request["kwargs"], data, generators)
     reply, payload = {}, bytearray()
