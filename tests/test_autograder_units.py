@@ -362,13 +362,14 @@ def test_calls_cross_generators_and_restrictions():
             "def cheat(rng):\n    return rng.laplace(0, 1, 3)\n"
             "def boom(x):\n    raise ValueError(f'bad {x}')\n"
             "def obj():\n    return object()\n"
+            "def give(rng):\n    return rng\n"
             "def slow():\n    import time\n    time.sleep(60)\n")
     try:
-        box.send({"cells": [code], "files": {}, "graded": ["draw", "cheat", "boom", "obj", "slow"],
+        box.send({"cells": [code], "files": {}, "graded": ["draw", "cheat", "boom", "obj", "slow", "give"],
                   "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 2.0})
         box.recv(30, "cell")
         ready, _ = box.recv(30, "ready")
-        assert ready["names"] == {n: "callable" for n in ("draw", "cheat", "boom", "obj", "slow")}
+        assert ready["names"] == {n: "callable" for n in ("draw", "cheat", "boom", "obj", "slow", "give")}
         draw, cheat, boom, obj, slow = (Proxy(box, n, 2.0) for n in ("draw", "cheat", "boom", "obj", "slow"))
         rng, local = np.random.default_rng(5), np.random.default_rng(5)
         for n in (3, 1000):
@@ -385,6 +386,8 @@ def test_calls_cross_generators_and_restrictions():
             boom(3)
         with pytest.raises(TypeError, match="cannot be graded"):
             obj()
+        with pytest.raises(TypeError, match="generator cannot be returned"):
+            Proxy(box, "give", 2.0)(np.random.default_rng(3))
         with pytest.raises(Exception, match="time limit"):
             slow()
         assert list(draw(2, np.random.default_rng(1))) == list(np.random.default_rng(1).random(2))

@@ -233,7 +233,11 @@ def _serve(request, data, namespace, call_timeout):
         result = func(*args, **kwargs)
         signal.setitimer(signal.ITIMER_REAL, 0)
         try:
-            reply["ok"] = wire.encode(result, payload, [])
+            returned_generators = []
+            encoded = wire.encode(result, payload, returned_generators)
+            if returned_generators:
+                raise TypeError("a random generator cannot be returned")
+            reply["ok"] = encoded
         except TypeError as exc:
             payload = bytearray()
             reply["error"] = {"type": "TypeError", "message": f"{request['call']} returned a value that "
