@@ -13,7 +13,7 @@ from pathlib import Path
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder",
-                                     description="Headless nbgrader autograding for the course.")
+                                     description="Trusted headless grading of the course's nbgrader assignments.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("grade", help="grade DIR/<student>/<assignment>/*.ipynb")
@@ -23,22 +23,23 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--out", required=True, type=Path, help="output folder")
     g.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
     g.add_argument("--timeout", type=int, default=120,
-                   help="seconds per cell (nbgrader interrupts the cell, grading goes on) and per "
-                        "recheck; a notebook still running at TIMEOUT + 20 s is killed (default 120)")
+                   help="seconds per cell and per call of a student function (the cell or call is "
+                        "interrupted, grading goes on); a submission still running at TIMEOUT + 20 s "
+                        "is killed (default 120)")
     g.add_argument("--memory-mb", type=int, default=2048,
-                   help="address-space cap of each kernel and recheck, MiB (default 2048; 0 = none)")
+                   help="address-space cap of the student's sandbox, MiB (default 2048; 0 = none)")
     g.add_argument("--seed", type=int, default=None,
                    help="run seed (default: drawn and recorded in report.json); pass it to reproduce")
     g.add_argument("--shard", default=None, help="K/N: grade only the students at positions K-1, K-1+N, ... of the "
                         "sorted student ids (round-robin; shards are disjoint and cover everyone)")
     g.add_argument("--course", type=Path, default=None,
                    help="course root holding source/ (default: this repository)")
-    g.add_argument("--no-recheck", action="store_true",
-                   help="skip the independent re-run of the tests (trusted submissions or "
-                        "benchmarks only: tampering is then flagged but not undone)")
-    g.add_argument("--no-zygote", action="store_true",
-                   help="start every kernel as a new interpreter instead of forking it from a "
-                        "warm, clean process (slower; for debugging kernel problems)")
+    g.add_argument("--resume", action="store_true",
+                   help="keep the rows already in OUT (same assignment, source checksum and seed) "
+                        "and grade only the missing students")
+    g.add_argument("--no-sandbox", action="store_true",
+                   help="run student code WITHOUT bubblewrap (macOS, containers without user "
+                        "namespaces): only on a throw-away machine; every row says unsandboxed")
     g.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
     m = sub.add_parser("merge", help="join the outputs of several shards")
@@ -61,7 +62,7 @@ def main(argv=None) -> int:
             grade(assignment=args.assignment, submissions=args.submissions, out=args.out,
                   jobs=args.jobs, timeout=args.timeout, memory_mb=args.memory_mb or None,
                   seed=args.seed, shard=args.shard, course=args.course, quiet=args.quiet,
-                  recheck=not args.no_recheck, zygote=not args.no_zygote)
+                  resume=args.resume, sandbox=not args.no_sandbox)
         elif args.command == "merge":
             from autograder.report import merge
 

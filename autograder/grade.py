@@ -1,19 +1,24 @@
-"""Grade one assignment for a folder of submissions, over ``jobs`` workers.
+"""Grade one assignment for a folder of submissions, over ``jobs`` trusted workers.
 
-:func:`grade` is what the CLI and the tests call. It prepares one template
-course root (``nbgrader generate_assignment`` from ``source/``), starts
-``jobs`` long-lived :mod:`autograder.worker` processes (started first: they
-warm up while the template is built), hands them one
-student at a time, and writes ``grades.csv``, ``report.json`` and
-``feedback/``. A worker that dies or overruns its deadline is killed (with
-its kernel) and replaced; its student gets an ``error`` row. Every student
-folder gets exactly one row.
+:func:`grade` is what the CLI and the tests call. It lists the submissions
+(one row per student folder, whatever its name), builds the assignment
+spec (``source/`` with hidden tests and nbgrader's release version, held in
+memory; the temporary folder nbgrader needs is removed at once, on every
+exit path), starts ``jobs`` :mod:`autograder.worker` processes and hands
+them one student at a time. Each worker runs the student's cells in a
+bubblewrap sandbox and the tests in itself. Everything a worker answers is
+validated here: a malformed or missing answer, a dead or overrunning worker
+gives that student an ``error:`` row and a fresh worker; no other row is
+touched. ``grades.csv`` and ``report.json`` are rewritten atomically as rows
+arrive, so ``--resume`` can finish a batch that was killed.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import math
 import os
 import platform
 import secrets
@@ -29,10 +34,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder import report, shard as sharding
-from autograder.worker import WATCHDOG_GRACE, finalize, prepare_template
+from autograder.worker import SLACK, expected_cells
 
-#: Extra seconds a worker gets per submission beyond notebook + recheck limits.
-DEADLINE_SLACK = 90
+MAX_LINE = 256 << 20
+MAX_TEXT = 64 << 20
+UNSANDBOXED = " [unsandboxed]"
 
 
 def default_course() -> Path:
@@ -42,18 +48,109 @@ def default_course() -> Path:
 
 def student_seed(run_seed: int, assignment: str, student: str) -> int:
     """Per-submission seed, a function of the run seed only (not of jobs or shards)."""
-    digest = hashlib.sha256(f"{run_seed}/{assignment}/{student}".encode()).digest()
+    digest = hashlib.sha256(f"{run_seed}/{assignment}/{student}".encode("utf-8", "surrogateescape")).digest()
     return int.from_bytes(digest[:4], "big")
 
 
-def internal_id(student: str) -> str:
-    """A student id nbgrader accepts whatever the folder is called."""
-    return "s" + hashlib.sha1(student.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+def _submissions(folder: Path) -> list:
+    """``[(student id, path or None, refusal or None)]`` (trustio's :mod:`autograder.students`)."""
+    try:
+        from autograder.students import list_submissions
+    except ImportError:  # TEMPORARY until trustio's students.py is merged (lead: remove)
+        out = []
+        for p in sorted(Path(folder).iterdir()):
+            if p.is_symlink():
+                out.append((p.name, None, "symlinked student folder refused"))
+            elif p.is_dir():
+                out.append((p.name, p, None))
+        return out
+    return [(s.student, s.path, s.refused) for s in list_submissions(folder)]
 
 
-def list_students(submissions: Path) -> list[str]:
-    return sorted(p.name for p in Path(submissions).iterdir()
-                  if p.is_dir() and not p.name.startswith("."))
+def _assignment_folder(path, assignment):
+    try:
+        from autograder.students import Submission, assignment_folder
+    except ImportError:  # TEMPORARY until trustio's students.py is merged (lead: remove)
+        folder = Path(path) / assignment
+        if folder.is_symlink():
+            return None, "symlinked assignment folder refused"
+        return (folder, None) if folder.is_dir() else (None, "no submission folder")
+    return assignment_folder(Submission("", Path(path), None), assignment)
+
+
+def _checksum(folder: Path) -> str:
+    if hasattr(report, "source_checksum"):
+        return report.source_checksum(folder)
+    digest = hashlib.sha256()  # TEMPORARY until trustio's report.py is merged (lead: remove)
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    if hasattr(report, "write_atomic"):
+        return report.write_atomic(path, text)
+    path.parent.mkdir(parents=True, exist_ok=True)  # TEMPORARY (lead: remove)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _write_outputs(out: Path, rows: list, runs: list) -> None:
+    if hasattr(report, "write_outputs"):
+        return report.write_outputs(out, rows, {"runs": runs})
+    report.write_report(out / "report.json", runs, rows)  # TEMPORARY (lead: remove)
+    report.write_grades(out / "grades.csv", rows)
+
+
+def _completed(out: Path, assignment: str, checksum: str, seed: int) -> dict:
+    if hasattr(report, "completed"):
+        return report.completed(out, assignment, checksum, seed)
+    if not (out / "report.json").is_file():  # TEMPORARY until trustio's report.py is merged (lead: remove)
+        return {}
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    for run in data["runs"]:
+        if (run.get("assignment"), run.get("source_checksum"), run.get("seed")) != (assignment, checksum, seed):
+            raise ValueError(f"cannot resume {out}: other assignment, source or seed")
+    return {row["student"]: row for row in data["submissions"]}
+
+
+def prepare_spec(course: Path, assignment: str, *, timeout: int, memory_mb, sandboxed: bool,
+                 submission_seconds: float) -> dict:
+    """Source and release notebooks (nbgrader ``generate_assignment``) and release data files."""
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+
+    src = course / "source" / assignment
+    if not list(src.glob("*.ipynb")):
+        raise FileNotFoundError(f"no notebooks in {src}")
+    bin_dir = str(Path(sys.executable).parent)
+    if os.environ.get("PATH", "").split(os.pathsep)[0] != bin_dir:  # nbgrader runs `alembic`
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    tmp = Path(tempfile.mkdtemp(prefix="autograder-source-"))
+    try:
+        shutil.copytree(src, tmp / "source" / assignment,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        c = Config()
+        c.CourseDirectory.root = str(tmp)
+        c.CourseDirectory.course_id = "dp-course"
+        c.CourseDirectory.db_url = f"sqlite:///{tmp / 'gradebook.db'}"
+        c.Exchange.root = str(tmp / "exchange")
+        outcome = NbGraderAPI(config=c).generate_assignment(assignment, force=True, create=True)
+        if not outcome.get("success"):
+            raise RuntimeError(f"nbgrader generate_assignment failed:\n{outcome.get('error')}")
+        release = tmp / "release" / assignment
+        names = sorted(p.name for p in src.glob("*.ipynb"))
+        files = {p.relative_to(release).as_posix(): base64.b64encode(p.read_bytes()).decode()
+                 for p in sorted(release.rglob("*")) if p.is_file() and p.suffix != ".ipynb"
+                 and p.stat().st_size < (16 << 20)}
+        return {"assignment": assignment,
+                "sources": {n: (src / n).read_text(encoding="utf-8-sig") for n in names},
+                "releases": {n: (release / n).read_text(encoding="utf-8-sig") for n in names},
+                "files": files, "timeout": timeout, "memory_mb": memory_mb, "sandboxed": sandboxed,
+                "submission_seconds": submission_seconds}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _log(message: str, quiet: bool) -> None:
@@ -61,39 +158,35 @@ def _log(message: str, quiet: bool) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
-class _Worker:
-    """One worker process and the task it is grading."""
+def _die_with_parent() -> None:
+    import ctypes
 
-    def __init__(self, number: int, *, template, tmp, assignment, timeout, memory_mb, log,
-                 run_recheck=True, zygote=True):
-        self.workdir = Path(tmp) / f"worker-{number}"
-        cmd = [sys.executable, "-m", "autograder.worker", "--template", str(template),
-               "--workdir", str(self.workdir), "--assignment", assignment,
-               "--timeout", str(timeout)]
-        if memory_mb:
-            cmd += ["--memory-mb", str(memory_mb)]
-        if not run_recheck:
-            cmd.append("--no-recheck")
-        if not zygote:
-            cmd.append("--no-zygote")
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001
+        pass
+
+
+class _Worker:
+    def __init__(self, spec_line: str, log):
         env = dict(os.environ)
         env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=log, env=env, start_new_session=True)
-        self.buffer = b""
-        self.ready = False
-        self.task = None
+        self.proc = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=log, env=env, start_new_session=True,
+                                     preexec_fn=_die_with_parent)
+        self.proc.stdin.write(spec_line.encode() + b"\n")
+        self.proc.stdin.flush()
+        self.buffer, self.ready, self.task = b"", False, None
         self.deadline = time.monotonic() + 300  # start-up
 
     def send(self, task: dict, seconds: float) -> None:
-        self.task = task
-        self.deadline = time.monotonic() + seconds
-        self.proc.stdin.write((json.dumps(task) + "\n").encode())
+        self.task, self.deadline = task, time.monotonic() + seconds
+        message = {"index": task["index"], "path": os.fsdecode(task["path"]), "seed": task["seed"]}
+        self.proc.stdin.write((json.dumps(message, ensure_ascii=True) + "\n").encode())
         self.proc.stdin.flush()
 
-    def lines(self) -> tuple[list[dict], bool]:
-        """Complete JSON lines available now, and whether the stream ended."""
-        chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+    def lines(self) -> tuple[list, bool]:
+        chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
         self.buffer += chunk
         out = []
         while b"\n" in self.buffer:
@@ -101,17 +194,14 @@ class _Worker:
             if line.strip():
                 try:
                     out.append(json.loads(line))
-                except ValueError:
-                    pass
+                except (ValueError, RecursionError):
+                    out.append(None)
+        if len(self.buffer) > MAX_LINE:
+            out.append(None)
+            self.buffer = b""
         return out, not chunk
 
     def kill(self) -> None:
-        if self.task is not None:
-            pidfile = self.workdir / f"root-{self.task['sid']}" / "kernel.pid"
-            try:
-                os.killpg(int(pidfile.read_text()), signal.SIGKILL)
-            except (OSError, ValueError):
-                pass
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except OSError:
@@ -119,117 +209,173 @@ class _Worker:
         self.proc.wait()
 
 
-def _failed(task: dict, assignment: str, reason: str) -> dict:
-    return finalize({"student": task["student"], "assignment": assignment, "seed": task["seed"],
-                     "cells": [], "flags": [], "errors": [reason], "repairs": [], "notes": [],
-                     "feedback": [], "seconds": None})
+def _strings(value, cap=500, count=200) -> list[str]:
+    if type(value) is not list or len(value) > count or not all(type(v) is str for v in value):
+        raise ValueError("not a list of strings")
+    return [v[:cap] for v in value]
 
 
-def _run_pool(tasks, *, jobs, template, tmp, assignment, timeout, memory_mb, quiet, prepare,
-              run_recheck=True, zygote=True):
-    """Grade ``tasks`` over ``jobs`` workers; ``prepare()`` builds the template meanwhile.
+def validate(result, expected: list[dict], notebooks: list[str]) -> dict:
+    """A worker's result, checked field by field (``ValueError`` when anything is off)."""
+    if type(result) is not dict:
+        raise ValueError("result is not an object")
+    cells = result.get("cells")
+    if type(cells) is not list or len(cells) != len(expected):
+        raise ValueError("wrong test cells")
+    clean_cells = []
+    for got, want in zip(cells, expected):
+        if type(got) is not dict or got.get("notebook") != want["notebook"] or got.get("grade_id") != want["grade_id"]:
+            raise ValueError("wrong test cells")
+        score = got.get("score")
+        if type(score) not in (int, float) or float(score) not in (0.0, want["points"]):
+            raise ValueError(f"impossible score for {want['grade_id']}")
+        message = got.get("message")
+        if message is not None and type(message) is not str:
+            raise ValueError("bad message")
+        clean_cells.append(dict(want, score=float(score), message=message[:2000] if message else None))
+    clean = {"cells": clean_cells}
+    for key in ("errors", "flags", "repairs", "notes"):
+        clean[key] = _strings(result.get(key, []))
+    for key in ("feedback", "autograded"):
+        pages = result.get(key, {})
+        if type(pages) is not dict or not set(pages) <= set(notebooks) \
+                or not all(type(v) is str and len(v) <= MAX_TEXT for v in pages.values()):
+            raise ValueError(f"bad {key}")
+        clean[key] = pages
+    similarity = result.get("similarity", [])
+    if type(similarity) is not list or len(similarity) > 100:
+        raise ValueError("bad similarity")
+    clean["similarity"] = [{k: v for k, v in row.items() if type(k) is str and type(v) in (str, int, float, bool)
+                            and k in ("function", "similarity", "nodes", "flagged")}
+                           for row in similarity if type(row) is dict]
+    timings = result.get("timings", {})
+    clean["timings"] = {}
+    if type(timings) is dict and len(json.dumps(timings)) < 10_000:
+        clean["timings"] = json.loads(json.dumps(timings, allow_nan=False))
+    seconds = result.get("seconds")
+    clean["seconds"] = float(seconds) if type(seconds) in (int, float) and math.isfinite(seconds) else None
+    return clean
 
-    Workers start first (their imports take seconds) and read the template
-    only when their first task arrives; ``prepare`` returns the list of test
-    cells used for rows that have no scores at all.
-    """
-    per_task = 2 * timeout + WATCHDOG_GRACE + DEADLINE_SLACK
+
+def _row(student: str, assignment: str, seed: int, result: dict, sandboxed: bool) -> dict:
+    cells = result["cells"]
+    row = {"student": student, "assignment": assignment, "seed": seed,
+           "score": round(sum(c["score"] for c in cells), 6),
+           "max_score": round(sum(c["points"] for c in cells), 6), "sandbox": sandboxed}
+    for key in ("cells", "errors", "flags", "repairs", "notes", "similarity", "timings", "seconds"):
+        row[key] = result.get(key, [] if key not in ("timings", "seconds") else None)
+    row["feedback"] = sorted(f"{Path(n).stem}.html" for n in result.get("feedback", {}))
+    row["autograded"] = sorted(result.get("autograded", {}))
+    for key in ("errors", "flags", "repairs", "notes"):
+        row[key] = list(dict.fromkeys(row[key]))
+    status = ("error: " + "; ".join(row["errors"])) if row["errors"] else "ok"
+    row["status"] = " ".join(status.split())[:480] + ("" if sandboxed else UNSANDBOXED)
+    return row
+
+
+def _failed(expected: list[dict], reason: str) -> dict:
+    return {"cells": [dict(c, score=0.0, message=None) for c in expected], "errors": [reason],
+            "flags": [], "repairs": [], "notes": [], "similarity": [], "timings": {}, "seconds": None,
+            "feedback": {}, "autograded": {}}
+
+
+def _publish(out: Path, student: str, assignment: str, result: dict) -> None:
+    """Feedback pages and executed notebooks of one student (names from the spec, never the worker)."""
+    for folder, pages, suffix in (("feedback", result["feedback"], ".html"),
+                                  ("autograded", result["autograded"], ".ipynb")):
+        for name, text in pages.items():
+            _write_atomic(out / folder / student / assignment / (Path(name).stem + suffix), text)
+
+
+def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_result, log):
     pending = deque(tasks)
-    results: dict[int, dict] = {}
-    log = open(Path(tmp) / "workers.log", "ab")
     selector = selectors.DefaultSelector()
-    counter = [0]
+    workers: list[_Worker] = []
+    done = 0
 
     def spawn():
-        counter[0] += 1
-        worker = _Worker(counter[0], template=template, tmp=tmp, assignment=assignment,
-                         timeout=timeout, memory_mb=memory_mb, log=log, run_recheck=run_recheck,
-                         zygote=zygote)
+        worker = _Worker(spec_line, log)
         selector.register(worker.proc.stdout, selectors.EVENT_READ, worker)
-        return worker
+        workers.append(worker)
 
     def retire(worker):
         selector.unregister(worker.proc.stdout)
         worker.kill()
+        workers.remove(worker)
+        if pending:
+            spawn()
 
-    def record(task, result):
-        if not result.get("cells"):
-            # Scoreless rows still list every test cell with 0 points earned.
-            result["cells"] = [dict(cell, nbgrader=0.0, recheck=0.0, score=0.0,
-                                    recheck_error=None) for cell in expected_cells]
-            result = finalize(result)
-        results[task["index"]] = result
-        _log(f"[{len(results)}/{len(tasks)}] {task['student']}: {result['status'][:100]}", quiet)
+    def finish(worker, result):
+        nonlocal done
+        task, worker.task = worker.task, None
+        done += 1
+        on_result(task, result)
 
-    workers = [spawn() for _ in range(min(jobs, len(tasks)))]
+    for _ in range(min(jobs, len(tasks))):
+        spawn()
     try:
-        expected_cells = prepare()
-        while len(results) < len(tasks):
+        while done < len(tasks):
             for worker in list(workers):
                 if worker.ready and worker.task is None and pending:
                     worker.send(pending.popleft(), per_task)
             active = [w for w in workers if w.task is not None or not w.ready]
             if not active:
-                break
+                raise RuntimeError("no grading worker is running")
             wait = max(0.0, min(w.deadline for w in active) - time.monotonic())
-            events = selector.select(timeout=wait)
-            for key, _ in events:
+            for key, _ in selector.select(timeout=wait):
                 worker = key.data
                 lines, ended = worker.lines()
+                broken = None
                 for line in lines:
-                    if line.get("ready"):
-                        worker.ready = True
-                    elif worker.task is not None and line.get("task") == worker.task["index"]:
-                        line.pop("task", None)
-                        record(worker.task, line)
-                        worker.task = None
-                if ended:
+                    if not worker.ready:
+                        if line == {"ready": True}:
+                            worker.ready = True
+                        else:
+                            broken = "grading worker failed to start"
+                    elif worker.task is None or type(line) is not dict or line.get("index") != worker.task["index"] \
+                            or set(line) != {"index", "result"}:
+                        broken = "grading worker sent a malformed message"
+                    else:
+                        try:
+                            finish(worker, validate(line["result"], expected, notebooks))
+                        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                            broken = f"grading worker sent a malformed result ({str(exc)[:100]})"
+                    if broken:
+                        break
+                if ended and not broken:
+                    broken = "grading process died" if worker.ready else "grading worker failed to start"
+                if broken:
                     if worker.task is not None:
-                        record(worker.task, _failed(worker.task, assignment,
-                                                    "grading process died"))
-                        worker.task = None
-                    elif not worker.ready:
-                        raise RuntimeError(f"worker failed to start; see {Path(tmp) / 'workers.log'}")
+                        finish(worker, _failed(expected, broken))
+                    elif not worker.ready and not any(w.ready for w in workers if w is not worker):
+                        raise RuntimeError(f"{broken}; see its log")
                     retire(worker)
-                    workers.remove(worker)
-                    if pending:
-                        workers.append(spawn())
             now = time.monotonic()
             for worker in list(workers):
-                if worker in active and now >= worker.deadline:
+                if (worker.task is not None or not worker.ready) and now >= worker.deadline:
                     if worker.task is not None:
-                        record(worker.task, _failed(worker.task, assignment,
-                                                    f"timeout: grading exceeded {per_task} s"))
-                        worker.task = None
+                        finish(worker, _failed(expected, f"timeout: grading exceeded {per_task:g} s"))
                     retire(worker)
-                    workers.remove(worker)
-                    if pending:
-                        workers.append(spawn())
     finally:
         for worker in workers:
             try:
                 worker.proc.stdin.close()
-            except OSError:
-                pass
-            try:
                 worker.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-        log.close()
-    return [results[t["index"]] for t in tasks]
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            worker.kill()
+        selector.close()
 
 
 def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 120,
           memory_mb: int | None = 2048, seed: int | None = None, shard: str | None = None,
-          course=None, quiet: bool = False, keep_temp: bool = False,
-          recheck: bool = True, zygote: bool = True) -> dict:
-    """Grade ``submissions/<student>/<assignment>/`` into ``out``.
+          course=None, quiet: bool = False, resume: bool = False, sandbox: bool = True) -> dict:
+    """Grade ``submissions/<student>/<assignment>/`` into ``out``; returns the report.
 
-    Returns the report (also written to ``out/report.json``). ``seed``
-    reproduces an earlier run; ``shard="K/N"`` grades one slice of students.
-    ``recheck=False`` skips the independent re-run of the tests (trusted
-    submissions or benchmarks only: tampering is then flagged, not undone).
-    ``zygote=False`` starts every kernel as a new interpreter (slower).
+    ``seed`` reproduces an earlier run; ``shard="K/N"`` grades one slice of
+    students; ``resume`` keeps the rows already in ``out`` (same assignment,
+    source checksum and seed) and grades the others; ``sandbox=False`` runs
+    student code without bubblewrap (every status then says so).
     """
     submissions, out = Path(submissions), Path(out)
     course = Path(course) if course else default_course()
@@ -241,61 +387,104 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
         raise ValueError(f"--submissions {submissions} is not a folder")
     if not (course / "source" / assignment).is_dir():
         raise ValueError(f"unknown assignment {assignment!r}: no folder {course / 'source' / assignment}")
-    students = list_students(submissions)
+    if sandbox:
+        from autograder.jail import probe
+
+        why = probe()
+        if why:
+            raise ValueError(f"{why}. Student code must run in a sandbox: install bubblewrap "
+                             "(Debian/Ubuntu: apt-get install bubblewrap) on a Linux machine with user "
+                             "namespaces or run as root; or pass --no-sandbox to run student code with the "
+                             "grader's rights (only on a throw-away machine; every row then says unsandboxed)")
+    entries = _submissions(submissions)
     shard_kn = sharding.parse_shard(shard) if shard else None
     if shard_kn:
-        students = sharding.select_shard(students, *shard_kn)
+        keep = set(sharding.select_shard([e[0] for e in entries], *shard_kn))
+        entries = [e for e in entries if e[0] in keep]
+    checksum = _checksum(course / "source" / assignment)
+    if resume and seed is None and (out / "report.json").is_file():
+        try:
+            seed = json.loads((out / "report.json").read_text(encoding="utf-8"))["runs"][0]["seed"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            pass
     run_seed = int(seed) if seed is not None else secrets.randbits(32)
+    kept = _completed(out, assignment, checksum, run_seed) if resume else {}
+    previous_runs = []
+    if kept:
+        previous_runs = json.loads((out / "report.json").read_text(encoding="utf-8")).get("runs", [])
     started = time.time()
+    submission_seconds = timeout + 20
+    notebooks_count = max(1, len(list((course / "source" / assignment).glob("*.ipynb"))))
+    per_task = notebooks_count * 2 * submission_seconds + SLACK
+    run = {"assignment": assignment, "seed": run_seed, "source_checksum": checksum, "shard": shard,
+           "jobs": jobs, "timeout": timeout, "memory_mb": memory_mb,
+           "sandbox": "bubblewrap" if sandbox else "none (--no-sandbox: student code ran with the grader's rights)",
+           "students": len(entries), "resumed": len(kept),
+           "started": datetime.fromtimestamp(started, timezone.utc).isoformat(),
+           "python": platform.python_version(),
+           "reproduce": (f"python -m autograder grade --assignment {assignment} --submissions DIR --out DIR "
+                         f"--seed {run_seed}" + (f" --shard {shard}" if shard else "")
+                         + ("" if sandbox else " --no-sandbox"))}
+    runs = previous_runs + [run]
+    rows = {s: r for s, r in kept.items()}
     out.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="autograder-"))
 
-    def prepare() -> list[dict]:
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old_handlers = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            old_handlers[sig] = signal.signal(sig, on_signal)
+        except ValueError:  # not the main thread
+            pass
+    log_dir = Path(tempfile.mkdtemp(prefix="autograder-log-"))
+    try:
+        spec = prepare_spec(course, assignment, timeout=timeout, memory_mb=memory_mb, sandboxed=sandbox,
+                            submission_seconds=submission_seconds)
         import nbformat
 
-        from autograder.sanitize import is_test, nbgrader_meta
+        sources = {n: nbformat.reads(t, as_version=4) for n, t in spec["sources"].items()}
+        expected = expected_cells(sources)
+        notebooks = sorted(sources)
+        tasks = []
+        for index, (student, path, refused) in enumerate(entries):
+            if student in rows:
+                continue
+            for folder in ("feedback", "autograded"):  # nothing stale from an earlier run
+                shutil.rmtree(out / folder / student / assignment, ignore_errors=True)
+            seed_s = student_seed(run_seed, assignment, student)
+            folder, why = (None, refused) if refused else _assignment_folder(path, assignment)
+            if folder is None:
+                rows[student] = _row(student, assignment, seed_s, _failed(expected, why), sandbox)
+                continue
+            tasks.append({"index": index, "student": student, "path": folder, "seed": seed_s})
+        last_write = [0.0]
 
-        template = prepare_template(course, assignment, tmp / "template", timeout=timeout)
-        cells = []
-        for path in sorted((template / "release" / assignment).glob("*.ipynb")):
-            nb = nbformat.read(path, as_version=4)
-            cells += [{"notebook": path.name, "grade_id": nbgrader_meta(c)["grade_id"],
-                       "points": float(nbgrader_meta(c).get("points") or 0)}
-                      for c in nb.cells if is_test(c)]
-        return cells
+        def flush(force=False):
+            if force or time.monotonic() - last_write[0] > 1.0:
+                run["duration_s"] = round(time.time() - started, 2)
+                _write_outputs(out, list(rows.values()), runs)
+                last_write[0] = time.monotonic()
 
-    try:
-        for s in students:  # no stale feedback from an earlier run into the same OUT
-            shutil.rmtree(out / "feedback" / s / assignment, ignore_errors=True)
-        tasks = [{"index": i, "student": s, "sid": internal_id(s),
-                  "src": str(submissions / s / assignment),
-                  "seed": student_seed(run_seed, assignment, s),
-                  "feedback_dir": str(out / "feedback" / s / assignment)}
-                 for i, s in enumerate(students)]
-        _log(f"grading {len(tasks)} submission(s) of {assignment} with {jobs} worker(s), "
-             f"seed {run_seed}", quiet)
-        results = []
+        def on_result(task, result):
+            row = _row(task["student"], assignment, task["seed"], result, sandbox)
+            _publish(out, task["student"], assignment, result)
+            rows[task["student"]] = row
+            _log(f"[{len(rows)}/{len(entries)}] {task['student']}: {row['status'][:100]}", quiet)
+            flush()
+
+        _log(f"grading {len(tasks)} submission(s) of {assignment} with {jobs} worker(s), seed {run_seed}"
+             + ("" if sandbox else ", UNSANDBOXED"), quiet)
+        flush(force=True)
         if tasks:
-            results = _run_pool(tasks, jobs=jobs, template=tmp / "template", tmp=tmp,
-                                assignment=assignment, timeout=timeout, memory_mb=memory_mb,
-                                quiet=quiet, prepare=prepare, run_recheck=recheck, zygote=zygote)
-        else:
-            prepare()  # still check that the assignment builds
+            with open(log_dir / "workers.log", "ab") as log:
+                _run_pool(tasks, jobs=jobs, spec_line=json.dumps(spec), expected=expected, notebooks=notebooks,
+                          per_task=per_task, on_result=on_result, log=log)
+        flush(force=True)
     finally:
-        if not keep_temp:
-            shutil.rmtree(tmp, ignore_errors=True)
-    import nbgrader
-
-    run = {"assignment": assignment, "seed": run_seed, "shard": shard, "jobs": jobs,
-           "recheck": recheck, "zygote": zygote,
-           "timeout": timeout, "memory_mb": memory_mb, "students": len(students),
-           "started": datetime.fromtimestamp(started, timezone.utc).isoformat(),
-           "duration_s": round(time.time() - started, 2),
-           "nbgrader": nbgrader.__version__, "python": platform.python_version(),
-           "reproduce": (f"python -m autograder grade --assignment {assignment} "
-                         f"--submissions DIR --out DIR --seed {run_seed}"
-                         + (f" --shard {shard}" if shard else ""))}
-    report.write_grades(out / "grades.csv", results)
-    report.write_report(out / "report.json", [run], results)
-    _log(f"wrote {out / 'grades.csv'} ({len(results)} rows) in {run['duration_s']} s", quiet)
-    return {"runs": [run], "submissions": results}
+        shutil.rmtree(log_dir, ignore_errors=True)
+        for sig, handler in old_handlers.items():
+            signal.signal(sig, handler)
+    _log(f"wrote {out / 'grades.csv'} ({len(rows)} rows) in {run['duration_s']} s", quiet)
+    return {"runs": runs, "submissions": sorted(rows.values(), key=lambda r: r["student"])}

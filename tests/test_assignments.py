@@ -7,8 +7,9 @@
   scores full marks, every realistic wrong one loses points, at least in the
   cells ``manifest.json`` names.
 
-Each assignment is graded with ONE ``nbgrader autograde`` call in a
-temporary course root (the repository's gradebook is never touched).
+Each assignment is graded with ONE call of the trusted grader
+(``build.grade``: student code in the bubblewrap sandbox, the source
+notebook's tests in the trusted process) into a temporary folder.
 """
 
 from __future__ import annotations
@@ -114,7 +115,8 @@ def test_source_release_and_corpus_through_autograde(assignment, tmp_path):
         elif entry["kind"] == "correct":
             if got["score"] != got["max_score"]:
                 lost = {k: v for k, v in got["cells"].items() if v == 0}
-                problems.append(f"{entry['id']} ({entry['why']}) is correct but scored {got['score']}/{got['max_score']}; zero in {lost}")
+                problems.append(f"{entry['id']} ({entry['why']}) is correct but scored {got['score']}/{got['max_score']}; "
+                                f"zero in {lost}: {got['status']} {got['messages']}")
         else:
             zero = [cell for cell in entry["expect_zero"] if got["cells"].get(cell) != 0]
             if got["score"] >= got["max_score"] or zero:

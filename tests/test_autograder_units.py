@@ -1,4 +1,4 @@
-"""Unit tests of the autograder's steps (no kernels, no nbgrader runs; a few seconds)."""
+"""Unit tests of the autograder's steps (no nbgrader runs; a few sandboxes; a few seconds)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import astcheck, bundle, feedback, recheck, report, sanitize, shard
+from autograder import astcheck, bundle, feedback, report, sanitize, shard
 from autograder.__main__ import build_parser
-from autograder.worker import finalize
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = sorted(p.name for p in (REPO / "source").iterdir()
@@ -168,96 +167,259 @@ def test_inspect_code_accepts_honest_code(code):
     assert astcheck.inspect_code(code, PROTECTED) == []
 
 
+def _instructor_code(nb) -> list[str]:
+    return [c.source for c in nb.cells if c.cell_type == "code" and sanitize.nbgrader_meta(c)
+            and not sanitize.is_solution(c)]
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_reference_solutions_are_not_flagged(assignment):
     nb = nbformat.read(REPO / "source" / assignment / f"{assignment}.ipynb", as_version=4)
-    protected = astcheck.imported_names(recheck.instructor_code(nb))
+    protected = astcheck.imported_names(_instructor_code(nb))
     for cell in nb.cells:
         if sanitize.is_solution(cell):
             code = "\n".join(l for l in cell.source.splitlines() if not l.strip().startswith("### "))
             assert astcheck.inspect_code(code, protected) == [], cell.source
-            assert "def " in astcheck.definitions_only(code, protected)
 
 
-def test_definitions_only_drops_top_level_code():
-    code = ("import numpy as np\nimport os\nEPS = 0.5\nx = compute()\nprint(1)\n"
-            "def g(a, b=np.inf):\n    return a\n@wrap\ndef h():\n    pass\n"
-            "def k(a=setattr(np, 'x', 1)):\n    pass\ndef check_x():\n    pass\n"
-            "from math import log\nnp.mean = len")
-    kept = astcheck.definitions_only(code, PROTECTED)
-    assert kept.splitlines() == ["EPS = 0.5", "", "def g(a, b=np.inf):", "    return a",
-                                 "from math import log"]
+# --- the channel: plain data only ------------------------------------------------------
+
+def test_wire_round_trips_plain_data_and_refuses_the_rest():
+    import numpy as np
+
+    from autograder.sandbox import wire
+
+    value = (None, True, 3, -2.5, float("nan"), float("inf"), "张三", [1, (2, 3)], {"k": [4.0]},
+             np.arange(6, dtype=np.int64).reshape(2, 3), np.float64(1.5), np.bool_(True), np.zeros(0))
+    payload = bytearray()
+    tree = wire.encode(value, payload, [])
+    back = wire.decode(json.loads(json.dumps(tree)), bytes(payload))
+    assert back[:4] == value[:4] and np.isnan(back[4]) and back[5:9] == value[5:9]
+    assert type(back[9]) is np.ndarray and back[9].dtype == np.int64 and (back[9] == value[9]).all()
+    assert type(back[10]) is np.float64 and back[11] is np.bool_(True) and back[12].shape == (0,)
+    for bad in (np.array([object()]), lambda: 1, {1: 2}, type("Box", (), {})(), np.array(["text"]), {1, 2}):
+        with pytest.raises(TypeError):
+            wire.encode(bad, bytearray(), [])
+    for tree, data in (({"$a": [0, 16], "dtype": "object", "shape": [2]}, b"x" * 16),
+                       ({"$a": [0, 16], "dtype": "float64", "shape": [3]}, b"x" * 16),
+                       ({"$a": [8, 16], "dtype": "float64", "shape": [2]}, b"x" * 16),
+                       ({"__reduce__": "os.system"}, b""), ({"$g": 0}, b""), ({"$s": "object", "v": 1}, b""),
+                       (json.loads("[" * 60 + "1" + "]" * 60), b"")):
+        with pytest.raises(wire.WireError):
+            wire.decode(tree, data)
+    good = np.random.default_rng(1).bit_generator.state
+    assert wire.pcg64_state(json.loads(json.dumps(good))) == good
+    for bad in ({**good, "bit_generator": "MT19937"}, {**good, "has_uint32": 2}, {**good, "state": {"state": -1, "inc": 1}},
+                {**good, "uinteger": 2 ** 40}, "x", None):
+        with pytest.raises(wire.WireError):
+            wire.pcg64_state(bad)
 
 
-# --- recheck runner ---------------------------------------------------------------
-
-def _blocks(*items):
-    return [{"kind": kind, "grade_id": gid, "points": points, "source": src}
-            for kind, gid, points, src in items]
-
-
-@pytest.fixture(scope="module")
-def fork_server():
-    server = recheck.ForkServer(("numpy", "scipy.stats", "helpers.checks"))
-    yield server
-    server.close()
-
-
-@pytest.mark.parametrize("forked", [False, True], ids=["new-interpreter", "fork-server"])
-def test_recheck_scores_guards_modules_and_survives_a_kill(forked, request):
-    blocks = _blocks(
-        ("instructor", "setup", 0, "import numpy as np"),
-        ("student", None, 0, "def f(x):\n    return 2 * x\n"
-                              "def patch():\n    np.mean = len\n    return 1\n"
-                              "def die():\n    import os\n    os._exit(3)"),
-        ("test", "ok", 2, "assert f(1) == 2"),
-        ("test", "fails", 1, "assert f(1) == 3"),
-        ("test", "patches", 3, "assert patch() == 1"),
-        ("test", "after_patch", 1, "assert f(2) == 4"),
-        ("test", "dies", 1, "die()"),
-        ("test", "never", 1, "assert True"),
-    )
-    server = request.getfixturevalue("fork_server") if forked else None
-    out = recheck.run_blocks(blocks, seed=1, timeout=60, memory_mb=2048, server=server)
-    assert out["scores"] == {"ok": 2, "fails": 0, "patches": 0, "after_patch": 0, "dies": 0,
-                             "never": 0}
-    assert "TamperError" in out["errors"]["patches"] and "numpy.mean" in out["errors"]["patches"]
-    assert "TamperError" in out["errors"]["after_patch"]
-    assert out["status"] == "died" and "not reached" in out["errors"]["never"]
-
-
-@pytest.mark.parametrize("forked", [False, True], ids=["new-interpreter", "fork-server"])
-def test_recheck_time_limit_seed_and_memory_cap(forked, request):
-    server = request.getfixturevalue("fork_server") if forked else None
-    blocks = _blocks(("test", "seed", 1, "import os\nassert os.environ['DP_COURSE_SEED'] == '77'"),
-                     ("test", "big", 1, "x = bytearray(4 * 1024 ** 3)"),
-                     ("test", "loop", 1, "import time\nwhile True:\n    time.sleep(0.05)"))
-    out = recheck.run_blocks(blocks, seed=77, timeout=3, memory_mb=1024, server=server)
-    assert out["scores"] == {"seed": 1, "big": 0, "loop": 0}
-    assert "MemoryError" in out["errors"]["big"]
-    assert out["status"] == "timeout" and out["seconds"] < 20
-
-
-def test_recheck_gets_the_assignment_data_files():
-    blocks = _blocks(("test", "data", 1, "assert open('data/x.csv').read() == '1,2'"))
-    out = recheck.run_blocks(blocks, seed=1, timeout=30, memory_mb=None,
-                             files={"data/x.csv": b"1,2", "../escape.txt": b"no"})
-    assert out["scores"] == {"data": 1}
-
-
-def test_watchdog_kills_the_kernel_process_group(tmp_path):
-    import subprocess
+def test_wire_frames_have_deadlines_and_size_caps():
+    import os
+    import struct
     import time
 
-    from autograder.worker import Watchdog
+    from autograder.sandbox import wire
 
-    proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
-    (tmp_path / "kernel.pid").write_text(str(proc.pid))
-    start = time.monotonic()
-    with Watchdog(tmp_path / "kernel.pid", 0.3) as dog:
-        proc.wait(timeout=30)
-    assert dog.fired and proc.returncode == -9 and time.monotonic() - start < 10
+    r, w = os.pipe()
+    try:
+        wire.send(w, {"a": 1}, b"xyz")
+        assert wire.recv(r, time.monotonic() + 5) == ({"a": 1}, b"xyz")
+        start = time.monotonic()
+        with pytest.raises(TimeoutError):
+            wire.recv(r, time.monotonic() + 0.2)
+        assert time.monotonic() - start < 2
+        os.write(w, struct.pack(">II", 2 ** 31, 0))
+        with pytest.raises(wire.WireError):
+            wire.recv(r, time.monotonic() + 5)
+        os.write(w, struct.pack(">II", 3, 0) + b"[1]")
+        with pytest.raises(wire.WireError):  # a header must be an object
+            wire.recv(r, time.monotonic() + 5)
+    finally:
+        os.close(r)
+        os.close(w)
 
+
+def test_student_exceptions_cross_as_names_never_as_objects():
+    from autograder.proxy import student_exception
+
+    assert type(student_exception("ValueError", "bad b", False)) is ValueError
+    assert type(student_exception("ZeroDivisionError", "x", False)) is ZeroDivisionError
+    custom = student_exception("MyError", "m" * 10_000, False)
+    assert type(custom).__name__ == "MyError" and isinstance(custom, Exception) and len(str(custom)) <= 2000
+    for name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
+        assert isinstance(student_exception(name, "", False), Exception)
+    assert type(student_exception("os.system('x')", "", False)).__name__ == "Exception"
+    from helpers.checks import ForbiddenRngMethod
+
+    assert isinstance(student_exception("ForbiddenRngMethod", "", True), ForbiddenRngMethod)
+    assert not isinstance(student_exception("ForbiddenRngMethod", "", False), ForbiddenRngMethod)
+
+
+def test_standins_show_source_and_imports_but_never_run_student_code():
+    from autograder.proxy import Proxy, standins
+    from helpers.checks import find_forbidden_calls
+
+    code = ("import numpy as np\nfrom numpy.random import laplace as L\n"
+            "def helper(b, n):\n    open('/tmp/should-never-exist', 'w')\n    return L(0, b, n)\n"
+            "def noise(b, size, rng):\n    return helper(b, size)\n")
+    functions, keys = standins([code], tag="unit")
+    try:
+        with pytest.raises(RuntimeError, match="stand-in"):
+            functions["helper"](1, 2)
+        proxy = Proxy(sandbox=None, name="noise", call_timeout=1, standin=functions["noise"])
+        import inspect
+
+        assert "return helper(b, size)" in inspect.getsource(proxy)
+        found = find_forbidden_calls(proxy)
+        assert any("numpy.random" in f for f in found), found
+    finally:
+        for key in keys:
+            import linecache
+
+            linecache.cache.pop(key, None)
+    assert not Path("/tmp/should-never-exist").exists()
+
+
+# --- the sandbox -----------------------------------------------------------------------
+
+ISOLATION_PROBE = r'''
+import os, resource, socket, sys
+print("uid", os.getuid(), os.geteuid())
+try:
+    import helpers
+    print("HELPERS IMPORTED")
+except ImportError:
+    print("no helpers")
+try:
+    import autograder
+    print("AUTOGRADER IMPORTED")
+except ImportError:
+    print("no autograder")
+print("pids", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
+print("root", sorted(os.listdir("/")))
+print("repo", os.path.exists(REPO), os.path.exists(REPO + "/source"))
+for name in ("AS", "CPU", "NPROC", "FSIZE", "NOFILE"):
+    soft, hard = resource.getrlimit(getattr(resource, "RLIMIT_" + name))
+    print("limit", name, soft == hard, soft != resource.RLIM_INFINITY)
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=2)
+    print("NETWORK")
+except OSError:
+    print("no network")
+for path in ("/usr/evil", "/opt/site-packages/evil.pth", "/opt/runner/evil.py", "/evil", "/tmp/evil"):
+    try:
+        open(path, "w")
+        print("WROTE", path)
+    except OSError:
+        pass
+open(os.path.expanduser("~/ok"), "w").write("mine")
+print("caps", open("/proc/self/status").read().split("CapEff:")[1].split()[0])
+'''
+
+
+def test_sandbox_isolation():
+    """What the student's process sees: nobody, no helpers, no network, only its own pids."""
+    import time
+
+    from autograder.jail import Sandbox, probe
+
+    if probe():
+        pytest.skip(f"bubblewrap unavailable: {probe()}")
+    box = Sandbox(sandboxed=True, deadline=time.monotonic() + 60, memory_mb=1024, cpu_seconds=30)
+    try:
+        box.send({"cells": [ISOLATION_PROBE.replace("REPO", repr(str(REPO)))], "files": {}, "graded": [],
+                  "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
+        cell, _ = box.recv(30, "probe")
+        assert cell["error"] is None, cell["error"]
+        out = cell["stdout"]
+        if __import__("os").geteuid() == 0:
+            assert "uid 65534 65534" in out
+        assert "no helpers" in out and "no autograder" in out and "no network" in out
+        pids = eval(out.split("pids ")[1].splitlines()[0])  # noqa: S307 - our own probe's output
+        assert len(pids) <= 3, pids
+        assert "repo False False" in out and "WROTE" not in out
+        assert out.count("limit") == 5 and "False" not in "".join(l for l in out.splitlines() if l.startswith("limit"))
+        assert "caps 0000000000000000" in out
+    finally:
+        box.close()
+
+
+def test_calls_cross_generators_and_restrictions():
+    """A Generator ends where it would in one process; RecordingGenerator's restriction holds."""
+    import time
+
+    import numpy as np
+
+    from autograder.jail import Sandbox, SandboxError, probe
+    from autograder.proxy import Proxy
+    from helpers.checks import ForbiddenRngMethod, RecordingGenerator
+
+    sandboxed = probe() is None
+    box = Sandbox(sandboxed=sandboxed, deadline=time.monotonic() + 60, memory_mb=1024, cpu_seconds=30)
+    code = ("import numpy as np\ndef draw(n, rng):\n    return rng.random(n)\n"
+            "def cheat(rng):\n    return rng.laplace(0, 1, 3)\n"
+            "def boom(x):\n    raise ValueError(f'bad {x}')\n"
+            "def obj():\n    return object()\n"
+            "def give(rng):\n    return rng\n"
+            "def slow():\n    import time\n    time.sleep(60)\n")
+    try:
+        box.send({"cells": [code], "files": {}, "graded": ["draw", "cheat", "boom", "obj", "slow", "give"],
+                  "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 2.0})
+        box.recv(30, "cell")
+        ready, _ = box.recv(30, "ready")
+        assert ready["names"] == {n: "callable" for n in ("draw", "cheat", "boom", "obj", "slow", "give")}
+        draw, cheat, boom, obj, slow = (Proxy(box, n, 2.0) for n in ("draw", "cheat", "boom", "obj", "slow"))
+        rng, local = np.random.default_rng(5), np.random.default_rng(5)
+        for n in (3, 1000):
+            got = draw(n, rng)
+            assert type(got) is np.ndarray and np.array_equal(got, local.random(n))
+        assert rng.bit_generator.state == local.bit_generator.state
+        recording = RecordingGenerator(7)
+        draw(4, recording)
+        assert recording.calls == 1 and recording.draws == 4
+        with pytest.raises(ForbiddenRngMethod):
+            cheat(recording)
+        assert recording.forbidden == ["laplace"]
+        with pytest.raises(ValueError, match="bad 3"):
+            boom(3)
+        with pytest.raises(TypeError, match="cannot be graded"):
+            obj()
+        with pytest.raises(TypeError, match="generator cannot be returned"):
+            Proxy(box, "give", 2.0)(np.random.default_rng(3))
+        with pytest.raises(Exception, match="time limit"):
+            slow()
+        assert list(draw(2, np.random.default_rng(1))) == list(np.random.default_rng(1).random(2))
+    finally:
+        box.close()
+    with pytest.raises(SandboxError):
+        draw(1, np.random.default_rng(1))
+
+
+# --- the worker protocol ----------------------------------------------------------------
+
+def test_worker_results_are_validated_field_by_field():
+    from autograder.grade import validate
+
+    expected = [{"notebook": "hw.ipynb", "grade_id": "t1", "points": 2.0},
+                {"notebook": "hw.ipynb", "grade_id": "t2", "points": 1.0}]
+    good = {"cells": [dict(expected[0], score=2.0, message=None), dict(expected[1], score=0, message="m")],
+            "errors": [], "flags": ["f"], "repairs": [], "notes": [], "feedback": {"hw.ipynb": "<p>"},
+            "autograded": {}, "similarity": [], "timings": {"a": 1}, "seconds": 1.5}
+    clean = validate(json.loads(json.dumps(good)), expected, ["hw.ipynb"])
+    assert [c["score"] for c in clean["cells"]] == [2.0, 0.0]
+    bad_cases = [None, [], {**good, "cells": good["cells"][:1]},
+                 {**good, "cells": [dict(good["cells"][0], score=1.5), good["cells"][1]]},
+                 {**good, "cells": [dict(good["cells"][0], score=100), good["cells"][1]]},
+                 {**good, "cells": [dict(good["cells"][0], points=100, score=100), good["cells"][1]]},
+                 {**good, "cells": [dict(good["cells"][0], grade_id="x"), good["cells"][1]]},
+                 {**good, "cells": [dict(good["cells"][0], score="2"), good["cells"][1]]},
+                 {**good, "feedback": {"../../grades.csv": "x"}}, {**good, "errors": [1]},
+                 {**good, "errors": "x"}]
+    for bad in bad_cases:
+        with pytest.raises((ValueError, TypeError)):
+            validate(bad, expected, ["hw.ipynb"])
 
 # --- feedback, shards, reports ---------------------------------------------------------
 
@@ -283,10 +445,9 @@ def test_shards_are_disjoint_balanced_and_complete():
 
 
 def _out(tmp_path, name, students):
-    results = [finalize({"student": s, "assignment": "hw", "seed": 1, "cells": [
-        {"notebook": "hw.ipynb", "grade_id": "t", "points": 2.0, "nbgrader": 2.0,
-         "recheck": 2.0, "score": 2.0}], "flags": [], "errors": [], "repairs": [], "notes": []})
-        for s in students]
+    results = [{"student": s, "assignment": "hw", "seed": 1, "score": 2.0, "max_score": 2.0, "status": "ok",
+                "cells": [{"notebook": "hw.ipynb", "grade_id": "t", "points": 2.0, "score": 2.0}],
+                "flags": [], "errors": [], "repairs": [], "notes": []} for s in students]
     out = tmp_path / name
     out.mkdir()
     report.write_grades(out / "grades.csv", results)
@@ -326,7 +487,9 @@ def test_ci_workflow_is_valid_and_consistent():
     assert any(u.startswith("actions/upload-artifact@") for u in uses)
     assert any(u.startswith("actions/download-artifact@") for u in uses)
     assert jobs["merge"]["needs"] == "grade"
-    grade_cmd = " ".join(s.get("run", "") for s in jobs["grade"]["steps"])
+    grade_cmd = " ".join(s.get("run", "") for s in jobs["grade"]["steps"] if "-m autograder" in s.get("run", ""))
+    install = " ".join(s.get("run", "") for s in jobs["grade"]["steps"] if "make install" in s.get("run", ""))
+    assert "apt-get install" in install and "bubblewrap" in install
     merge_cmd = " ".join(s.get("run", "") for s in jobs["merge"]["steps"])
     # The commands parse with the real CLI (placeholders filled in).
     argv = grade_cmd[grade_cmd.index("-m autograder") + len("-m autograder"):]
@@ -376,90 +539,9 @@ def test_corpus_solutions_pass_static_inspection():
     checked = 0
     for assignment in corpus.ASSIGNMENTS:
         nb = nbformat.read(REPO / "source" / assignment / f"{assignment}.ipynb", as_version=4)
-        protected = astcheck.imported_names(recheck.instructor_code(nb))
+        protected = astcheck.imported_names(_instructor_code(nb))
         for entry in corpus.corpus_entries(assignment):
             for name, code in entry["solutions"].items():
                 assert astcheck.inspect_code(code, protected) == [], (entry["id"], name)
-                assert f"def {name}" in astcheck.definitions_only(code, protected), (entry["id"], name)
                 checked += 1
     assert checked >= 50
-
-
-def test_recheck_grades_the_corpus_like_its_manifest(tmp_path, fork_server):
-    """Correct variants get every point in the recheck; wrong ones lose the cells they must."""
-    corpus = _corpus()
-    for assignment in corpus.ASSIGNMENTS:
-        source = nbformat.read(REPO / "source" / assignment / f"{assignment}.ipynb", as_version=4)
-        for entry in corpus.corpus_entries(assignment):
-            path = corpus.make_submission(assignment, entry["solutions"],
-                                          tmp_path / assignment / f"{entry['id']}.ipynb")
-            student = nbformat.read(path, as_version=4)
-            out = recheck.run_blocks(recheck.build_blocks(student, source), seed=11, timeout=120,
-                                     memory_mb=2048, server=fork_server)
-            zero = {gid for gid, score in out["scores"].items() if score == 0}
-            if entry["kind"] == "correct":
-                assert not zero, (entry["id"], out["errors"])
-            else:
-                assert set(entry["expect_zero"]) <= zero, (entry["id"], zero)
-
-
-# --- kernels: launcher, zygote, limits ------------------------------------------------------
-
-def test_kernel_zygote_forks_limited_kernels_that_die_with_their_launcher(tmp_path, monkeypatch):
-    """Kernels forked by the zygote get the launcher's cwd, env and memory cap; interrupts reach
-    them, and killing the launcher (what the watchdog does) kills the kernel."""
-    import os
-    import signal
-    import time
-
-    from nbclient import NotebookClient
-
-    from autograder import worker
-    from autograder.limits import MEMORY_ENV, PIDFILE_ENV
-
-    worker.write_kernelspec(tmp_path / "jupyter")
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    monkeypatch.setenv(MEMORY_ENV, "1024")
-    monkeypatch.setenv("DP_COURSE_SEED", "4242")
-    monkeypatch.setenv(PIDFILE_ENV, str(tmp_path / "kernel.pid"))
-    zygote = worker.start_zygote(tmp_path)
-    monkeypatch.setenv("AUTOGRADER_ZYGOTE", os.environ.pop("AUTOGRADER_ZYGOTE"))
-    assert zygote is not None
-    try:
-        nb = nbformat.v4.new_notebook()
-        nb.cells = [nbformat.v4.new_code_cell(
-            "import os, sys, resource\n"
-            "print(os.getppid(), 'scipy.stats' in sys.modules, resource.getrlimit(resource.RLIMIT_AS)[0] >> 20,"
-            " os.environ['DP_COURSE_SEED'], os.getcwd(), os.getpid())"),
-            nbformat.v4.new_code_cell("import time\ntime.sleep(60)"),
-            nbformat.v4.new_code_cell("x = bytearray(2 * 1024 ** 3)")]
-        client = NotebookClient(nb, kernel_name=worker.KERNEL_NAME, timeout=3, allow_errors=True,
-                                interrupt_on_timeout=True, resources={"metadata": {"path": str(tmp_path)}})
-        client.execute()
-        ppid, preloaded, cap, seed, cwd, _ = client.nb.cells[0].outputs[0]["text"].split()
-        assert int(ppid) == zygote.pid and preloaded == "True"
-        assert (int(cap), seed, cwd) == (1024, "4242", str(tmp_path))
-        assert [o.get("ename") for o in client.nb.cells[1].outputs] == ["KeyboardInterrupt"]
-        assert [o.get("ename") for o in client.nb.cells[2].outputs] == ["MemoryError"]
-
-        # Killing the launcher's process group kills the forked kernel.
-        client = NotebookClient(nb, kernel_name=worker.KERNEL_NAME, timeout=30,
-                                resources={"metadata": {"path": str(tmp_path)}})
-        with client.setup_kernel():
-            children = Path(f"/proc/{zygote.pid}/task/{zygote.pid}/children")
-            kernels = children.read_text().split()
-            assert len(kernels) == 1
-            kernel_pid = int(kernels[0])
-            os.killpg(int((tmp_path / "kernel.pid").read_text()), signal.SIGKILL)
-            for _ in range(100):
-                try:
-                    os.kill(kernel_pid, 0)
-                except ProcessLookupError:
-                    break
-                time.sleep(0.1)
-            else:
-                raise AssertionError("the forked kernel survived its launcher")
-    finally:
-        zygote.stdin.close()
-        zygote.wait(timeout=30)
-

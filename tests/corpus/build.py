@@ -17,9 +17,9 @@ Main entry points
   differently written correct solutions listed in ``manifest.json``, each
   as ``{"id", "kind" ("correct"/"wrong"), "solutions", "expect_zero", "why"}``.
 * :func:`grade` ``(assignment, submissions, root)``: grade many submissions
-  through the real path (one ``nbgrader autograde`` call in a temporary
-  course root), return ``{student: {"score", "max_score", "cells"}}`` read
-  from the gradebook.
+  through the real path (the trusted grader of ``python -m autograder
+  grade``: student code sandboxed, tests in the trusted process), return
+  ``{student: {"score", "max_score", "cells", "status", "messages"}}``.
 * :func:`generate_release` ``(root)``: run ``nbgrader generate_assignment``
   for every assignment in a temporary course root.
 
@@ -152,34 +152,36 @@ def corpus_entries(assignment: str) -> list[dict]:
     return entries
 
 
+#: Run seed of corpus grading: fixed, so every run of the tests judges the same samples.
+CORPUS_SEED = 20261123
+
+
 def grade(assignment: str, submissions: dict[str, dict[str, str]], root: Path,
-          env: dict | None = None, release_dir: Path = REPO / "release") -> dict[str, dict]:
-    """Autograde ``submissions`` (``{student_id: {grade_id: code}}``) with one nbgrader call.
+          env: dict | None = None, release_dir: Path = REPO / "release", jobs: int = 2,
+          seed: int = CORPUS_SEED) -> dict[str, dict]:
+    """Grade ``submissions`` (``{student_id: {grade_id: code}}``) with the trusted grader.
 
-    ``root`` becomes a throwaway course root (never the repository's). The
-    student notebooks are built from ``release_dir`` by :func:`make_submission`.
-    Returns ``{student_id: {"score", "max_score", "cells": {grade_id: score}}}``.
+    The student notebooks are built from ``release_dir`` by :func:`make_submission`
+    under ``root/submitted/`` and graded by ``python -m autograder grade``'s
+    function (student code in the bubblewrap sandbox, the source notebook's
+    tests, hidden ones included, in the trusted process), with output in
+    ``root`` (``root/grades.csv``, ``root/autograded/<student>/...``).
+    ``env`` is accepted for compatibility and ignored (the grader sets the
+    seed itself, from ``seed``). Returns ``{student_id: {"score",
+    "max_score", "cells": {grade_id: score}, "status"}}``.
     """
-    from nbgrader.api import Gradebook
+    from autograder.grade import grade as trusted_grade
 
-    root = make_course(Path(root), [assignment])
-    run_nbgrader(root, "generate_assignment", assignment, "--force", env=env)
+    root = Path(root)
     for student, solutions in submissions.items():
         make_submission(assignment, solutions, notebook_path(root / "submitted" / student, assignment), release_dir)
-    run_nbgrader(root, "autograde", assignment, "--force", env=env, check=False)
+    graded = trusted_grade(assignment=assignment, submissions=root / "submitted", out=root, jobs=jobs,
+                           seed=seed, quiet=True)
     results = {}
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
-        for student in submissions:
-            try:
-                sub = gb.find_submission(assignment, student)
-            except Exception:  # noqa: BLE001  (a crashed submission has no row)
-                results[student] = {"score": None, "max_score": None, "cells": {}}
-                continue
-            cells = {}
-            for nb in sub.notebooks:
-                for g in nb.grades:
-                    cells[g.name] = g.score
-            results[student] = {"score": sub.score, "max_score": sub.max_score, "cells": cells}
+    for row in graded["submissions"]:
+        results[row["student"]] = {"score": row["score"], "max_score": row["max_score"], "status": row["status"],
+                                   "cells": {c["grade_id"]: c["score"] for c in row["cells"]},
+                                   "messages": {c["grade_id"]: c["message"] for c in row["cells"] if c["message"]}}
     return results
 
 

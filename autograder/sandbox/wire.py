@@ -1,0 +1,234 @@
+"""The channel between the trusted grader and the sandbox: framing and plain data.
+
+Imported by both sides (the sandbox gets a read-only copy of this folder and
+nothing else of the project). Standard library and numpy only.
+
+A message is ``>II`` (header length, payload length), a UTF-8 JSON header
+and a payload holding the raw bytes of every array in the header, in order.
+Values are plain data only; the JSON tree tags what JSON cannot say::
+
+    {"$t": [...]}                     tuple
+    {"$d": {"key": value}}            dict (str keys)
+    {"$a": [offset, nbytes], "dtype": "float64", "shape": [2, 3]}   ndarray
+    {"$s": "float64", "v": 1.5}       numpy scalar
+    {"$g": index}                     a numpy Generator (its state travels beside the call)
+    {"$f": "nan" | "inf" | "-inf"}    non-finite float
+
+Decoding never executes, imports or unpickles anything: dtypes come from
+:data:`DTYPES`, every size is checked against a cap, and anything else is a
+:class:`WireError`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import select
+import struct
+import time
+
+import numpy as np
+
+#: Array and scalar dtypes that may cross (fixed-size numbers only, native little-endian).
+DTYPES = {name: np.dtype(name) for name in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128")}
+MAX_HEADER = 8 << 20
+MAX_PAYLOAD = 64 << 20
+MAX_NODES = 2_000_000
+MAX_DEPTH = 40
+MAX_STR = 1 << 20
+MAX_DIMS = 8
+_FRAME = struct.Struct(">II")
+
+
+class WireError(Exception):
+    """A message that breaks the framing or the plain-data rules."""
+
+
+# --- framing -------------------------------------------------------------------
+
+def send(fd: int, header: dict, payload: bytes = b"") -> None:
+    data = json.dumps(header, ensure_ascii=True, allow_nan=False).encode()
+    if len(data) > MAX_HEADER or len(payload) > MAX_PAYLOAD:
+        raise WireError(f"message too large ({len(data)} + {len(payload)} bytes)")
+    view = memoryview(_FRAME.pack(len(data), len(payload)) + data + payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        if deadline is not None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                raise TimeoutError("no complete message before the deadline")
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError("channel closed")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def recv(fd: int, deadline: float | None = None) -> tuple[dict, bytes]:
+    """One message; ``TimeoutError`` past ``deadline`` (monotonic), ``EOFError``, ``WireError``."""
+    head_len, payload_len = _FRAME.unpack(_read_exact(fd, _FRAME.size, deadline))
+    if head_len > MAX_HEADER or payload_len > MAX_PAYLOAD:
+        raise WireError(f"announced message too large ({head_len} + {payload_len} bytes)")
+    raw = _read_exact(fd, head_len, deadline)
+    payload = _read_exact(fd, payload_len, deadline)
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise WireError(f"header is not JSON ({type(exc).__name__})") from None
+    if not isinstance(header, dict):
+        raise WireError("header is not an object")
+    return header, payload
+
+
+# --- plain data ------------------------------------------------------------------
+
+def is_generator(value) -> bool:
+    return isinstance(value, np.random.Generator)
+
+
+def encode(value, payload: bytearray, generators: list) -> object:
+    """``value`` as a JSON tree; arrays appended to ``payload``, generators to ``generators``."""
+    return _encode(value, payload, generators, 0)
+
+
+def _encode(value, payload, generators, depth):
+    if depth > MAX_DEPTH:
+        raise TypeError("data nested too deeply")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int) and type(value) in (int, bool):
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else {"$f": "nan" if value != value else ("inf" if value > 0 else "-inf")}
+    if isinstance(value, np.generic) and type(value).__module__ == "numpy":
+        dtype = value.dtype
+        if dtype.name not in DTYPES:
+            raise TypeError(f"numpy scalar of dtype {dtype} cannot cross")
+        v = value.item()
+        if isinstance(v, complex):
+            v = [_encode(float(v.real), payload, generators, depth + 1),
+                 _encode(float(v.imag), payload, generators, depth + 1)]
+        elif isinstance(v, float):
+            v = _encode(v, payload, generators, depth + 1)
+        return {"$s": dtype.name, "v": v}
+    if type(value) is np.ndarray or isinstance(value, np.ndarray):
+        arr = np.ascontiguousarray(np.asarray(value))
+        if arr.dtype.name not in DTYPES or arr.ndim > MAX_DIMS:
+            raise TypeError(f"array of dtype {arr.dtype} cannot cross (allowed: {', '.join(DTYPES)})")
+        arr = arr.astype(DTYPES[arr.dtype.name].newbyteorder("<"), copy=False)
+        offset = len(payload)
+        payload += arr.tobytes()
+        return {"$a": [offset, arr.nbytes], "dtype": arr.dtype.name, "shape": list(arr.shape)}
+    if is_generator(value):
+        generators.append(value)
+        return {"$g": len(generators) - 1}
+    if type(value) is tuple:
+        return {"$t": [_encode(v, payload, generators, depth + 1) for v in value]}
+    if type(value) is list:
+        return [_encode(v, payload, generators, depth + 1) for v in value]
+    if type(value) is dict:
+        if not all(type(k) is str for k in value):
+            raise TypeError("dict keys must be str")
+        return {"$d": {k: _encode(v, payload, generators, depth + 1) for k, v in value.items()}}
+    raise TypeError(f"a value of type {type(value).__name__} cannot cross the sandbox boundary "
+                    "(plain data only: None, bool, int, float, str, list, tuple, dict, numpy arrays)")
+
+
+def decode(tree, payload: bytes, generators: list | None = None):
+    """Rebuild plain data; ``generators[i]`` stands for ``{"$g": i}`` (``None``: refused)."""
+    budget = [MAX_NODES]
+    return _decode(tree, payload, generators, 0, budget)
+
+
+def _decode(tree, payload, generators, depth, budget):
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise WireError("data too large or nested too deeply")
+    if tree is None or type(tree) in (bool, int, float):
+        if type(tree) is int and tree.bit_length() > 4096:
+            raise WireError("integer too large")
+        return tree
+    if type(tree) is str:
+        if len(tree) > MAX_STR:
+            raise WireError("string too long")
+        return tree
+    if type(tree) is list:
+        return [_decode(v, payload, generators, depth + 1, budget) for v in tree]
+    if type(tree) is not dict or len(tree) > 3:
+        raise WireError(f"unexpected {type(tree).__name__}")
+    if set(tree) == {"$t"} and type(tree["$t"]) is list:
+        return tuple(_decode(v, payload, generators, depth + 1, budget) for v in tree["$t"])
+    if set(tree) == {"$d"} and type(tree["$d"]) is dict:
+        return {str(k)[:MAX_STR]: _decode(v, payload, generators, depth + 1, budget) for k, v in tree["$d"].items()}
+    if set(tree) == {"$f"} and tree["$f"] in ("nan", "inf", "-inf"):
+        return float(tree["$f"])
+    if set(tree) == {"$s", "v"} and tree["$s"] in DTYPES:
+        v = tree["v"]
+        if type(v) is list and len(v) == 2:
+            v = complex(_as_float(v[0]), _as_float(v[1]))
+        elif type(v) is dict:
+            v = _as_float(v)
+        elif type(v) not in (bool, int, float):
+            raise WireError("bad numpy scalar")
+        try:
+            with np.errstate(all="ignore"):
+                return DTYPES[tree["$s"]].type(v)
+        except (OverflowError, ValueError, TypeError):
+            raise WireError("numpy scalar out of range") from None
+    if set(tree) == {"$a", "dtype", "shape"}:
+        return _array(tree, payload)
+    if set(tree) == {"$g"} and type(tree["$g"]) is int and generators is not None \
+            and 0 <= tree["$g"] < len(generators):
+        return generators[tree["$g"]]
+    raise WireError("unexpected object in data")
+
+
+def _as_float(tree) -> float:
+    if type(tree) in (int, float):
+        return float(tree)
+    if type(tree) is dict and set(tree) == {"$f"} and tree["$f"] in ("nan", "inf", "-inf"):
+        return float(tree["$f"])
+    raise WireError("bad float")
+
+
+def _array(tree, payload) -> np.ndarray:
+    span, name, shape = tree["$a"], tree["dtype"], tree["shape"]
+    if name not in DTYPES or type(span) is not list or len(span) != 2 or type(shape) is not list \
+            or len(shape) > MAX_DIMS or not all(type(n) is int and 0 <= n for n in shape + span):
+        raise WireError("bad array header")
+    dtype = DTYPES[name].newbyteorder("<")
+    count = math.prod(shape)
+    offset, nbytes = span
+    if count * dtype.itemsize != nbytes or offset + nbytes > len(payload):
+        raise WireError("array size does not match its shape")
+    arr = np.frombuffer(payload, dtype=dtype, count=count, offset=offset).reshape(shape)
+    return arr.astype(DTYPES[name], copy=True)  # a plain, writable, native ndarray
+
+
+# --- generators ------------------------------------------------------------------
+
+def pcg64_state(state) -> dict:
+    """A validated PCG64 state dict (``WireError`` otherwise)."""
+    try:
+        inner = state["state"]
+        clean = {"bit_generator": "PCG64",
+                 "state": {"state": inner["state"], "inc": inner["inc"]},
+                 "has_uint32": state["has_uint32"], "uinteger": state["uinteger"]}
+        ok = (state["bit_generator"] == "PCG64"
+              and all(type(v) is int and 0 <= v < 1 << 128 for v in clean["state"].values())
+              and clean["has_uint32"] in (0, 1) and type(clean["has_uint32"]) is int
+              and type(clean["uinteger"]) is int and 0 <= clean["uinteger"] < 1 << 32)
+    except (KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise WireError("bad generator state")
+    return clean

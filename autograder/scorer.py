@@ -1,0 +1,226 @@
+"""Score one submission: student cells in the sandbox, instructor cells here.
+
+:func:`score_submission` starts a :class:`autograder.jail.Sandbox`, sends it
+the student's cells (every code cell of the sanitized notebook except the
+test cells, in notebook order, as plain Python), then runs the *source*
+notebook's instructor cells (setup and every test cell, hidden tests
+included) in this trusted process, where each graded name (a function
+defined in a solution cell of the source) is a :class:`autograder.proxy.Proxy`.
+A test cell earns its points when it raises nothing. The student's process
+never sees the tests, and nothing it sends is trusted beyond plain data.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import linecache
+import os
+import time
+
+from autograder.jail import GRACE, Sandbox, SandboxError
+from autograder.proxy import Proxy, standins
+
+BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+TEXT_CAP = 32_000
+
+
+def nbgrader_meta(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader")
+    return meta if isinstance(meta, dict) else {}
+
+
+def is_test(cell) -> bool:
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("grade") and not meta.get("solution") and cell.get("cell_type") == "code")
+
+
+def _text(source) -> str:
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def to_python(source: str) -> str:
+    """IPython syntax (``%magic``, ``!cmd``) as plain Python."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 - left as is: it fails to compile in the sandbox
+        return source
+
+
+def graded_names(source_nb) -> list[str]:
+    """Functions defined at the top of the source notebook's solution cells."""
+    names = []
+    for cell in source_nb.cells:
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
+            try:
+                tree = ast.parse(to_python(_text(cell.source)))
+            except SyntaxError:
+                continue
+            names += [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name not in names]
+    return names
+
+
+def split_hidden(source: str) -> list[tuple[bool, str]]:
+    """``[(hidden, code), ...]``: the cell cut at the hidden-test markers (top level only)."""
+    blocks, hidden, lines = [], False, []
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped.startswith((BEGIN, END)) and line == line.lstrip():
+            if lines:
+                blocks.append((hidden, "\n".join(lines)))
+            hidden, lines = stripped.startswith(BEGIN), []
+            continue
+        lines.append(line)
+    if lines:
+        blocks.append((hidden, "\n".join(lines)))
+    for _, code in blocks:
+        try:
+            compile(code, "<check>", "exec")
+        except SyntaxError:  # markers inside a block: run the cell whole, as hidden
+            return [(True, source)]
+    return blocks
+
+
+class _NoIPython:
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+def _run_trusted(code: str, namespace: dict, filename: str) -> tuple[str, dict | None]:
+    """Run instructor code; ``(captured output, error or None)``."""
+    out = io.StringIO()
+    error = None
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            exec(compile(to_python(code), filename, "exec"), namespace)
+    except BaseException as exc:  # noqa: BLE001 - any failure of the cell is a failed test
+        error = {"ename": type(exc).__name__[:100], "evalue": str(exc)[:TEXT_CAP]}
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+    finally:
+        linecache.cache.pop(filename, None)
+    return out.getvalue()[:TEXT_CAP], error
+
+
+def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory_mb: int | None,
+                     sandboxed: bool, files: dict[str, bytes] | None = None,
+                     submission_seconds: float | None = None) -> dict:
+    """Run and score one sanitized notebook.
+
+    Returns ``{"tests": [{grade_id, points, score, outputs: {...}}],
+    "student_cells": {cell index: {stdout, stderr, error}}, "problems": [...],
+    "names": {...}, "notes": [...], "timings": {...}}``.
+    """
+    started = time.monotonic()
+    budget = submission_seconds if submission_seconds is not None else timeout + 20
+    deadline = started + budget
+    names = graded_names(source_nb)
+    cells = [(i, to_python(_text(c.source))) for i, c in enumerate(student_nb.cells)
+             if c.cell_type == "code" and not is_test(c)]
+    result = {"tests": [], "student_cells": {}, "problems": [], "names": {}, "notes": [], "timings": {}}
+    sandbox = Sandbox(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb,
+                      cpu_seconds=int(budget) + 5)
+    keys = []
+    previous_seed = os.environ.get("DP_COURSE_SEED")
+    try:
+        payload, spans = bytearray(), {}
+        for name, data in (files or {}).items():
+            spans[name] = [len(payload), len(data)]
+            payload += data
+        sandbox.send({"cells": [code for _, code in cells], "files": spans, "graded": names,
+                      "limits": sandbox.limits, "cell_timeout": float(timeout),
+                      "call_timeout": float(timeout)}, bytes(payload))
+        available = {}
+        try:
+            for position, (index, _) in enumerate(cells):
+                message, _ = sandbox.recv(timeout + GRACE, f"cell {index + 1}")
+                result["student_cells"][index] = _cell_report(message, position)
+            message, _ = sandbox.recv(timeout + GRACE, "the end of the student's cells")
+            available = _names_report(message, names)
+        except SandboxError:
+            pass
+        except (TypeError, ValueError, KeyError) as exc:
+            sandbox.kill(f"malformed message from the sandbox: {str(exc)[:100]}")
+        result["names"] = available
+        result["timings"]["student_cells"] = round(time.monotonic() - started, 3)
+        functions, keys = standins([code for _, code in cells], tag=str(id(result)))
+        namespace = {"__name__": "__main__", "get_ipython": lambda: _NoIPython(),
+                     "display": lambda *a, **k: None}
+        cell_deadline = [float("inf")]
+        for name in names:
+            if available.get(name) == "callable":
+                namespace[name] = Proxy(sandbox, name, timeout, functions.get(name),
+                                        cell_deadline=lambda: cell_deadline[0])
+            elif name not in functions:
+                result["notes"].append(f"{name}: no def statement in the student's code")
+        os.environ["DP_COURSE_SEED"] = str(seed)
+        tick = time.monotonic()
+        for number, cell in enumerate(source_nb.cells):
+            meta = nbgrader_meta(cell)
+            if cell.cell_type != "code" or not meta or meta.get("solution"):
+                continue
+            cell_deadline[0] = time.monotonic() + timeout
+            if not is_test(cell):
+                _, error = _run_trusted(_text(cell.source), namespace, f"<instructor {number}>")
+                if error:
+                    result["notes"].append(f"instructor cell {meta.get('grade_id')} failed: {error['ename']}")
+                continue
+            outputs, error, hidden_failed = [], None, False
+            for hidden, code in split_hidden(_text(cell.source)):
+                text, error = _run_trusted(code, namespace, f"<test {meta.get('grade_id')}>")
+                outputs.append({"hidden": hidden, "text": text})
+                if error:
+                    hidden_failed = hidden
+                    break
+            points = float(meta.get("points") or 0)
+            result["tests"].append({"grade_id": meta.get("grade_id"), "points": points,
+                                    "score": points if error is None else 0.0,
+                                    "outputs": outputs, "error": error, "hidden_failed": hidden_failed})
+        result["timings"]["tests"] = round(time.monotonic() - tick, 3)
+    finally:
+        sandbox.close()
+        for key in keys:
+            linecache.cache.pop(key, None)
+        if previous_seed is None:
+            os.environ.pop("DP_COURSE_SEED", None)
+        else:
+            os.environ["DP_COURSE_SEED"] = previous_seed
+    if sandbox.problem and sandbox.problem != "stopped":
+        result["problems"].append(sandbox.problem)
+    for report in result["student_cells"].values():
+        if report.get("error") and report["error"]["ename"] == "CellTimeoutError":
+            result["problems"].append("timeout: a cell exceeded the time limit")
+        if report.get("error") and report["error"]["ename"] == "MemoryError":
+            result["problems"].append("memory limit exceeded")
+    result["problems"] = list(dict.fromkeys(result["problems"]))
+    return result
+
+
+def _string(value, cap: int = TEXT_CAP) -> str:
+    if type(value) is not str:
+        raise TypeError("expected a string")
+    return value[:cap]
+
+
+def _cell_report(message: dict, position: int) -> dict:
+    if message.get("cell") != position or set(message) != {"cell", "stdout", "stderr", "error"}:
+        raise ValueError("unexpected cell report")
+    error = message["error"]
+    if error is not None:
+        if type(error) is not dict:
+            raise TypeError("bad error")
+        error = {"ename": _string(error.get("type"), 100), "evalue": _string(error.get("message")),
+                 "traceback": _string(error.get("traceback", ""))}
+    return {"stdout": _string(message["stdout"]), "stderr": _string(message["stderr"]), "error": error}
+
+
+def _names_report(message: dict, names: list[str]) -> dict:
+    reported = message.get("names")
+    if message.get("ready") is not True or type(reported) is not dict:
+        raise ValueError("unexpected end-of-cells report")
+    return {name: reported.get(name) if reported.get(name) in ("callable", "missing", "other") else "missing"
+            for name in names}
