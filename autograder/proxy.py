@@ -30,6 +30,8 @@ from autograder.jail import GRACE, SandboxError
 from autograder.sandbox import wire
 
 MAX_CALLS = 2_000_000
+#: Most calls in one ``call_repeatedly`` batch (the checks need at most 30,000).
+MAX_REPEAT = 200_000
 
 
 def _restriction(rng) -> list[str] | None:
@@ -81,10 +83,27 @@ class Proxy:
         return f"<function {self.__name__}>"
 
     def __call__(self, *args, **kwargs):
+        return self._request(None, args, kwargs)
+
+    def call_repeatedly(self, n: int, *args, **kwargs) -> list:
+        """``[self(*args, **kwargs) for _ in range(n)]`` in one round trip to the sandbox.
+
+        Same results, generator states and exceptions as the loop: the runner
+        decodes fresh copies of the arguments for every call, the generators'
+        state runs on from call to call, and the first exception ends the batch
+        (raised here, the generators left as the failing call left them). The
+        time limit is ``n`` call limits, within the test cell's.
+        """
+        if type(n) is not int or not 0 <= n <= MAX_REPEAT:
+            raise ValueError(f"call_repeatedly: n must be an int in 0..{MAX_REPEAT}, got {n!r}")
+        return [] if n == 0 else self._request(n, args, kwargs)
+
+    def _request(self, repeat, args, kwargs):
         name = self.__name__
+        count = 1 if repeat is None else repeat
         if time.monotonic() > self._cell_deadline():
             raise TimeoutError(f"{name}: the test cell exceeded its time limit")
-        self.calls += 1
+        self.calls += count
         if self.calls > MAX_CALLS:
             raise RuntimeError(f"{name}: too many calls")
         payload, generators = bytearray(), []
@@ -97,20 +116,23 @@ class Proxy:
             allowed = _restriction(rng)
             specs.append({"state": _bit_generator(rng).state, "allowed": allowed})
         # The runner interrupts the call itself at ``limit``; the sandbox is killed only at ``limit + GRACE``.
-        limit = max(0.01, min(self._timeout, self._cell_deadline() - time.monotonic()))
-        self._sandbox.send({"call": name, "args": {"$t": tree_args}, "kwargs": tree_kwargs, "rngs": specs,
-                            "timeout": limit}, bytes(payload))
-        reply, data = self._sandbox.recv(limit + GRACE, f"a call of {name}")
+        limit = max(0.01, min(self._timeout * count, self._cell_deadline() - time.monotonic()))
+        request = {"call": name, "args": {"$t": tree_args}, "kwargs": tree_kwargs, "rngs": specs, "timeout": limit}
+        if repeat is not None:
+            request["repeat"] = repeat
+        self._sandbox.send(request, bytes(payload))
+        what = f"a call of {name}" if repeat is None else f"{repeat} calls of {name}"
+        reply, data = self._sandbox.recv(limit + GRACE, what)
         try:
-            outcome = self._apply(reply, data, generators, specs)
+            outcome = self._apply(reply, data, generators, specs, repeat)
         except (wire.WireError, KeyError, TypeError, ValueError, OverflowError) as exc:
-            self._sandbox.kill(f"malformed reply from the sandbox to a call of {name}: {str(exc)[:100]}")
+            self._sandbox.kill(f"malformed reply from the sandbox to {what}: {str(exc)[:100]}")
             raise SandboxError(self._sandbox.problem) from None
         if isinstance(outcome, BaseException):
             raise outcome
         return outcome
 
-    def _apply(self, reply, data, generators, specs):
+    def _apply(self, reply, data, generators, specs, repeat=None):
         if not isinstance(reply, dict) or set(reply) - {"ok", "error", "rngs"} or ("ok" in reply) == ("error" in reply):
             raise wire.WireError("bad reply")
         states = reply["rngs"]
@@ -130,7 +152,12 @@ class Proxy:
                     raise wire.WireError("bad generator record")
                 record = (calls, draws, forbidden)
             updates.append((rng, state, record))
-        if "ok" in reply:
+        if "ok" in reply and repeat is not None:
+            results = reply["ok"]
+            if type(results) is not list or len(results) != repeat:
+                raise wire.WireError(f"expected a list of {repeat} results")
+            outcome = [wire.decode(tree, data, None) for tree in results]  # each checked as a single result
+        elif "ok" in reply:
             outcome = wire.decode(reply["ok"], data, None)
         else:
             error = reply["error"]

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from autograder import astcheck, bundle, feedback, report, sanitize, shard
@@ -395,6 +396,209 @@ def test_calls_cross_generators_and_restrictions():
         box.close()
     with pytest.raises(SandboxError):
         draw(1, np.random.default_rng(1))
+
+
+# --- batched calls (call_repeatedly, the runner's "repeat" op) ---------------------------
+
+REPEAT_CODE = """
+import math
+import numpy as np
+
+def pick(scores, epsilon, sensitivity, rng):
+    s = np.asarray(scores, dtype=float)
+    w = np.exp(epsilon * (s - s.max()) / (2 * sensitivity))
+    return int(np.searchsorted(np.cumsum(w / w.sum()), rng.random(), side="right"))
+
+def grow(xs, d):
+    xs.append(0)
+    d["k"] = d.get("k", 0) + 1
+    return [len(xs), d["k"]]
+
+def flaky(rng):
+    u = rng.random()
+    if u < 0.05:
+        raise ValueError(f"unlucky {u:.6f}")
+    return u
+
+def cheat(rng):
+    return rng.laplace()
+
+def late(rng):
+    u = rng.random()
+    return object() if u < 0.05 else u
+
+def nap(t):
+    import time
+    time.sleep(t)
+    return t
+"""
+
+
+@pytest.fixture(scope="module")
+def repeat_box():
+    import time
+
+    from autograder.jail import Sandbox, probe
+
+    box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
+    names = ["pick", "grow", "flaky", "cheat", "late", "nap"]
+    box.send({"cells": [REPEAT_CODE], "files": {}, "graded": names,
+              "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
+    box.recv(30, "cell")
+    ready, _ = box.recv(30, "ready")
+    assert ready["names"] == {n: "callable" for n in names}
+    yield box
+    box.close()
+
+
+def _local(name):
+    from helpers.checks import load_student_code
+
+    return load_student_code(REPEAT_CODE)[name]
+
+
+def test_repeat_gives_the_loops_samples_states_and_records(repeat_box):
+    """Batched through the sandbox == looped through the sandbox == looped in-process, draw for draw."""
+    from autograder.proxy import Proxy
+    from helpers.checks import RecordingGenerator, call_repeatedly
+
+    proxy, local = Proxy(repeat_box, "pick", 30.0), _local("pick")
+    scores = [0.0, 4.0, 8.0, 12.0, 16.0, 20.0, 6.0]
+    rngs = [RecordingGenerator(11) for _ in range(3)]
+    batched = call_repeatedly(proxy, 1000, scores, 0.7, 3.0, rngs[0])
+    looped = [proxy(scores, 0.7, 3.0, rngs[1]) for _ in range(1000)]
+    in_process = call_repeatedly(local, 1000, scores, 0.7, 3.0, rngs[2])
+    assert batched == looped == in_process and len(set(batched)) == 7
+    assert all(type(v) is int for v in batched)
+    states = [object.__getattribute__(r, "bit_generator").state for r in rngs]
+    assert states[0] == states[1] == states[2]
+    assert [(r.calls, r.draws, r.forbidden) for r in rngs] == [(1000, 1000, [])] * 3
+    plain = np.random.default_rng(3)
+    assert proxy.call_repeatedly(50, scores, 0.7, 3.0, rng=plain) == \
+        [local(scores, 0.7, 3.0, rng=r) for r in [np.random.default_rng(3)] for _ in range(50)]
+    assert proxy.call_repeatedly(0, scores, 0.7, 3.0, plain) == []
+    assert proxy.calls == 1000 + 1000 + 50
+
+
+def test_checks_sample_the_same_batched_and_looped(repeat_box, capsys):
+    """The exponential checks print the same statistics through the proxy (one message) and in-process."""
+    from autograder.proxy import Proxy
+    from helpers import checks
+
+    proxy = Proxy(repeat_box, "pick", 30.0)
+    sent = []
+    original_send = repeat_box.send
+    repeat_box.send = lambda header, payload=b"": (sent.append(header.get("repeat")), original_send(header, payload))
+    try:
+        checks.check_exponential_mechanism_distribution(proxy, seed=5, n=20_000)
+        checks.check_exponential_mechanism_basics(proxy)
+    finally:
+        del repeat_box.send
+    through_proxy = capsys.readouterr().out
+    assert sent == [20_000, 20, None, 20]
+    checks.check_exponential_mechanism_distribution(_local("pick"), seed=5, n=20_000)
+    checks.check_exponential_mechanism_basics(_local("pick"))
+    assert capsys.readouterr().out == through_proxy and "stat = " in through_proxy
+
+
+def test_repeat_copies_arguments_per_call_and_stops_at_the_first_exception(repeat_box):
+    from autograder.proxy import Proxy
+    from helpers.checks import ForbiddenRngMethod, RecordingGenerator, call_repeatedly
+
+    xs, d = [1, 2, 3], {}
+    assert Proxy(repeat_box, "grow", 30.0).call_repeatedly(4, xs, d) == [[4, 1]] * 4
+    assert xs == [1, 2, 3] and d == {}  # copies, as for single calls
+
+    flaky, local = Proxy(repeat_box, "flaky", 30.0), _local("flaky")
+    rng, ref = np.random.default_rng(2), np.random.default_rng(2)
+    with pytest.raises(ValueError) as batched:
+        flaky.call_repeatedly(10_000, rng)
+    with pytest.raises(ValueError) as looped:
+        call_repeatedly(local, 10_000, ref)
+    assert str(batched.value) == str(looped.value) and str(batched.value).startswith("unlucky")
+    assert rng.bit_generator.state == ref.bit_generator.state  # as the failing call left it
+    with pytest.raises(TypeError, match="cannot be graded"):
+        Proxy(repeat_box, "late", 30.0).call_repeatedly(10_000, np.random.default_rng(2))
+    recording = RecordingGenerator(1)
+    with pytest.raises(ForbiddenRngMethod):
+        Proxy(repeat_box, "cheat", 30.0).call_repeatedly(5, recording)
+    assert recording.forbidden == ["laplace"]
+    assert repeat_box.alive
+
+
+def test_repeat_time_limit_scales_with_n_within_the_cell(repeat_box):
+    import time
+
+    from autograder.proxy import MAX_REPEAT, Proxy
+
+    nap = Proxy(repeat_box, "nap", 0.5)
+    assert nap.call_repeatedly(6, 0.2) == [0.2] * 6  # 1.2 s: over one call's limit, within 6
+    cell = Proxy(repeat_box, "nap", 0.5, cell_deadline=lambda: time.monotonic() + 0.5)
+    with pytest.raises(Exception, match="time limit"):
+        cell.call_repeatedly(6, 0.2)
+    assert repeat_box.alive  # the runner interrupted the batch itself
+    for bad in (-1, MAX_REPEAT + 1, 2.0, True):
+        with pytest.raises(ValueError, match="n must be"):
+            nap.call_repeatedly(bad, 0.0)
+
+
+class _FakeSandbox:
+    """A channel that answers with a canned reply (what a hostile runner could send)."""
+
+    def __init__(self, reply, data=b""):
+        self.reply, self.data, self.problem = reply, data, None
+
+    def send(self, header, payload=b""):
+        self.header = header
+
+    def recv(self, seconds, what):
+        return self.reply, self.data
+
+    def kill(self, reason=None):
+        self.problem = self.problem or reason
+
+
+@pytest.mark.parametrize("reply", [
+    {"ok": 1, "rngs": []},                                   # not a list
+    {"ok": [1, 2], "rngs": []},                              # wrong length
+    {"ok": [1, 2, {"$g": 0}], "rngs": []},                   # a generator as a result
+    {"ok": [1, 2, {"$a": [0, 8], "dtype": "float64", "shape": [1]}], "rngs": []},  # array past the payload
+    {"ok": [1, 2, 3], "rngs": [{"state": "x"}]},             # a generator state nobody sent
+    {"ok": [1, 2, 3], "error": {"type": "ValueError", "message": "x"}, "rngs": []},
+    {"error": {"type": "ValueError"}, "rngs": []},
+])
+def test_malformed_repeat_replies_kill_the_sandbox(reply):
+    from autograder.jail import SandboxError
+    from autograder.proxy import Proxy
+
+    box = _FakeSandbox(reply)
+    with pytest.raises(SandboxError):
+        Proxy(box, "f", 1.0).call_repeatedly(3, 1.0)
+    assert box.header["repeat"] == 3 and box.problem.startswith("malformed reply")
+    good = _FakeSandbox({"ok": [1, {"$f": "nan"}, {"$s": "int64", "v": 2}], "rngs": []})
+    out = Proxy(good, "f", 1.0).call_repeatedly(3, 1.0)
+    assert out[0] == 1 and np.isnan(out[1]) and type(out[2]) is np.int64 and good.problem is None
+
+
+def test_per_call_and_per_batch_cost(repeat_box, capsys):
+    """Not a speed assertion beyond "batching is faster": prints the costs for the notes."""
+    import time
+
+    from autograder.proxy import Proxy
+    from helpers.checks import RecordingGenerator
+
+    proxy, n, scores = Proxy(repeat_box, "pick", 30.0), 1000, [1.0, 2.0, 3.0, 2.5]
+    rng = RecordingGenerator(0)
+    start = time.perf_counter()
+    for _ in range(n):
+        proxy(scores, 0.7, 3.0, rng)
+    looped = time.perf_counter() - start
+    start = time.perf_counter()
+    proxy.call_repeatedly(n, scores, 0.7, 3.0, rng)
+    batched = time.perf_counter() - start
+    with capsys.disabled():
+        print(f"\n[cost] {n} calls: looped {looped * 1e6 / n:.0f} us/call, batched {batched * 1e6 / n:.0f} us/call")
+    assert batched < looped
 
 
 # --- the worker protocol ----------------------------------------------------------------

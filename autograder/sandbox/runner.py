@@ -10,7 +10,8 @@
 3. Report which graded names are callable, then serve ``{"call"}`` requests
    until ``{"quit"}`` or end of input: arguments and results are plain data
    (:mod:`wire`), a ``Generator`` arrives as its PCG64 state and goes back
-   with the state it ended in.
+   with the state it ended in. ``{"call", "repeat": n}`` makes n calls with the
+   same arguments in one round trip (the checks' sampling loops).
 
 Everything here can be changed by the student's code once it runs; the
 trusted side validates every message and believes nothing else.
@@ -218,33 +219,52 @@ def main():
 
 
 def _serve(request, data, namespace, call_timeout):
+    """Answer one ``{"call"}`` request; with ``"repeat": n``, n calls in a row, as a loop would make them.
+
+    Each call gets freshly decoded arguments (so an argument modified in place
+    does not leak into the next call) and the same generators (so their state
+    runs on). The time limit covers the whole batch. The first exception (or
+    unsendable result) ends the batch and is the reply, with the generators'
+    state as that call left it; otherwise ``"ok"`` is the list of the n results.
+    """
     generators = []
     for spec in request["rngs"]:
         if spec.get("allowed") is not None:
             generators.append(restricted_generator(spec["state"], frozenset(spec["allowed"])))
         else:
             generators.append(np.random.Generator(_bit_generator(spec["state"])))
-    args = wire.decode(request["args"], data, generators)
-    kwargs = wire.decode(request["kwargs"], data, generators)
-    reply, payload = {}, bytearray()
+    repeat = request.get("repeat")
+    count = 1 if repeat is None else int(repeat)
+    reply, payload, results = {}, bytearray(), []
     func = namespace.get(request["call"])
-    signal.setitimer(signal.ITIMER_REAL, min(call_timeout, float(request.get("timeout", call_timeout))))
+    signal.setitimer(signal.ITIMER_REAL, min(call_timeout * count, float(request.get("timeout", call_timeout))))
     try:
-        result = func(*args, **kwargs)
+        for _ in range(count):
+            args = wire.decode(request["args"], data, generators)
+            kwargs = wire.decode(request["kwargs"], data, generators)
+            result = func(*args, **kwargs)
+            try:
+                returned_generators = []
+                results.append(wire.encode(result, payload, returned_generators))
+                if returned_generators:
+                    raise TypeError("a random generator cannot be returned")
+            except TypeError as exc:
+                payload = bytearray()
+                reply["error"] = {"type": "TypeError", "message": f"{request['call']} returned a value that "
+                                  f"cannot be graded: {exc}"[:MESSAGE_CAP]}
+                break
+            if repeat is not None and len(payload) > wire.MAX_PAYLOAD:
+                payload = bytearray()
+                reply["error"] = {"type": "ValueError",
+                                  "message": f"{request['call']} returned too much data in {count} calls"}
+                break
         signal.setitimer(signal.ITIMER_REAL, 0)
-        try:
-            returned_generators = []
-            encoded = wire.encode(result, payload, returned_generators)
-            if returned_generators:
-                raise TypeError("a random generator cannot be returned")
-            reply["ok"] = encoded
-        except TypeError as exc:
-            payload = bytearray()
-            reply["error"] = {"type": "TypeError", "message": f"{request['call']} returned a value that "
-                              f"cannot be graded: {exc}"[:MESSAGE_CAP]}
     except BaseException as exc:  # noqa: BLE001
         signal.setitimer(signal.ITIMER_REAL, 0)
+        payload = bytearray()
         reply["error"] = {"type": type(exc).__name__[:100], "message": _text(exc)}
+    if "error" not in reply:
+        reply["ok"] = results[0] if repeat is None else results
     states = []
     for rng in generators:
         entry = {"state": object.__getattribute__(rng, "bit_generator").state}
@@ -259,7 +279,6 @@ def _serve(request, data, namespace, call_timeout):
         reply.pop("ok", None)
         reply["error"] = {"type": "ValueError", "message": f"{request['call']} returned too much data: {exc}"}
         _send(reply)
-
 
 if __name__ == "__main__":
     main()
