@@ -26,6 +26,7 @@ from helpers.i18n import get_lang, tr
 
 __all__ = [
     "use_backend",
+    "configure_fonts",
     "label",
     "set_bar_heights",
     "is_live_backend",
@@ -96,14 +97,31 @@ def _cjk_available() -> bool:
     return any(f in available for f in _CJK_FONTS[:-1])
 
 
+def _live_frontend() -> bool:
+    """True in a kernel that a Jupyter server started for a browser session.
+
+    ipykernel sets ``MPLBACKEND`` to its inline backend whenever the variable is
+    empty, so that variable cannot tell a browser from a headless run.  What does:
+    jupyter_server starts every notebook/console kernel with ``JPY_SESSION_NAME``
+    (the document's path) in its environment; nbclient, nbconvert and nbgrader
+    (which also sets ``NBGRADER_EXECUTION``) start kernels without it.
+    """
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return False
+    if os.environ.get("MPLBACKEND", "").lower() == "agg":  # an explicit headless choice (make test)
+        return False
+    return bool(os.environ.get("JPY_SESSION_NAME"))
+
+
 def use_backend(mode: str | None = None) -> str:
     """Select the matplotlib backend for this notebook and return "widget" or "inline".
 
-    ``widget`` (ipympl's live canvas, redrawn in place) is used in a live
-    IPython kernel when ipympl is installed, unless the environment says
-    ``MPLBACKEND=Agg`` (tests, nbgrader, ``make test``).  ``mode`` or the
-    environment variable ``DP_COURSE_BACKEND`` ("widget" / "inline") forces
-    a choice.  Outside IPython nothing is changed and "inline" is returned.
+    ``widget`` (ipympl's live canvas, redrawn in place) is used in a kernel that
+    JupyterLab started for a browser (see :func:`_live_frontend`) when ipympl is
+    installed; headless runs (nbclient, nbconvert, nbgrader, ``MPLBACKEND=Agg``)
+    get ``inline``.  ``mode`` or the environment variable ``DP_COURSE_BACKEND``
+    ("widget" / "inline") forces a choice.  Outside IPython nothing is changed
+    and "inline" is returned.
     """
     _configure_fonts()
     mode = mode or os.environ.get("DP_COURSE_BACKEND") or None
@@ -119,8 +137,7 @@ def use_backend(mode: str | None = None) -> str:
     if shell is None or not hasattr(shell, "kernel"):
         return "inline"
     if mode is None:
-        headless = os.environ.get("MPLBACKEND", "").lower() in ("agg", "module://matplotlib_inline.backend_inline")
-        mode = "inline" if headless else "widget"
+        mode = "widget" if _live_frontend() else "inline"
     if mode == "widget":
         try:
             import ipympl  # noqa: F401
@@ -133,6 +150,11 @@ def use_backend(mode: str | None = None) -> str:
     shell.run_line_magic("matplotlib", "inline")
     _configure_fonts()
     return "inline"
+
+
+def configure_fonts() -> None:
+    """Make matplotlib find the bundled CJK font (for figures not made through this module)."""
+    _configure_fonts()
 
 
 def is_live_backend() -> bool:

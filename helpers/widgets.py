@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 import ipywidgets as W
 import numpy as np
+import traitlets
 
 from helpers import mechanisms as mech
 from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
@@ -38,6 +39,8 @@ from helpers.plots import is_live_backend, label, new_figure, set_bar_heights
 __all__ = [
     "LiveFigure",
     "epsilon_slider",
+    "RoundLogSlider",
+    "round_significant",
     "dp_ratio_widget",
     "laplace_density_widget",
     "averaging_attack_widget",
@@ -175,14 +178,18 @@ def _flatten(artists: dict[str, Any]) -> list:
 
 
 def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists: dict[str, Any],
-              height_px: int = 350) -> LiveFigure:
+              height_px: int = 0) -> LiveFigure:
     errors = W.Output()
     controls = W.HBox(list(sliders.values()), layout=W.Layout(flex_flow="row wrap"))
     if is_live_backend():
         view = None
         body = fig.canvas
     else:
-        view = W.Output(layout=W.Layout(height=f"{height_px}px", overflow="hidden"))
+        # The box is at least as tall as the PNG (figure height × dpi, plus the margin the
+        # output area adds): a fixed smaller height clipped the bottom (axis labels).
+        # ``min_height`` keeps the box from collapsing while the PNG is replaced.
+        needed = int(np.ceil(fig.get_figheight() * fig.dpi)) + 12
+        view = W.Output(layout=W.Layout(min_height=f"{max(height_px, needed)}px"))
         body = view
     live = LiveFigure(W.VBox([controls, body, errors]), sliders, fig, artists, update, errors, view)
 
@@ -207,12 +214,34 @@ def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists
     return live
 
 
+def round_significant(value: float, digits: int = 2) -> float:
+    """``value`` rounded to ``digits`` significant digits (0.501 -> 0.5, 3.98 -> 4.0, 0.998 -> 1.0)."""
+    value = float(value)
+    if value == 0 or not np.isfinite(value):
+        return value
+    return round(value, digits - 1 - int(np.floor(np.log10(abs(value)))))
+
+
+class RoundLogSlider(W.FloatLogSlider):
+    """A ``FloatLogSlider`` whose value is rounded to two significant digits.
+
+    A log slider's grid 10**(k·step) holds 0.501, 3.98, 0.998 where a reader
+    expects 0.5, 4 and 1: the value (what ``update`` computes with, what the
+    readout and the figure title show) is rounded, so all three agree.
+    """
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal):
+        low, high = self.base ** self.min, self.base ** self.max
+        return min(max(round_significant(proposal["value"]), low), high)
+
+
 def epsilon_slider(value: float = 1.0, min_exp: float = -2.0, max_exp: float = 1.0,
                    description: str = "ε") -> W.FloatLogSlider:
-    """A log-scale ε slider from 10**min_exp to 10**max_exp with a readable readout."""
-    return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=0.05,
-                            description=description, readout_format=".3g", continuous_update=True,
-                            layout=W.Layout(width="420px"))
+    """A log-scale ε slider from 10**min_exp to 10**max_exp showing round values (see RoundLogSlider)."""
+    return RoundLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=0.05,
+                          description=description, readout_format=".3g", continuous_update=True,
+                          layout=W.Layout(width="420px"))
 
 
 # --------------------------------------------------------------------- §6.1 Definition 6-1
@@ -276,8 +305,12 @@ def laplace_density_widget(epsilon: float = 1.0, sensitivity: float = 1.0) -> Li
         ax.plot(x, mech.laplace_pdf(x, b), color=f"C{i}", lw=1.5, ls="--", alpha=0.9, label=f"b = {b:g}")
     (line,) = ax.plot(x, 0 * x, color="k", lw=2.5, label="b = Δf/ε")
     span = ax.axvspan(-1, 1, color="0.92", zorder=0, label="[−b, b]")
+    top = 1.05
+    # The axis is fixed (the reference curves stay put); a taller peak is marked at the top.
+    peak_mark = ax.annotate("", xy=(0, top), xytext=(0.4, top * 0.9), ha="left", va="center", fontsize=8,
+                            arrowprops={"arrowstyle": "->", "color": "k"}, annotation_clip=False)
     ax.set_xlim(-10, 10)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, top)
     ax.set_xlabel("x")
     ax.set_ylabel("Lap(x | b)")
     ax.legend(fontsize=8, loc="upper right")
@@ -288,14 +321,17 @@ def laplace_density_widget(epsilon: float = 1.0, sensitivity: float = 1.0) -> Li
         line.set_ydata(mech.laplace_pdf(x, b))
         span.set_x(-b)
         span.set_width(2 * b)
+        peak = 1 / (2 * b)
+        peak_mark.set_visible(peak > top)
+        peak_mark.set_text(label(zh=f"峰值 1/(2b) = {peak:.3g},超出坐标轴", en=f"peak 1/(2b) = {peak:.3g}, off the axis"))
         title.set_text(label(zh=f"Δf = {sensitivity:g}, ε = {epsilon:.3g} → b = {b:.3g}, 标准差 √2·b = {np.sqrt(2) * b:.3g}",
                           en=f"Δf = {sensitivity:g}, ε = {epsilon:.3g} → b = {b:.3g}, std √2·b = {np.sqrt(2) * b:.3g}"))
-        return {"b": b, "peak": 1 / (2 * b)}
+        return {"b": b, "peak": peak, "peak_off_axis": peak > top}
 
     sens = W.FloatSlider(value=sensitivity, min=0.5, max=5, step=0.5, description="Δf",
                          readout_format=".1f", layout=W.Layout(width="320px"))
     return _assemble(fig, {"epsilon": epsilon_slider(epsilon, -1, 1), "sensitivity": sens}, update,
-                     {"line": line, "span": span, "title": title})
+                     {"line": line, "span": span, "peak": peak_mark, "title": title})
 
 
 # --------------------------------------------------------------------- §6.2.3 experiment 6-1
@@ -461,7 +497,9 @@ def exponential_vote_widget(items, scores, sensitivity: float = 1.0, epsilon: fl
     bars = ax.bar(items, np.zeros(len(items)), color="C0")
     texts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9) for i in range(len(items))]
     ax.axhline(1 / len(items), color="0.5", ls=":", lw=1, label=label(zh="ε = 0:均匀", en="ε = 0: uniform"))
-    ax.set_ylim(0, 1.08)
+    # headroom above 1 for the value labels and the legend, which must never cover a bar
+    ax.set_ylim(0, 1.35)
+    ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel(label(zh="被选中的概率", en="probability of being chosen"))
     ax.legend(fontsize=8, loc="upper right")
     title = ax.set_title("")
