@@ -1380,8 +1380,7 @@ def _slider_view(draw: Callable[[float], None], fig, description: str = "ε"):
 
     from helpers.widgets import RoundLogSlider
 
-    slider = RoundLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05, description=description,
-                            readout_format=".3g", continuous_update=False)
+    slider = RoundLogSlider(1.0, -1, 1, description=description, continuous_update=False)
     out = widgets.Output(layout=widgets.Layout(min_height="320px"))
 
     def redraw(change=None):

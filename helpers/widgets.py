@@ -40,7 +40,7 @@ __all__ = [
     "LiveFigure",
     "epsilon_slider",
     "RoundLogSlider",
-    "round_significant",
+    "round_log_values",
     "dp_ratio_widget",
     "laplace_density_widget",
     "averaging_attack_widget",
@@ -214,33 +214,53 @@ def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists
     return live
 
 
-def round_significant(value: float, digits: int = 2) -> float:
-    """``value`` rounded to ``digits`` significant digits (0.501 -> 0.5, 3.98 -> 4.0, 0.998 -> 1.0)."""
-    value = float(value)
-    if value == 0 or not np.isfinite(value):
-        return value
-    return round(value, digits - 1 - int(np.floor(np.log10(abs(value)))))
+#: Mantissas of the round values a log slider steps through: about ten per decade, evenly
+#: spaced on the log scale to within ±10 %, each exact in decimal.
+ROUND_MANTISSAS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
 
 
-class RoundLogSlider(W.FloatLogSlider):
-    """A ``FloatLogSlider`` whose value is rounded to two significant digits.
+def round_log_values(low: float, high: float) -> list[float]:
+    """The round values (``ROUND_MANTISSAS`` × 10^k) from ``low`` to ``high`` inclusive."""
+    values = []
+    for k in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1):
+        for m in ROUND_MANTISSAS:
+            v = float(f"{m:g}e{k}")
+            if low * (1 - 1e-9) <= v <= high * (1 + 1e-9):
+                values.append(v)
+    return values
 
-    A log slider's grid 10**(k·step) holds 0.501, 3.98, 0.998 where a reader
-    expects 0.5, 4 and 1: the value (what ``update`` computes with, what the
-    readout and the figure title show) is rounded, so all three agree.
+
+class RoundLogSlider(W.SelectionSlider):
+    """A log-scale slider that only takes round values (0.1, 0.12, 0.15, 0.2, 0.25 ...).
+
+    A ``FloatLogSlider`` steps through 10^(k·step): 0.501, 3.98 and 0.998 where a
+    reader expects 0.5, 4 and 1, and its readout, the value ``update`` computes with
+    and the figure title disagree in the last digit.  Here the value is always one of
+    :func:`round_log_values` (shown exactly, ``{:g}``); setting any other number
+    selects the nearest one on the log scale.
     """
+
+    def __init__(self, value: float = 1.0, min_exp: float = -2.0, max_exp: float = 1.0, **kwargs):
+        values = round_log_values(10.0 ** min_exp, 10.0 ** max_exp)
+        super().__init__(options=[(f"{v:g}", v) for v in values], value=self._nearest(values, value), **kwargs)
+
+    @staticmethod
+    def _nearest(values, value) -> float:
+        value = float(value)
+        if not value > 0:
+            return values[0]
+        return min(values, key=lambda v: abs(np.log(v / value)))
 
     @traitlets.validate("value")
     def _validate_value(self, proposal):
-        low, high = self.base ** self.min, self.base ** self.max
-        return min(max(round_significant(proposal["value"]), low), high)
+        values = [v for _, v in self.options]
+        return self._nearest(values, proposal["value"]) if values else proposal["value"]
 
 
 def epsilon_slider(value: float = 1.0, min_exp: float = -2.0, max_exp: float = 1.0,
-                   description: str = "ε") -> W.FloatLogSlider:
-    """A log-scale ε slider from 10**min_exp to 10**max_exp showing round values (see RoundLogSlider)."""
-    return RoundLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=0.05,
-                          description=description, readout_format=".3g", continuous_update=True,
+                   description: str = "ε") -> RoundLogSlider:
+    """A log-scale ε slider from 10**min_exp to 10**max_exp through round values (see RoundLogSlider)."""
+    return RoundLogSlider(value, min_exp, max_exp, description=description, continuous_update=True,
                           layout=W.Layout(width="420px"))
 
 
