@@ -59,3 +59,18 @@ from nbgrader.preprocessors import GetGrades  # noqa: E402
 from autograder.feedback import StripHiddenTests  # noqa: E402
 
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests]
+
+# Math renders offline in the Formgrader and in feedback: nbgrader's templates load MathJax
+# from a CDN; nbgrader_templates/ shadows nbconvert's mathjax macro with the copy that the
+# jupyter-server-mathjax extension (requirements.txt) serves. nbgrader's own templates stay
+# the next place to look.
+import nbgrader.server_extensions.formgrader as _formgrader  # noqa: E402
+
+import autograder as _autograder  # noqa: E402
+
+# This file is copied into temporary course roots (tests, autograder): the templates are
+# found next to it, else next to the installed (editable) course package.
+_TEMPLATES = [os.path.join(d, "nbgrader_templates")
+              for d in (HERE, os.path.dirname(os.path.dirname(os.path.abspath(_autograder.__file__))))]
+c.HTMLExporter.extra_template_basedirs = [next((d for d in _TEMPLATES if os.path.isdir(d)), _TEMPLATES[0]),
+                                          os.path.join(os.path.dirname(_formgrader.__file__), "templates")]

@@ -14,6 +14,7 @@ nbgrader), so that the same notebook runs in both.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from typing import Any
 
@@ -49,6 +50,9 @@ __all__ = [
     "plot_variance_vs_epsilon",
     "plot_release_models",
 ]
+
+#: Widest live (ipympl) figure in CSS pixels: fits JupyterLab's output area next to the file browser.
+LIVE_MAX_WIDTH_PX = 860
 
 # CJK glyphs: the first family matplotlib finds wins; DejaVu Sans is the fallback.
 _CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
@@ -136,20 +140,23 @@ def use_backend(mode: str | None = None) -> str:
     shell = get_ipython()
     if shell is None or not hasattr(shell, "kernel"):
         return "inline"
+    global _LIVE_CANVAS
     if mode is None:
         mode = "widget" if _live_frontend() else "inline"
+    _LIVE_CANVAS = False
     if mode == "widget":
         try:
-            import ipympl  # noqa: F401
+            import ipympl.backend_nbagg  # noqa: F401
 
-            shell.run_line_magic("matplotlib", "widget")
-            _configure_fonts()
-            return "widget"
+            _LIVE_CANVAS = True
         except Exception:  # ipympl missing or broken: the static fallback still teaches
             mode = "inline"
+    # Figures without sliders stay static PNGs (inline): they scale with the window, are
+    # cropped to their content and are kept in a saved notebook. Slider figures get their
+    # own ipympl canvas from new_figure() when the live canvas is available.
     shell.run_line_magic("matplotlib", "inline")
     _configure_fonts()
-    return "inline"
+    return mode
 
 
 def configure_fonts() -> None:
@@ -157,10 +164,18 @@ def configure_fonts() -> None:
     _configure_fonts()
 
 
+_LIVE_CANVAS = False  # set by use_backend(): slider figures get ipympl canvases
+
+
 def is_live_backend() -> bool:
-    """True when figures are ipympl canvases (``%matplotlib widget``)."""
+    """True when slider figures are ipympl canvases (use_backend() chose "widget", or ``%matplotlib widget``)."""
+    if _LIVE_CANVAS:
+        return True
     backend = matplotlib.get_backend().lower()
     return "ipympl" in backend or backend == "widget"
+
+
+_FIGURE_NUMBERS = itertools.count(1000)
 
 
 def new_figure(figsize: tuple[float, float] = (7.0, 3.6), nrows: int = 1, ncols: int = 1,
@@ -171,13 +186,17 @@ def new_figure(figsize: tuple[float, float] = (7.0, 3.6), nrows: int = 1, ncols:
     canvas (no pyplot registration, so nothing leaks into the inline output).
     """
     if is_live_backend():
-        import matplotlib.pyplot as plt
+        from ipympl.backend_nbagg import Canvas, FigureManager
 
-        with plt.ioff():
-            fig = plt.figure(figsize=figsize)
+        fig = Figure(figsize=figsize)
+        # A canvas widget of its own, not registered with pyplot (nothing is auto-shown).
+        FigureManager(Canvas(fig), next(_FIGURE_NUMBERS))
         fig.canvas.header_visible = False
         fig.canvas.toolbar_visible = False
         fig.canvas.resizable = False
+        # An ipympl canvas keeps its pixel size (a PNG would be scaled down to the output
+        # area): keep wide figures within a notebook's output width on a laptop screen.
+        fig.set_dpi(min(fig.dpi, LIVE_MAX_WIDTH_PX / figsize[0]))
     else:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 

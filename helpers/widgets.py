@@ -208,7 +208,7 @@ def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists
     for artist in live._animated:
         artist.set_animated(True)
     fig.canvas.mpl_connect("draw_event", live._on_draw)
-    live.update(**live.values())
+    live.last = live.update(**live.values())  # the numbers shown before any slider moves
     if not is_live_backend():
         live.redraw()  # full draw (layout solved and frozen in _on_draw), then the PNG
     return live
