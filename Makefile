@@ -39,6 +39,9 @@ lab: install
 	@if [ -z "$$NBGRADER_EXCHANGE" ]; then mkdir -p nbgrader_exchange && chmod 777 nbgrader_exchange; \
 	else mkdir -p "$$NBGRADER_EXCHANGE" && chmod 777 "$$NBGRADER_EXCHANGE" 2>/dev/null || \
 	  test -w "$$NBGRADER_EXCHANGE" || { echo "NBGRADER_EXCHANGE=$$NBGRADER_EXCHANGE is not a writable folder" >&2; exit 1; }; fi
+	@# the local student, with a name (the Formgrader lists a student without one as "None, None")
+	@$(BIN)/nbgrader db student add "$$(id -un)" --last-name="$$(id -un)" --first-name="(this computer)" \
+	  >/dev/null 2>&1 || true
 	MPLBACKEND= $(BIN)/jupyter lab $(LAB_FLAGS) $(ROOT_FLAG) $(LAB_ARGS)
 
 # The real-browser test needs Debian's Chromium; installed here when missing.

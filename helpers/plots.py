@@ -6,9 +6,10 @@ can reuse it and then only update the artists' data when a slider moves.
 Labels go through :func:`helpers.i18n.tr`, so the same code draws Chinese or
 English figures.
 
-:func:`use_backend` chooses how figures are shown: the live ``ipympl`` canvas
-(``%matplotlib widget``) in JupyterLab, static inline PNGs headless (tests,
-nbgrader), so that the same notebook runs in both.
+:func:`use_backend` chooses how slider figures are shown: a live ``ipympl``
+canvas each in a JupyterLab kernel, static PNGs headless (tests, nbgrader), so
+that the same notebook runs in both. Figures without sliders are inline PNGs
+everywhere.
 """
 
 from __future__ import annotations

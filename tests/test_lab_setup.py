@@ -71,7 +71,8 @@ def test_generate_feedback_hides_hidden_tests_and_uses_local_mathjax(tmp_path):
     submitted = course / "submitted" / "alice" / "laplace"
     submitted.mkdir(parents=True)
     shutil.copy(source, submitted / "laplace.ipynb")
-    build.run_nbgrader(course, "autograde", "laplace", "--force", env=env)
+    graded = build.run_nbgrader(course, "autograde", "laplace", "--force", env=env)
+    assert "SAWarning" not in graded.stderr, graded.stderr[-2000:]
     build.run_nbgrader(course, "generate_feedback", "laplace", "--force", env=env)
     html = course / "feedback" / "alice" / "laplace" / "laplace.html"
     text = html.read_text(encoding="utf-8")
