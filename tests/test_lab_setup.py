@@ -120,3 +120,31 @@ def test_live_frontend_detection(monkeypatch, env, expected):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert ("widget" if plots._live_frontend() else "inline") == expected
+
+
+def test_graded_explorers_draw_chinese_without_tofu():
+    """The explorers' bilingual legends get a font that has the Chinese glyphs (the bundled
+    Noto Sans CJK SC), in a fresh process as in a student's kernel (nothing else configured
+    the fonts first): every character of every legend is in one of the fonts matplotlib
+    falls back through for that text."""
+    import subprocess
+    import sys
+
+    code = (
+        "from matplotlib import font_manager\n"
+        "from matplotlib.ft2font import FT2Font\n"
+        "from helpers import checks, mechanisms\n"
+        "for box in (checks.laplace_explorer(mechanisms.laplace_mechanism, n=2000),\n"
+        "            checks.exponential_explorer(mechanisms.exponential_mechanism, n=200),\n"
+        "            checks.rr_explorer(mechanisms.rr_perturb, repeats=50)):\n"
+        "    texts = box.figure.axes[0].get_legend().get_texts()\n"
+        "    assert any('你' in t.get_text() for t in texts)\n"
+        "    for t in texts:\n"
+        "        fonts = [FT2Font(str(f)) for f in font_manager.fontManager._find_fonts_by_props(t.get_fontproperties())]\n"
+        "        tofu = [ch for ch in t.get_text() if ch.strip() and not any(f.get_char_index(ord(ch)) for f in fonts)]\n"
+        "        assert not tofu, (t.get_text(), tofu, [f.family_name for f in fonts])\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, MPLBACKEND="Agg")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-2000:]

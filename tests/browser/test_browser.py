@@ -352,6 +352,30 @@ def test_table_of_contents_renders(lab, browser):
         assert path.stem in toc, f"{path.stem} missing from the table of contents"
 
 
+def test_markdown_files_render_without_strikethrough_or_broken_tables(lab, browser):
+    """Every Markdown file of the repository (sources of notebooks excepted: their cells are
+    checked in the notebooks) rendered by JupyterLab's Markdown Preview."""
+    url, token, _ = lab
+    files = [p for p in sorted(ROOT.rglob("*.md"))
+             if not any(part in {".venv", "_src", "corpus", "node_modules", "artifacts", ".git"} or part.startswith(".")
+                        for part in p.relative_to(ROOT).parts)]
+    assert any(p.name == "README.md" for p in files)
+    problems = []
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        for path in files:
+            rel = path.relative_to(ROOT).as_posix()
+            page.goto(f"{url}/lab/tree/{rel}?reset&token={token}")
+            page.wait_for_selector(".jp-RenderedMarkdown", timeout=60_000)
+            page.wait_for_timeout(300)
+            markdown = page.evaluate(MARKDOWN_JS)
+            problems += [f"{rel}: strikethrough {t!r}" for t in markdown["strike"]]
+            problems += [f"{rel}: table rendered as a paragraph {t!r}" for t in markdown["brokenTables"]]
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+
+
 def test_every_notebook_in_the_browser(lab, browser):
     url, token, log = lab
     assert len(NOTEBOOKS) >= 20, NOTEBOOKS
