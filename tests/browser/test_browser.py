@@ -248,7 +248,7 @@ def _screenshots(page, stem: Path) -> int:
     position = 0
     while shots < 40:
         page.evaluate(f"(y) => {{ document.querySelector('{scroller}').scrollTop = y; }}", position)
-        page.wait_for_timeout(150)
+        page.wait_for_timeout(100)
         page.screenshot(path=f"{stem}-{shots:02d}.png")
         shots += 1
         position += max(screen - 80, 200)
@@ -264,7 +264,8 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str])
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / path.stem
     result = {"notebook": rel, "redraw_ms": [], "problems": []}
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    # tall: fewer screenshots per notebook (each costs a scroll, a settle and an encode)
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
     page.on("console", lambda m: console.append(f"{rel}: {m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: console.append(f"{rel}: pageerror: {e}"))
     started = time.perf_counter()
