@@ -6,11 +6,10 @@ moving a slider calls ``live.update(**slider_values)`` — a plain function of
 the parameters that only changes the artists' data (axis limits are fixed,
 so nothing jumps) — and then redraws:
 
-* with ipympl (``%matplotlib widget``, live JupyterLab) the canvas widget
-  is redrawn in place (``draw_idle``);
-* headless or with the inline backend, the figure is rendered to a PNG in
-  an ``Output`` widget of fixed height (``clear_output(wait=True)``, no
-  flicker).
+* in a live JupyterLab kernel (``helpers.plots.use_backend()`` returned
+  "widget") the figure has its own ipympl canvas widget, redrawn in place;
+* headless, the figure is rendered to a PNG in an ``Output`` widget at least
+  as tall as the figure (``clear_output(wait=True)``, no flicker, nothing cut).
 
 Errors raised while updating are printed in the widget's ``errors`` output
 (never lost in the log console).  Random draws are made once, in the
