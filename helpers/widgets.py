@@ -323,7 +323,8 @@ def laplace_density_widget(epsilon: float = 1.0, sensitivity: float = 1.0) -> Li
     for i, b in enumerate((1.0, 2.0, 4.0)):
         ax.plot(x, mech.laplace_pdf(x, b), color=f"C{i}", lw=1.5, ls="--", alpha=0.9, label=f"b = {b:g}")
     (line,) = ax.plot(x, 0 * x, color="k", lw=2.5, label="b = Δf/ε")
-    span = ax.axvspan(-1, 1, color="0.92", zorder=0, label="[−b, b]")
+    # translucent: the span is redrawn on top of the static curves (blitting), which must show through
+    span = ax.axvspan(-1, 1, color="0.6", alpha=0.18, lw=0, zorder=0, label="[−b, b]")
     top = 1.05
     # The axis is fixed (the reference curves stay put); a taller peak is marked at the top.
     peak_mark = ax.annotate("", xy=(0, top), xytext=(0.4, top * 0.9), ha="left", va="center", fontsize=8,
