@@ -241,3 +241,17 @@ def test_log_sliders_take_round_values_only():
     assert slider.value == 1.0 and "ε = 1:" in live.artists["title"].get_text()
     ratios = np.diff(np.log([v for _, v in widgets.epsilon_slider(1, -2, 1).options]))
     assert ratios.max() < np.log(1.34) and ratios.min() > np.log(1.19)   # even steps on the log scale
+
+
+def test_png_fallback_box_is_never_shorter_than_its_figure(data):
+    """Headless/inline path: the Output box holding the PNG is at least as tall as the PNG
+    (a fixed 320-340 px box used to cut the bottom of 340-380 px figures)."""
+    from helpers import lab_widgets
+
+    builders = [widgets.dp_ratio_widget(), widgets.laplace_density_widget(),
+                widgets.histogram_release_widget(data["med"].labels, data["med"].counts, data["med_nb"].counts),
+                lab_widgets.shuffle_amplification_widget(),
+                lab_widgets.range_mse_widget(np.arange(16.0), b=2, branchings=(2, 4), n_trials=5, n_ranges=5)]
+    for live in builders:
+        box = int(live.view.layout.min_height.removesuffix("px"))
+        assert box >= live.image().shape[0], (live.update.__qualname__, box, live.image().shape)
