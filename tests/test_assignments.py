@@ -43,7 +43,9 @@ def test_release_is_up_to_date(tmp_path):
         committed = build.notebook_path(build.REPO / "release", assignment)
         if not committed.exists() or _comparable(fresh) != _comparable(committed):
             stale.append(assignment)
-        extra = {p.name for p in (build.REPO / "release" / assignment).iterdir()} - {p.name for p in (release / assignment).iterdir()}
+        # JupyterLab leaves .ipynb_checkpoints/ when a student opens a release notebook (git-ignored)
+        extra = ({p.name for p in (build.REPO / "release" / assignment).iterdir()}
+                 - {p.name for p in (release / assignment).iterdir()} - {".ipynb_checkpoints"})
         assert not extra, f"release/{assignment} holds files nbgrader does not make: {sorted(extra)}"
     assert not stale, (
         f"release/ is out of date with source/ for {stale}: run `.venv/bin/python tests/corpus/build.py release`"
