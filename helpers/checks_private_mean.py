@@ -534,19 +534,21 @@ def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: i
     import matplotlib.pyplot as plt
 
     from helpers.checks import _slider_view
+    from helpers.plots import _configure_fonts
 
+    _configure_fonts()  # the bilingual labels need a CJK font (no tofu)
     ages = np.array([23, 35, 41, 29, 52, 67, 38, 45, 31, 58, 26, 49, 72, 33, 44, 39, 61, 28, 36, 47,
                      55, 30, 42, 64, 37, 50, 25, 46, 34, 59, 40, 53, 27, 48, 69, 32, 43, 57, 24, 51], dtype=float)
     truth = float(ages.mean())
-    fig, ax = plt.subplots(figsize=(6, 3))
+    fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
     plt.close(fig)
     edges = np.linspace(0, 100, 81)
     centers, width = (edges[:-1] + edges[1:]) / 2, edges[1] - edges[0]
     bars = ax.bar(centers, np.zeros(centers.size), width=width, alpha=0.6, label="your outputs / 你的输出")
     ax.axvline(truth, color="k", label=f"true mean / 真实均值 {truth:.1f}")
     ax.set_xlim(0, 100)
-    ax.set_xlabel("private mean of 40 ages in [0, 100] / 40 个年龄的隐私均值")
-    ax.legend(loc="upper right")
+    ax.set_xlabel("private mean of 40 ages / 40 个年龄的隐私均值")
+    ax.legend(loc="upper center", fontsize=8)
 
     def draw(epsilon):
         rng = np.random.default_rng(seed)
@@ -554,7 +556,7 @@ def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: i
         heights, _ = np.histogram(out, bins=edges)
         for bar, h in zip(bars, heights / n_outputs):
             bar.set_height(h)
-        ax.set_ylim(0, max(0.05, 1.15 * heights.max() / n_outputs))
+        ax.set_ylim(0, max(0.05, 1.3 * heights.max() / n_outputs))
         rmse = float(np.sqrt(np.mean((out - truth) ** 2)))
         ax.set_title(f"ε = {epsilon:.2f}: RMSE = {rmse:.2f} ({n_outputs} outputs)")
 
