@@ -49,7 +49,10 @@ What is judged, and how
   - ``mostly negative range``: [-20, 1], d = [] vs d' = [-1000]. A sum
     sensitivity of ``upper`` (forgetting negative values) is caught.
 
-  Measured detection rates: ``tests/power/RESULTS.md``.
+  Every number of a pair (records and bounds) is multiplied by a scale in
+  [1/2, 2] drawn from the check's seed (:func:`audit_config`), which leaves
+  the privacy loss unchanged. Measured detection rates:
+  ``tests/power/RESULTS.md``.
 
 Cost: every output is one call of the student's scalar function (one
 process crossing in trusted grading). The notebook makes about 26,000
@@ -468,23 +471,39 @@ _AUDIT_HINTS = {
         "noisy too? Are the values clipped?",
     ),
     "one_sided_range": (
-        "区间 [-20, -19] 不包含 0。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
-        "the range [-20, -19] does not contain 0. Check: by how much can adding or removing one record change the "
+        "这个区间不包含 0。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "the range does not contain 0. Check: by how much can adding or removing one record change the "
         "clipped sum (Definition 6-2)? Are the values clipped?",
     ),
     "mostly_negative_range": (
-        "区间 [-20, 1] 的下界是负数。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
-        "the range [-20, 1] has a negative lower bound. Check: by how much can adding or removing one record change "
+        "这个区间的下界是负数，而且绝对值比上界大得多。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "the range has a negative lower bound much larger in size than the upper bound. Check: by how much can adding or removing one record change "
         "the clipped sum (Definition 6-2)? Are the values clipped?",
     ),
 }
 
 
+def audit_config(audit: str, seed: int) -> dict[str, Any]:
+    """``AUDITS[audit]`` with every value and bound multiplied by a scale c in [1/2, 2] drawn from ``seed``.
+
+    Scaling the data, the range and hence the sensitivity by c leaves the
+    privacy loss of a correct mechanism (and of the usual mistakes)
+    unchanged, but a solution cannot recognise the audit by fixed numbers
+    read in this module: the autograder's per-run seed (``DP_COURSE_SEED``)
+    changes c.
+    """
+    spec = dict(AUDITS[audit])
+    scale = float(np.round(2.0 ** np.random.default_rng([seed, 12]).uniform(-1.0, 1.0), 3))
+    spec.update(scale=scale, lower=spec["lower"] * scale, upper=spec["upper"] * scale,
+                d=[x * scale for x in spec["d"]], extra=spec["extra"] * scale)
+    return spec
+
+
 def audit_private_mean(private_mean: Callable, audit: str, seed: int):
-    """Run the audit named ``audit`` (a key of ``AUDITS``) on the student's mechanism; return the AuditResult."""
+    """Run the audit named ``audit`` (a key of ``AUDITS``, scaled by :func:`audit_config`); return the AuditResult."""
     from helpers.audit import epsilon_lower_bound
 
-    spec = AUDITS[audit]
+    spec = audit_config(audit, seed)
     lower, upper, epsilon = spec["lower"], spec["upper"], spec["epsilon"]
     d = list(spec["d"])
     d_prime = d + [spec["extra"]]
@@ -509,11 +528,11 @@ def check_private_mean_privacy(private_mean: Callable, seed: int | None = None, 
     if audit not in AUDITS:
         raise ValueError(f"{name}: audit must be one of {sorted(AUDITS)}; got {audit!r}")
     seed = check_seed(name + audit, seed)
-    spec = AUDITS[audit]
+    spec = audit_config(audit, seed)
     result = audit_private_mean(private_mean, audit, seed)
     k = len(spec["d"])
-    pair = (f"[{spec['lower']:g}, {spec['upper']:g}], ε = {spec['epsilon']:g}: d = {k} record(s)"
-            + (f" at {spec['d'][0]:g}" if k else "") + f", d' = d + [{spec['extra']:g}]")
+    pair = (f"[{spec['lower']:.6g}, {spec['upper']:.6g}], ε = {spec['epsilon']:g}: d = {k} record(s)"
+            + (f" at {spec['d'][0]:.6g}" if k else "") + f", d' = d + [{spec['extra']:.6g}]")
     text = (f"audit {pair}: ε >= {result.epsilon:.3f} (event {result.event}, {result.k1}/{result.n} vs "
             f"{result.k2}/{result.n}, confidence {AUDIT_CONFIDENCE:.6f})")
     if result.violates():
