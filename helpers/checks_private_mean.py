@@ -16,12 +16,11 @@ functions are proxies into a sandbox (trusted grading).
 
 What is judged, and how
 -----------------------
-* **Sensitivities**, exactly (deterministic). Definition 6-2 with the two
-  neighbour relations: adding or removing one record changes the clipped sum
-  by the clipped value, at most ``max(|lower|, |upper|)``; replacing one
-  record changes it by at most ``upper - lower``. The number of records
-  changes by 1 under add/remove and by 0 under replacement (its size is
-  the same, so the count is public there).
+* **Sensitivities**, exactly (deterministic), against values computed from
+  Definition 6-2 by enumerating neighbouring datasets
+  (:func:`sensitivities_from_definition`), for both neighbour relations on
+  ranges that contain 0, lie on one side of it, or touch it. (This module
+  ships to students with the visible tests, so it states no formula.)
 * **rng discipline** (deterministic): the same generator state gives the
   same output, another state another output, and the call advances the
   generator. Noise from ``np.random.*``, the ``random`` module, ``secrets``,
@@ -85,6 +84,7 @@ __all__ = [
     "check_private_mean_accuracy",
     "check_private_mean_privacy",
     "best_split",
+    "sensitivities_from_definition",
     "private_mean_explorer",
 ]
 
@@ -165,12 +165,38 @@ def check_clip_invalid(clip: Callable) -> None:
 # --- sensitivities -----------------------------------------------------------------
 
 
-def _sum_sens(lower: float, upper: float, relation: str) -> float:
-    return max(abs(lower), abs(upper)) if relation == "add_remove" else upper - lower
+@functools.lru_cache(maxsize=64)
+def sensitivities_from_definition(lower: float, upper: float) -> dict[str, tuple[float, float]]:
+    """ℓ1 global sensitivities of (clipped sum, number of records), computed from Definition 6-2.
 
+    ``{relation: (sum sensitivity, count sensitivity)}``: the largest
+    |f(D) - f(D')| over neighbouring datasets D, D' built from a grid of
+    record values (both bounds, 0, and points inside and outside the range),
+    in exact rational arithmetic. Datasets of at most one record suffice:
+    both queries are sums of per-record terms, so the difference between
+    neighbours depends only on the record added, removed or replaced. The
+    expected answers of the checks come from here, not from a closed formula.
+    """
+    from fractions import Fraction
 
-def _count_sens(relation: str) -> float:
-    return 1.0 if relation == "add_remove" else 0.0
+    lo, hi = Fraction(lower), Fraction(upper)
+    grid = sorted({lo, hi, Fraction(0)} | {Fraction(x) for x in np.linspace(lower - 3.0, upper + 3.0, 13)})
+
+    def clipped(x: Fraction) -> Fraction:
+        return min(max(x, lo), hi)
+
+    datasets = [()] + [(a,) for a in grid]
+    best = {"add_remove": [Fraction(0), 0], "replace": [Fraction(0), 0]}
+    for data in datasets:
+        total, count = sum((clipped(x) for x in data), Fraction(0)), len(data)
+        for x in grid:
+            # add x (removing it is the same pair read backwards)
+            best["add_remove"][0] = max(best["add_remove"][0], abs(total + clipped(x) - total))
+            best["add_remove"][1] = max(best["add_remove"][1], abs((count + 1) - count))
+            for i in range(count):  # replace record i by x: same number of records
+                best["replace"][0] = max(best["replace"][0], abs(total - clipped(data[i]) + clipped(x) - total))
+                best["replace"][1] = max(best["replace"][1], abs(count - count))
+    return {k: (float(v[0]), float(v[1])) for k, v in best.items()}
 
 
 def _number(out: Any, shown: str) -> float:
@@ -212,7 +238,7 @@ def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
         for relation in RELATIONS:
             shown = f"sum_sensitivity({lower:g}, {upper:g}, {relation!r})"
             got = _number(_call(sum_sensitivity, lower, upper, relation, name="sum_sensitivity"), shown)
-            expected = _sum_sens(lower, upper, relation)
+            expected = sensitivities_from_definition(lower, upper)[relation][0]
             if not math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-12):
                 wrong.append((shown, got, expected, relation))
     if wrong:
@@ -250,7 +276,7 @@ def check_count_sensitivity_values(count_sensitivity: Callable) -> None:
     for relation in RELATIONS:
         shown = f"count_sensitivity({relation!r})"
         got = _number(_call(count_sensitivity, relation, name="count_sensitivity"), shown)
-        expected = _count_sens(relation)
+        expected = sensitivities_from_definition(0.0, 1.0)[relation][1]
         if got != expected:
             if relation == "replace":
                 zh = "替换一条记录后，数据集的记录条数变了吗？"
@@ -369,7 +395,7 @@ def _reference_outputs(values: np.ndarray, lower: float, upper: float, epsilon: 
                        noise_sum: np.ndarray, noise_count: np.ndarray) -> np.ndarray:
     """The specified mechanism for each split ρ (rows) from unit Laplace noises (columns)."""
     clipped = np.clip(values, lower, upper)
-    b_sum = max(abs(lower), abs(upper)) / (rho * epsilon)
+    b_sum = sensitivities_from_definition(lower, upper)["add_remove"][0] / (rho * epsilon)
     b_count = 1.0 / ((1.0 - rho) * epsilon)
     noisy_sum = clipped.sum() + b_sum[:, None] * noise_sum[None, :]
     noisy_count = clipped.size + b_count[:, None] * noise_count[None, :]

@@ -98,6 +98,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=30, help="seeds per correct solution")
     parser.add_argument("--mutant-runs", type=int, default=20, help="seeds per wrong solution / near miss")
+    parser.add_argument("--part", choices=("all", "correct", "wrong", "near"), default="all",
+                        help="measure only one table (to run the parts in parallel)")
     args = parser.parse_args(argv)
     manifest = build.load_manifest()["private_mean"]
     correct = [(v, "corpus", load(v)) for v in manifest["correct"]["private_mean"]]
@@ -121,7 +123,7 @@ def main(argv=None) -> int:
     head = "| solution | kind | runs | " + " | ".join(f"{a} failed (max lower bound)" for a in audits) + \
         " | accuracy visible failed | accuracy hidden failed | ≤ upper (any) | s/run |"
     out += ["### Correct mechanisms (false failures)", "", head, "|" + "---|" * (6 + len(audits))]
-    for name, kind, func in correct:
+    for name, kind, func in correct if args.part in ("all", "correct") else []:
         res = [run_audit(func, a, args.runs, 0) for a in audits]
         # an uneven split is private but may be legitimately less accurate than 1.5x the best split
         acc = [run_accuracy(func, k, args.runs, 0) for k in ("visible", "hidden")] if kind == "corpus" else []
@@ -137,7 +139,9 @@ def main(argv=None) -> int:
             " | privacy cell caught | accuracy visible caught | accuracy hidden caught |",
             "|---|" + "---|" * (len(audits) + 3)]
     m = args.mutant_runs
-    for name, why, func in [(n, w, f) for n, w, f in wrong] + [(n, "near miss", f) for n, f in near]:
+    rows = ([(n, w, f) for n, w, f in wrong] if args.part in ("all", "wrong") else []) + \
+        ([(n, "near miss", f) for n, f in near] if args.part in ("all", "near") else [])
+    for name, why, func in rows:
         seeds = range(10_000, 10_000 + m)
         per = {a: [] for a in audits}
         for a in audits:
