@@ -122,7 +122,7 @@ def main(argv=None) -> int:
     audits = list(cpm.AUDITS)
     head = "| solution | kind | runs | " + " | ".join(f"{a} failed (max lower bound)" for a in audits) + \
         " | accuracy visible failed | accuracy hidden failed | ≤ upper (any) | s/run |"
-    out += ["### Correct mechanisms (false failures)", "", head, "|" + "---|" * (6 + len(audits))]
+    out += ["### Correct mechanisms (false failures)", "", head, "|" + "---|" * (7 + len(audits))]
     for name, kind, func in correct if args.part in ("all", "correct") else []:
         res = [run_audit(func, a, args.runs, 0) for a in audits]
         # an uneven split is private but may be legitimately less accurate than 1.5x the best split
