@@ -27,8 +27,22 @@ $(STAMP): requirements.txt pyproject.toml
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 LAB_ARGS ?=
 
+# What a student gets: the table of contents (course/README.md, rendered: .lab-settings/
+# makes Markdown Preview the default viewer), live ipympl figures (MPLBACKEND must be
+# empty, see helpers/plots.py), kernels over IPC sockets (no "running over TCP without
+# encryption" warning at every kernel start), and an nbgrader exchange that exists.
+# tests/browser/test_browser.py starts JupyterLab through this target.
+LAB_FLAGS = --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/course/README.md \
+	--LabApp.app_settings_dir=$(CURDIR)/.lab-settings --KernelManager.transport=ipc
+
 lab: install
-	MPLBACKEND= $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/course $(ROOT_FLAG) $(LAB_ARGS)
+	@if [ -z "$$NBGRADER_EXCHANGE" ]; then mkdir -p nbgrader_exchange && chmod 777 nbgrader_exchange; \
+	else mkdir -p "$$NBGRADER_EXCHANGE" && chmod 777 "$$NBGRADER_EXCHANGE" 2>/dev/null || \
+	  test -w "$$NBGRADER_EXCHANGE" || { echo "NBGRADER_EXCHANGE=$$NBGRADER_EXCHANGE is not a writable folder" >&2; exit 1; }; fi
+	@# the local student, with a name (the Formgrader lists a student without one as "None, None")
+	@$(BIN)/nbgrader db student add "$$(id -un)" --last-name="$$(id -un)" --first-name="(this computer)" \
+	  >/dev/null 2>&1 || true
+	MPLBACKEND= $(BIN)/jupyter lab $(LAB_FLAGS) $(ROOT_FLAG) $(LAB_ARGS)
 
 # The real-browser test needs Debian's Chromium; installed here when missing.
 browser:
@@ -49,7 +63,7 @@ notebooks: install
 
 # Regenerate the committed student versions (release/) from source/.
 release: install
-	for a in laplace exponential randomized_response; do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
+	for a in laplace exponential randomized_response private_mean; do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts

@@ -28,6 +28,61 @@ c.Execute.timeout = 60
 c.ClearSolutions.code_stub = {
     "python": "# 在此处填写你的代码 / YOUR CODE HERE\nraise NotImplementedError()"
 }
-# Shared exchange folder for release/fetch/submit/collect/feedback. Tests and CI
-# point it at a temporary folder through NBGRADER_EXCHANGE.
-c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/usr/local/share/nbgrader/exchange")
+# Exchange folder for release/fetch/submit/collect/feedback. NBGRADER_EXCHANGE names a
+# shared one (a class server, tests, CI); without it the course keeps its own, git-ignored
+# ``nbgrader_exchange/`` next to this file, so that the JupyterLab menus of a single-machine
+# ``make lab`` work out of the box (nbgrader's default /usr/local/share/nbgrader/exchange
+# needs root to create, and its menus only say "Error fetching courses!" until it exists).
+EXCHANGE = os.environ.get("NBGRADER_EXCHANGE") or os.path.join(HERE, "nbgrader_exchange")
+if not os.path.isdir(EXCHANGE):
+    try:
+        # Everyone may write (nbgrader's inbound/feedback folders below set their own modes).
+        os.makedirs(EXCHANGE, exist_ok=True)
+        os.chmod(EXCHANGE, 0o777)
+    except OSError as error:
+        import sys
+
+        print(f"nbgrader_config.py: cannot create the exchange folder {EXCHANGE} ({error}); "
+              f"create it (mkdir -p {EXCHANGE}; chmod 777 {EXCHANGE}) or set NBGRADER_EXCHANGE "
+              "to a writable folder", file=sys.stderr)
+c.Exchange.root = EXCHANGE
+# Fetched assignments and feedback go to <cwd>/dp-course/<assignment>/: under `make lab`
+# (cwd = course root) that is one git-ignored folder, never mixed with source/ or release/.
+c.Exchange.path_includes_course = True
+
+# Feedback made by `nbgrader generate_feedback` or the Formgrader's "Generate feedback"
+# (the same converter) leaves the hidden tests out (nbgrader issue #917), like
+# `python -m autograder` does.
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+from autograder.feedback import StripHiddenTests  # noqa: E402
+
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests]
+
+# Math renders offline in the Formgrader and in feedback: nbgrader's templates load MathJax
+# from a CDN; nbgrader_templates/ shadows nbconvert's mathjax macro with the copy that the
+# jupyter-server-mathjax extension (requirements.txt) serves. nbgrader's own templates stay
+# the next place to look.
+import nbgrader.server_extensions.formgrader as _formgrader  # noqa: E402
+
+import autograder as _autograder  # noqa: E402
+
+# This file is copied into temporary course roots (tests, autograder): the templates are
+# found next to it, else next to the installed (editable) course package.
+_TEMPLATES = [os.path.join(d, "nbgrader_templates")
+              for d in (HERE, os.path.dirname(os.path.dirname(os.path.abspath(_autograder.__file__))))]
+c.HTMLExporter.extra_template_basedirs = [next((d for d in _TEMPLATES if os.path.isdir(d)), _TEMPLATES[0]),
+                                          os.path.join(os.path.dirname(_formgrader.__file__), "templates")]
+
+# nbgrader 0.9.6 with SQLAlchemy 2.x prints "SAWarning: Object of type <SubmittedAssignment>
+# not in session, add operation along ... will not proceed" several times per autograded
+# submission: its gradebook code relies on an autoflush cascade SQLAlchemy 2 no longer does.
+# The rows are added explicitly right after (the grades are right; tests/test_assignments.py
+# checks them), there is no setting to change it, so exactly this message is silenced.
+import warnings  # noqa: E402
+
+from sqlalchemy.exc import SAWarning  # noqa: E402
+
+warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session, add operation along",
+                        category=SAWarning)

@@ -567,6 +567,11 @@ def _diagnose_laplace(x: np.ndarray, b: float, context: str, sensitivity: float 
     se_mean = math.sqrt(2.0) * b / math.sqrt(n)
     measured = f"mean = {mean:.3f}, median = {float(np.median(x)):.3f}, scale mean|x - median| = {b_hat:.3f}"
     expected = f"mean 0, median 0, scale b = {b:.3f} ({context})"
+    distinct = np.unique(x).size
+    if distinct <= max(1, n // 10):
+        return (f"{n} 个样本中只有 {distinct} 个不同的值：是否只抽了一个噪声（或少数几个）并用于整个数组？每个元素都需要自己的独立噪声（用 size 生成）。",
+                f"only {distinct} distinct values among {n} samples: was one noise value (or a few) drawn and used "
+                f"for the whole array? Every element needs its own independent noise (draw `size` of them).")
     if np.all(x >= 0) or np.all(x <= 0):
         return (f"所有样本同号（{'全为正' if np.all(x >= 0) else '全为负'}）：缺少了符号（两个分支中的一个）。",
                 "all samples have the same sign: the random sign (one of the two branches) is missing.")
@@ -1373,13 +1378,26 @@ def copy_report(functions: dict[str, Callable | str], threshold: float = 0.9, mi
 # --- ε-slider views (ungraded) -----------------------------------------------
 
 
+def _explorer_figure():
+    """A 6 × 3 in figure whose text can be Chinese (the course's bundled CJK font)."""
+    import matplotlib.pyplot as plt
+
+    from helpers.plots import configure_fonts
+
+    configure_fonts()  # before any text is created: legends below are bilingual
+    fig, ax = plt.subplots(figsize=(6, 3))
+    plt.close(fig)
+    return fig, ax
+
+
 def _slider_view(draw: Callable[[float], None], fig, description: str = "ε"):
     import ipywidgets as widgets
     from IPython.display import display
 
-    slider = widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05, description=description,
-                                    readout_format=".2f", continuous_update=False)
-    out = widgets.Output(layout=widgets.Layout(height="340px"))
+    from helpers.widgets import RoundLogSlider
+
+    slider = RoundLogSlider(1.0, -1, 1, description=description, continuous_update=False)
+    out = widgets.Output(layout=widgets.Layout(min_height="320px"))
 
     def redraw(change=None):
         with out:
@@ -1404,10 +1422,7 @@ def _slider_view(draw: Callable[[float], None], fig, description: str = "ε"):
 
 def laplace_explorer(laplace_mechanism: Callable, sensitivity: float = 1.0, n: int = 20_000, seed: int = 0):
     """Histogram of ``laplace_mechanism(0, Δ, ε, rng)`` against the Laplace(Δ/ε) density; ε on a log slider."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3))
-    plt.close(fig)
+    fig, ax = _explorer_figure()
     grid = np.linspace(-15, 15, 301)
     edges = np.linspace(-15, 15, 61)
     centers, width = (edges[:-1] + edges[1:]) / 2, edges[1] - edges[0]
@@ -1424,7 +1439,7 @@ def laplace_explorer(laplace_mechanism: Callable, sensitivity: float = 1.0, n: i
         for bar, h in zip(bars, heights / (n * width)):
             bar.set_height(h)
         line.set_ydata(np.exp(-np.abs(grid) / b) / (2 * b))
-        ax.set_title(f"ε = {epsilon:.2f}, Δ = {sensitivity:g}, b = Δ/ε = {b:.2f}")
+        ax.set_title(f"ε = {epsilon:g}, Δ = {sensitivity:g}, b = Δ/ε = {b:.3g}")
 
     return _slider_view(draw, fig)
 
@@ -1432,10 +1447,7 @@ def laplace_explorer(laplace_mechanism: Callable, sensitivity: float = 1.0, n: i
 def exponential_explorer(exponential_mechanism: Callable, scores=TABLE_6_4_SCORES, sensitivity: float = 1.0,
                          n: int = 2_000, seed: int = 0):
     """Frequencies of ``n`` draws of the student's mechanism against exp(εq/(2Δq)) (Table 6-4's scores)."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3))
-    plt.close(fig)
+    fig, ax = _explorer_figure()
     k = len(scores)
     xs = np.arange(k)
     bars = ax.bar(xs - 0.2, np.zeros(k), width=0.4, label="your draws / 你的抽样")
@@ -1451,18 +1463,16 @@ def exponential_explorer(exponential_mechanism: Callable, scores=TABLE_6_4_SCORE
             bar.set_height(h)
         for bar, h in zip(truth, _exp_probs(np.array(scores), epsilon, sensitivity)):
             bar.set_height(h)
-        ax.set_title(f"ε = {epsilon:.2f}, Δq = {sensitivity:g}")
+        ax.set_title(f"ε = {epsilon:g}, Δq = {sensitivity:g}")
 
     return _slider_view(draw, fig)
 
 
 def rr_explorer(rr_perturb: Callable, n: int = 200, true_ones: int = 60, repeats: int = 1_000, seed: int = 0):
     """Histogram of the number of reported 1s over ``repeats`` surveys against its exact distribution."""
-    import matplotlib.pyplot as plt
     from scipy import stats
 
-    fig, ax = plt.subplots(figsize=(6, 3))
-    plt.close(fig)
+    fig, ax = _explorer_figure()
     support = np.arange(n + 1)
     bars = ax.bar(support, np.zeros(n + 1), width=1.0, alpha=0.5, label="your surveys / 你的调查")
     (line,) = ax.plot(support, np.zeros(n + 1), "k-", label="exact / 精确分布")
@@ -1481,6 +1491,6 @@ def rr_explorer(rr_perturb: Callable, n: int = 200, true_ones: int = 60, repeats
         exact = np.convolve(stats.binom.pmf(np.arange(true_ones + 1), true_ones, p),
                             stats.binom.pmf(np.arange(n - true_ones + 1), n - true_ones, 1 - p))
         line.set_ydata(exact)
-        ax.set_title(f"ε = {epsilon:.2f}, p = {p:.3f}: {true_ones} true 1s out of {n}")
+        ax.set_title(f"ε = {epsilon:g}, p = {p:.3f}: {true_ones} true 1s out of {n}")
 
     return _slider_view(draw, fig)

@@ -6,14 +6,16 @@ can reuse it and then only update the artists' data when a slider moves.
 Labels go through :func:`helpers.i18n.tr`, so the same code draws Chinese or
 English figures.
 
-:func:`use_backend` chooses how figures are shown: the live ``ipympl`` canvas
-(``%matplotlib widget``) in JupyterLab, static inline PNGs headless (tests,
-nbgrader), so that the same notebook runs in both.
+:func:`use_backend` chooses how slider figures are shown: a live ``ipympl``
+canvas each in a JupyterLab kernel, static PNGs headless (tests, nbgrader), so
+that the same notebook runs in both. Figures without sliders are inline PNGs
+everywhere.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from typing import Any
 
@@ -26,6 +28,7 @@ from helpers.i18n import get_lang, tr
 
 __all__ = [
     "use_backend",
+    "configure_fonts",
     "label",
     "set_bar_heights",
     "is_live_backend",
@@ -48,6 +51,9 @@ __all__ = [
     "plot_variance_vs_epsilon",
     "plot_release_models",
 ]
+
+#: Widest live (ipympl) figure in CSS pixels: fits JupyterLab's output area next to the file browser.
+LIVE_MAX_WIDTH_PX = 860
 
 # CJK glyphs: the first family matplotlib finds wins; DejaVu Sans is the fallback.
 _CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
@@ -96,14 +102,31 @@ def _cjk_available() -> bool:
     return any(f in available for f in _CJK_FONTS[:-1])
 
 
+def _live_frontend() -> bool:
+    """True in a kernel that a Jupyter server started for a browser session.
+
+    ipykernel sets ``MPLBACKEND`` to its inline backend whenever the variable is
+    empty, so that variable cannot tell a browser from a headless run.  What does:
+    jupyter_server starts every notebook/console kernel with ``JPY_SESSION_NAME``
+    (the document's path) in its environment; nbclient, nbconvert and nbgrader
+    (which also sets ``NBGRADER_EXECUTION``) start kernels without it.
+    """
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return False
+    if os.environ.get("MPLBACKEND", "").lower() == "agg":  # an explicit headless choice (make test)
+        return False
+    return bool(os.environ.get("JPY_SESSION_NAME"))
+
+
 def use_backend(mode: str | None = None) -> str:
     """Select the matplotlib backend for this notebook and return "widget" or "inline".
 
-    ``widget`` (ipympl's live canvas, redrawn in place) is used in a live
-    IPython kernel when ipympl is installed, unless the environment says
-    ``MPLBACKEND=Agg`` (tests, nbgrader, ``make test``).  ``mode`` or the
-    environment variable ``DP_COURSE_BACKEND`` ("widget" / "inline") forces
-    a choice.  Outside IPython nothing is changed and "inline" is returned.
+    ``widget`` (ipympl's live canvas, redrawn in place) is used in a kernel that
+    JupyterLab started for a browser (see :func:`_live_frontend`) when ipympl is
+    installed; headless runs (nbclient, nbconvert, nbgrader, ``MPLBACKEND=Agg``)
+    get ``inline``.  ``mode`` or the environment variable ``DP_COURSE_BACKEND``
+    ("widget" / "inline") forces a choice.  Outside IPython nothing is changed
+    and "inline" is returned.
     """
     _configure_fonts()
     mode = mode or os.environ.get("DP_COURSE_BACKEND") or None
@@ -118,27 +141,42 @@ def use_backend(mode: str | None = None) -> str:
     shell = get_ipython()
     if shell is None or not hasattr(shell, "kernel"):
         return "inline"
+    global _LIVE_CANVAS
     if mode is None:
-        headless = os.environ.get("MPLBACKEND", "").lower() in ("agg", "module://matplotlib_inline.backend_inline")
-        mode = "inline" if headless else "widget"
+        mode = "widget" if _live_frontend() else "inline"
+    _LIVE_CANVAS = False
     if mode == "widget":
         try:
-            import ipympl  # noqa: F401
+            import ipympl.backend_nbagg  # noqa: F401
 
-            shell.run_line_magic("matplotlib", "widget")
-            _configure_fonts()
-            return "widget"
+            _LIVE_CANVAS = True
         except Exception:  # ipympl missing or broken: the static fallback still teaches
             mode = "inline"
+    # Figures without sliders stay static PNGs (inline): they scale with the window, are
+    # cropped to their content and are kept in a saved notebook. Slider figures get their
+    # own ipympl canvas from new_figure() when the live canvas is available.
     shell.run_line_magic("matplotlib", "inline")
     _configure_fonts()
-    return "inline"
+    return mode
+
+
+def configure_fonts() -> None:
+    """Make matplotlib find the bundled CJK font (for figures not made through this module)."""
+    _configure_fonts()
+
+
+_LIVE_CANVAS = False  # set by use_backend(): slider figures get ipympl canvases
 
 
 def is_live_backend() -> bool:
-    """True when figures are ipympl canvases (``%matplotlib widget``)."""
+    """True when slider figures are ipympl canvases (use_backend() chose "widget", or ``%matplotlib widget``)."""
+    if _LIVE_CANVAS:
+        return True
     backend = matplotlib.get_backend().lower()
     return "ipympl" in backend or backend == "widget"
+
+
+_FIGURE_NUMBERS = itertools.count(1000)
 
 
 def new_figure(figsize: tuple[float, float] = (7.0, 3.6), nrows: int = 1, ncols: int = 1,
@@ -149,13 +187,17 @@ def new_figure(figsize: tuple[float, float] = (7.0, 3.6), nrows: int = 1, ncols:
     canvas (no pyplot registration, so nothing leaks into the inline output).
     """
     if is_live_backend():
-        import matplotlib.pyplot as plt
+        from ipympl.backend_nbagg import Canvas, FigureManager
 
-        with plt.ioff():
-            fig = plt.figure(figsize=figsize)
+        fig = Figure(figsize=figsize)
+        # A canvas widget of its own, not registered with pyplot (nothing is auto-shown).
+        FigureManager(Canvas(fig), next(_FIGURE_NUMBERS))
         fig.canvas.header_visible = False
         fig.canvas.toolbar_visible = False
         fig.canvas.resizable = False
+        # An ipympl canvas keeps its pixel size (a PNG would be scaled down to the output
+        # area): keep wide figures within a notebook's output width on a laptop screen.
+        fig.set_dpi(min(fig.dpi, LIVE_MAX_WIDTH_PX / figsize[0]))
     else:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 

@@ -6,11 +6,10 @@ moving a slider calls ``live.update(**slider_values)`` — a plain function of
 the parameters that only changes the artists' data (axis limits are fixed,
 so nothing jumps) — and then redraws:
 
-* with ipympl (``%matplotlib widget``, live JupyterLab) the canvas widget
-  is redrawn in place (``draw_idle``);
-* headless or with the inline backend, the figure is rendered to a PNG in
-  an ``Output`` widget of fixed height (``clear_output(wait=True)``, no
-  flicker).
+* in a live JupyterLab kernel (``helpers.plots.use_backend()`` returned
+  "widget") the figure has its own ipympl canvas widget, redrawn in place;
+* headless, the figure is rendered to a PNG in an ``Output`` widget at least
+  as tall as the figure (``clear_output(wait=True)``, no flicker, nothing cut).
 
 Errors raised while updating are printed in the widget's ``errors`` output
 (never lost in the log console).  Random draws are made once, in the
@@ -30,6 +29,7 @@ from typing import Any, Callable
 
 import ipywidgets as W
 import numpy as np
+import traitlets
 
 from helpers import mechanisms as mech
 from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
@@ -38,6 +38,8 @@ from helpers.plots import is_live_backend, label, new_figure, set_bar_heights
 __all__ = [
     "LiveFigure",
     "epsilon_slider",
+    "RoundLogSlider",
+    "round_log_values",
     "dp_ratio_widget",
     "laplace_density_widget",
     "averaging_attack_widget",
@@ -175,14 +177,18 @@ def _flatten(artists: dict[str, Any]) -> list:
 
 
 def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists: dict[str, Any],
-              height_px: int = 350) -> LiveFigure:
+              height_px: int = 0) -> LiveFigure:
     errors = W.Output()
     controls = W.HBox(list(sliders.values()), layout=W.Layout(flex_flow="row wrap"))
     if is_live_backend():
         view = None
         body = fig.canvas
     else:
-        view = W.Output(layout=W.Layout(height=f"{height_px}px", overflow="hidden"))
+        # The box is at least as tall as the PNG (figure height × dpi, plus the margin the
+        # output area adds): a fixed smaller height clipped the bottom (axis labels).
+        # ``min_height`` keeps the box from collapsing while the PNG is replaced.
+        needed = int(np.ceil(fig.get_figheight() * fig.dpi)) + 12
+        view = W.Output(layout=W.Layout(min_height=f"{max(height_px, needed)}px"))
         body = view
     live = LiveFigure(W.VBox([controls, body, errors]), sliders, fig, artists, update, errors, view)
 
@@ -201,18 +207,60 @@ def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists
     for artist in live._animated:
         artist.set_animated(True)
     fig.canvas.mpl_connect("draw_event", live._on_draw)
-    live.update(**live.values())
+    live.last = live.update(**live.values())  # the numbers shown before any slider moves
     if not is_live_backend():
         live.redraw()  # full draw (layout solved and frozen in _on_draw), then the PNG
     return live
 
 
+#: Mantissas of the round values a log slider steps through: about ten per decade, evenly
+#: spaced on the log scale to within ±10 %, each exact in decimal.
+ROUND_MANTISSAS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
+
+
+def round_log_values(low: float, high: float) -> list[float]:
+    """The round values (``ROUND_MANTISSAS`` × 10^k) from ``low`` to ``high`` inclusive."""
+    values = []
+    for k in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1):
+        for m in ROUND_MANTISSAS:
+            v = float(f"{m:g}e{k}")
+            if low * (1 - 1e-9) <= v <= high * (1 + 1e-9):
+                values.append(v)
+    return values
+
+
+class RoundLogSlider(W.SelectionSlider):
+    """A log-scale slider that only takes round values (0.1, 0.12, 0.15, 0.2, 0.25 ...).
+
+    A ``FloatLogSlider`` steps through 10^(k·step): 0.501, 3.98 and 0.998 where a
+    reader expects 0.5, 4 and 1, and its readout, the value ``update`` computes with
+    and the figure title disagree in the last digit.  Here the value is always one of
+    :func:`round_log_values` (shown exactly, ``{:g}``); setting any other number
+    selects the nearest one on the log scale.
+    """
+
+    def __init__(self, value: float = 1.0, min_exp: float = -2.0, max_exp: float = 1.0, **kwargs):
+        values = round_log_values(10.0 ** min_exp, 10.0 ** max_exp)
+        super().__init__(options=[(f"{v:g}", v) for v in values], value=self._nearest(values, value), **kwargs)
+
+    @staticmethod
+    def _nearest(values, value) -> float:
+        value = float(value)
+        if not value > 0:
+            return values[0]
+        return min(values, key=lambda v: abs(np.log(v / value)))
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal):
+        values = [v for _, v in self.options]
+        return self._nearest(values, proposal["value"]) if values else proposal["value"]
+
+
 def epsilon_slider(value: float = 1.0, min_exp: float = -2.0, max_exp: float = 1.0,
-                   description: str = "ε") -> W.FloatLogSlider:
-    """A log-scale ε slider from 10**min_exp to 10**max_exp with a readable readout."""
-    return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=0.05,
-                            description=description, readout_format=".3g", continuous_update=True,
-                            layout=W.Layout(width="420px"))
+                   description: str = "ε") -> RoundLogSlider:
+    """A log-scale ε slider from 10**min_exp to 10**max_exp through round values (see RoundLogSlider)."""
+    return RoundLogSlider(value, min_exp, max_exp, description=description, continuous_update=True,
+                          layout=W.Layout(width="420px"))
 
 
 # --------------------------------------------------------------------- §6.1 Definition 6-1
@@ -275,9 +323,14 @@ def laplace_density_widget(epsilon: float = 1.0, sensitivity: float = 1.0) -> Li
     for i, b in enumerate((1.0, 2.0, 4.0)):
         ax.plot(x, mech.laplace_pdf(x, b), color=f"C{i}", lw=1.5, ls="--", alpha=0.9, label=f"b = {b:g}")
     (line,) = ax.plot(x, 0 * x, color="k", lw=2.5, label="b = Δf/ε")
-    span = ax.axvspan(-1, 1, color="0.92", zorder=0, label="[−b, b]")
+    # translucent: the span is redrawn on top of the static curves (blitting), which must show through
+    span = ax.axvspan(-1, 1, color="0.6", alpha=0.18, lw=0, zorder=0, label="[−b, b]")
+    top = 1.05
+    # The axis is fixed (the reference curves stay put); a taller peak is marked at the top.
+    peak_mark = ax.annotate("", xy=(0, top), xytext=(0.4, top * 0.9), ha="left", va="center", fontsize=8,
+                            arrowprops={"arrowstyle": "->", "color": "k"}, annotation_clip=False)
     ax.set_xlim(-10, 10)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, top)
     ax.set_xlabel("x")
     ax.set_ylabel("Lap(x | b)")
     ax.legend(fontsize=8, loc="upper right")
@@ -288,14 +341,17 @@ def laplace_density_widget(epsilon: float = 1.0, sensitivity: float = 1.0) -> Li
         line.set_ydata(mech.laplace_pdf(x, b))
         span.set_x(-b)
         span.set_width(2 * b)
+        peak = 1 / (2 * b)
+        peak_mark.set_visible(peak > top)
+        peak_mark.set_text(label(zh=f"峰值 1/(2b) = {peak:.3g},超出坐标轴", en=f"peak 1/(2b) = {peak:.3g}, off the axis"))
         title.set_text(label(zh=f"Δf = {sensitivity:g}, ε = {epsilon:.3g} → b = {b:.3g}, 标准差 √2·b = {np.sqrt(2) * b:.3g}",
                           en=f"Δf = {sensitivity:g}, ε = {epsilon:.3g} → b = {b:.3g}, std √2·b = {np.sqrt(2) * b:.3g}"))
-        return {"b": b, "peak": 1 / (2 * b)}
+        return {"b": b, "peak": peak, "peak_off_axis": peak > top}
 
     sens = W.FloatSlider(value=sensitivity, min=0.5, max=5, step=0.5, description="Δf",
                          readout_format=".1f", layout=W.Layout(width="320px"))
     return _assemble(fig, {"epsilon": epsilon_slider(epsilon, -1, 1), "sensitivity": sens}, update,
-                     {"line": line, "span": span, "title": title})
+                     {"line": line, "span": span, "peak": peak_mark, "title": title})
 
 
 # --------------------------------------------------------------------- §6.2.3 experiment 6-1
@@ -461,7 +517,9 @@ def exponential_vote_widget(items, scores, sensitivity: float = 1.0, epsilon: fl
     bars = ax.bar(items, np.zeros(len(items)), color="C0")
     texts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9) for i in range(len(items))]
     ax.axhline(1 / len(items), color="0.5", ls=":", lw=1, label=label(zh="ε = 0:均匀", en="ε = 0: uniform"))
-    ax.set_ylim(0, 1.08)
+    # headroom above 1 for the value labels and the legend, which must never cover a bar
+    ax.set_ylim(0, 1.35)
+    ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel(label(zh="被选中的概率", en="probability of being chosen"))
     ax.legend(fontsize=8, loc="upper right")
     title = ax.set_title("")

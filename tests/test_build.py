@@ -93,3 +93,43 @@ def test_check_fails_and_lists_a_stale_notebook(tmp_path):
     stale = run("--check")
     assert stale.returncode == 1 and "course/en/demo.ipynb" in stale.stderr
     assert "course/demo.ipynb" not in stale.stderr.replace("course/en/demo.ipynb", "")   # zh unchanged
+
+
+def test_check_compares_content_so_a_run_and_saved_notebook_stays_up_to_date(tmp_path):
+    """A student runs and saves a lecture notebook (outputs, counts, widget state): still up to date;
+    an edited cell is not."""
+    course = tmp_path / "course"
+    (course / "_src").mkdir(parents=True)
+    shutil.copy(BUILD, course / "build.py")
+    (course / "_src" / "demo.md").write_text(SAMPLE, encoding="utf-8")
+    run = lambda *a: subprocess.run([sys.executable, str(course / "build.py"), *a],
+                                    capture_output=True, text=True, timeout=60)
+    assert run().returncode == 0
+    path = course / "demo.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    for count, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        cell.execution_count = count + 1
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="中文\n")]
+        cell.metadata["execution"] = {"iopub.execute_input": "2026-01-01T00:00:00Z"}
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2}}
+    nbformat.write(nb, path)
+    assert run("--check").returncode == 0
+    nb.cells[-1].source += "\nprint('edited')"
+    nbformat.write(nb, path)
+    stale = run("--check")
+    assert stale.returncode == 1 and "course/demo.ipynb" in stale.stderr
+
+
+def test_committed_notebooks_have_no_outputs():
+    """What git holds is stored without outputs (the working tree may hold a student's run)."""
+    listed = subprocess.run(["git", "ls-files", "course/*.ipynb", "course/en/*.ipynb"], cwd=ROOT,
+                            capture_output=True, text=True)
+    if listed.returncode != 0 or not listed.stdout.strip():
+        pytest.skip("not a git checkout")
+    for rel in listed.stdout.split():
+        shown = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=ROOT, capture_output=True, text=True)
+        if shown.returncode != 0:
+            continue  # added but not committed yet
+        nb = json.loads(shown.stdout)
+        with_outputs = [c["id"] for c in nb["cells"] if c.get("outputs") or c.get("execution_count")]
+        assert not with_outputs, f"{rel} is committed with outputs in cells {with_outputs}"

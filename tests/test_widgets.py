@@ -41,7 +41,7 @@ def _moved_pixels(live, name, value) -> int:
 
 def test_dp_ratio_stays_inside_e_to_the_plus_minus_epsilon():
     live = widgets.dp_ratio_widget(f_d=3, f_d2=2, sensitivity=1, epsilon=0.5)
-    assert isinstance(live.sliders["epsilon"], W.FloatLogSlider)
+    assert isinstance(live.sliders["epsilon"], widgets.RoundLogSlider)
     for eps in (0.1, 0.5, 1.0, 3.0):
         out = live.update(epsilon=eps)
         ratio = live.artists["ratio"].get_ydata()
@@ -222,3 +222,36 @@ def test_chinese_figure_text_renders_with_the_bundled_font(recwarn):
     plt.close(fig)
     missing = [w for w in recwarn if "missing from font" in str(w.message)]
     assert not missing, [str(w.message) for w in missing]
+
+
+def test_log_sliders_take_round_values_only():
+    """Readout, value and figure title agree on exact round numbers (0.5, not 0.501; 4, not 3.98)."""
+    assert widgets.round_log_values(0.1, 10) == [0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.2, 1.5,
+                                                 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
+    live = widgets.dp_ratio_widget(epsilon=0.5)
+    slider = live.sliders["epsilon"]
+    assert slider.value == 0.5 and slider.label == "0.5"
+    slider.value = 3.98                       # the slider ends at 10**0.5: its last round value is 3
+    assert slider.value == 3.0
+    wide = widgets.epsilon_slider(1, -2, 1)
+    for number, nearest in ((3.98, 4.0), (0.501, 0.5), (0.998, 1.0), (0.001, 0.01), (50, 10.0)):
+        wide.value = number                   # any number selects the nearest round value
+        assert wide.value == nearest
+    slider.index = slider.options.index(("1", 1.0))   # what a key press in the browser does
+    assert slider.value == 1.0 and "ε = 1:" in live.artists["title"].get_text()
+    ratios = np.diff(np.log([v for _, v in widgets.epsilon_slider(1, -2, 1).options]))
+    assert ratios.max() < np.log(1.34) and ratios.min() > np.log(1.19)   # even steps on the log scale
+
+
+def test_png_fallback_box_is_never_shorter_than_its_figure(data):
+    """Headless/inline path: the Output box holding the PNG is at least as tall as the PNG
+    (a fixed 320-340 px box used to cut the bottom of 340-380 px figures)."""
+    from helpers import lab_widgets
+
+    builders = [widgets.dp_ratio_widget(), widgets.laplace_density_widget(),
+                widgets.histogram_release_widget(data["med"].labels, data["med"].counts, data["med_nb"].counts),
+                lab_widgets.shuffle_amplification_widget(),
+                lab_widgets.range_mse_widget(np.arange(16.0), b=2, branchings=(2, 4), n_trials=5, n_ranges=5)]
+    for live in builders:
+        box = int(live.view.layout.min_height.removesuffix("px"))
+        assert box >= live.image().shape[0], (live.update.__qualname__, box, live.image().shape)

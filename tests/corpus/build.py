@@ -43,7 +43,7 @@ import nbformat
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 VENV_BIN = REPO / ".venv" / "bin"
-ASSIGNMENTS = ("laplace", "exponential", "randomized_response")
+ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean")
 
 
 def nbgrader_env(**extra: str) -> dict[str, str]:

@@ -1,0 +1,613 @@
+"""Checks behind the graded assignment ``source/private_mean`` (§6.2.1 sensitivity, §6.1.3 composition).
+
+The student writes ``clip(values, lower, upper)``, the ℓ1 sensitivities
+``sum_sensitivity(lower, upper, relation)`` and ``count_sensitivity(relation)``
+for ``relation`` in {"add_remove", "replace"}, and an ε-DP mean under
+add/remove neighbours, ``private_mean(values, lower, upper, epsilon, rng)``,
+that spends ε₁ on a Laplace-noised clipped sum and ε₂ on a Laplace-noised
+count (ε₁ + ε₂ = ε, split chosen by the student) and returns
+``clip(noisy_sum / max(noisy_count, 1), lower, upper)``.
+
+Like :mod:`helpers.checks`, every ``check_*`` returns ``None`` or raises
+:class:`AssertionError` with a bilingual message, and calls the student's
+functions only with plain data (floats, lists, float arrays) and
+``numpy.random.Generator`` objects, so that it works unchanged when the
+functions are proxies into a sandbox (trusted grading).
+
+What is judged, and how
+-----------------------
+* **Sensitivities**, exactly (deterministic), against values computed from
+  Definition 6-2 by enumerating neighbouring datasets
+  (:func:`sensitivities_from_definition`), for both neighbour relations on
+  ranges that contain 0, lie on one side of it, or touch it. (This module
+  ships to students with the visible tests, so it states no formula.)
+* **rng discipline** (deterministic): the same generator state gives the
+  same output, another state another output, and the call advances the
+  generator. Noise from ``np.random.*``, the ``random`` module, ``secrets``,
+  a generator with a fixed seed or any other source than ``rng`` fails.
+  Any method of ``rng`` may be used (``rng.laplace`` included): this
+  assignment is about sensitivity and composition, not sampling.
+* **Accuracy**: a binomial test that the median absolute error is at most
+  ``ACCURACY_FACTOR`` = 1.5 times that of the best split
+  ε₁ = ρε, ε₂ = (1 - ρ)ε (ρ to 0.01, found by simulating the specified
+  mechanism, :func:`best_split`). A mechanism whose median error is within the
+  factor passes with probability at least 1 - 1e-6.
+* **Privacy**: :func:`helpers.audit.epsilon_lower_bound` at confidence
+  1 - 1e-6 on worst-case neighbouring datasets; the check fails when the
+  lower bound on ε exceeds the claimed ε (a proven violation; a correct
+  mechanism fails with probability at most 1e-6 per audit). The pairs:
+
+  - ``composition``: range [-1, 1], d = 100 records at -1, d' = d plus one
+    record at 1000 (clipped to 1). Sum and count both push the mean of d'
+    up, so the output carries the privacy loss of both releases
+    (2 min(ε₁, ε₂) in its tail): spending ε on each release (2ε in total),
+    releasing the exact count, or not clipping is caught.
+  - ``one-sided range``: [-20, -19], d = [] vs d' = [-1000]. A sum
+    sensitivity of ``upper - lower`` (= 1 instead of 20) or a missing clip
+    is caught.
+  - ``mostly negative range``: [-20, 1], d = [] vs d' = [-1000]. A sum
+    sensitivity of ``upper`` (forgetting negative values) is caught.
+
+  Every number of a pair (records and bounds) is multiplied by a scale in
+  [1/2, 2] drawn from the check's seed (:func:`audit_config`), which leaves
+  the privacy loss unchanged. Measured detection rates:
+  ``tests/power/RESULTS.md``.
+
+Cost: every output is one call of the student's scalar function (one
+process crossing in trusted grading). The notebook makes about 26,000
+calls in all: 8,000 per audit (``AUDITS``), 1,000 per accuracy check.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from helpers.checks import ALPHA, _call, _expect_value_error, _fail, _say, _short, check_seed
+
+__all__ = [
+    "ACCURACY_FACTOR",
+    "AUDITS",
+    "RELATIONS",
+    "check_clip_values",
+    "check_clip_invalid",
+    "check_sum_sensitivity_basics",
+    "check_sum_sensitivity_values",
+    "check_count_sensitivity_basics",
+    "check_count_sensitivity_values",
+    "check_private_mean_basics",
+    "check_private_mean_invalid",
+    "check_private_mean_rng",
+    "check_private_mean_accuracy",
+    "check_private_mean_privacy",
+    "best_split",
+    "sensitivities_from_definition",
+    "private_mean_explorer",
+]
+
+RELATIONS = ("add_remove", "replace")
+#: A correct mechanism may have a median absolute error up to this factor
+#: times that of the best split (ε₁ = ρε, ε₂ = (1 - ρ)ε) and still passes.
+ACCURACY_FACTOR = 1.5
+#: Confidence of every privacy audit (false failure <= 1 - AUDIT_CONFIDENCE).
+AUDIT_CONFIDENCE = 1.0 - ALPHA
+
+#: The audits: range, neighbouring datasets (d' = d plus one record),
+#: claimed ε, selection and final sample sizes per dataset, events searched.
+AUDITS: dict[str, dict[str, Any]] = {
+    "composition": dict(lower=-1.0, upper=1.0, d=[-1.0] * 100, extra=1000.0, epsilon=3.0,
+                        n_select=1000, n_final=3000, events="auto"),
+    "one_sided_range": dict(lower=-20.0, upper=-19.0, d=[], extra=-1000.0, epsilon=1.0,
+                            n_select=1000, n_final=3000, events="interval"),
+    "mostly_negative_range": dict(lower=-20.0, upper=1.0, d=[], extra=-1000.0, epsilon=1.0,
+                                  n_select=1000, n_final=3000, events="interval"),
+}
+
+
+def _is_real(x: Any) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
+# --- clip ----------------------------------------------------------------------
+
+
+def check_clip_values(clip: Callable) -> None:
+    """clip of a list and of an array: values, float dtype, length, input not modified. Deterministic."""
+    cases = (
+        ([-5.0, 0.5, 3.0, 10.0, 2.0, 0.0], 0.0, 2.0),
+        (np.array([-30.0, -19.5, -1.0, -20.0]), -20.0, -19.0),
+        (np.array([1, 7, -3], dtype=np.int64), -2.0, 5.0),
+        ([], 0.0, 1.0),
+    )
+    for values, lower, upper in cases:
+        before = np.array(values, dtype=float, copy=True)
+        arg = values.copy() if isinstance(values, np.ndarray) else list(values)
+        out = _call(clip, arg, lower, upper, name="clip")
+        expected = np.clip(before, lower, upper)
+        shown = f"clip({_short(values)}, {lower:g}, {upper:g})"
+        if not isinstance(out, np.ndarray) or out.shape != expected.shape:
+            raise _fail(
+                f"{shown} 应返回长度为 {expected.size} 的 numpy 数组，实际返回 {type(out).__name__} {_short(out)}。",
+                f"{shown} should return a numpy array of length {expected.size}; it returned "
+                f"{type(out).__name__} {_short(out)}.",
+            )
+        if not np.issubdtype(out.dtype, np.floating):
+            raise _fail(f"{shown} 返回的 dtype 是 {out.dtype}，期望浮点数。",
+                        f"{shown} returned dtype {out.dtype}; expected floating-point numbers.")
+        if not np.array_equal(out, expected):
+            raise _fail(
+                f"{shown} = {np.round(out, 6).tolist()}，期望 {expected.tolist()}：小于 lower 的值变成 lower，大于 upper 的值变成 upper，其余不变。",
+                f"{shown} = {np.round(out, 6).tolist()}; expected {expected.tolist()}: values below lower become "
+                f"lower, values above upper become upper, the others stay.",
+            )
+        if isinstance(arg, np.ndarray) and not np.array_equal(arg.astype(float), before):
+            raise _fail(f"{shown} 修改了传入的数组；请返回一个新数组。",
+                        f"{shown} modified the array it was given; return a new array instead.")
+    print("[check_clip_values] lists, arrays, integers, empty input: OK")
+
+
+def check_clip_invalid(clip: Callable) -> None:
+    """ValueError for lower >= upper, NaN bounds and NaN values. Deterministic."""
+    for args, zh, en in (
+        (([1.0, 2.0], 3.0, 3.0), "lower 必须小于 upper", "lower must be < upper"),
+        (([1.0, 2.0], 5.0, 1.0), "lower 必须小于 upper", "lower must be < upper"),
+        (([1.0, 2.0], float("nan"), 1.0), "界必须是有限数", "bounds must be finite numbers"),
+        (([1.0, 2.0], 0.0, float("inf")), "界必须是有限数", "bounds must be finite numbers"),
+        (([1.0, float("nan")], 0.0, 1.0), "数据中不能有 NaN", "values must not contain NaN"),
+    ):
+        _expect_value_error(clip, args, zh, en)
+    print("[check_clip_invalid] ValueError for lower >= upper, nan / inf bounds, nan values: OK")
+
+
+# --- sensitivities -----------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def sensitivities_from_definition(lower: float, upper: float) -> dict[str, tuple[float, float]]:
+    """ℓ1 global sensitivities of (clipped sum, number of records), computed from Definition 6-2.
+
+    ``{relation: (sum sensitivity, count sensitivity)}``: the largest
+    |f(D) - f(D')| over neighbouring datasets D, D' built from a grid of
+    record values (both bounds, 0, and points inside and outside the range),
+    in exact rational arithmetic. Datasets of at most one record suffice:
+    both queries are sums of per-record terms, so the difference between
+    neighbours depends only on the record added, removed or replaced. The
+    expected answers of the checks come from here, not from a closed formula.
+    """
+    from fractions import Fraction
+
+    lo, hi = Fraction(lower), Fraction(upper)
+    grid = sorted({lo, hi, Fraction(0)} | {Fraction(x) for x in np.linspace(lower - 3.0, upper + 3.0, 13)})
+
+    def clipped(x: Fraction) -> Fraction:
+        return min(max(x, lo), hi)
+
+    datasets = [()] + [(a,) for a in grid]
+    best = {"add_remove": [Fraction(0), 0], "replace": [Fraction(0), 0]}
+    for data in datasets:
+        total, count = sum((clipped(x) for x in data), Fraction(0)), len(data)
+        for x in grid:
+            # add x (removing it is the same pair read backwards)
+            best["add_remove"][0] = max(best["add_remove"][0], abs(total + clipped(x) - total))
+            best["add_remove"][1] = max(best["add_remove"][1], abs((count + 1) - count))
+            for i in range(count):  # replace record i by x: same number of records
+                best["replace"][0] = max(best["replace"][0], abs(total - clipped(data[i]) + clipped(x) - total))
+                best["replace"][1] = max(best["replace"][1], abs(count - count))
+    return {k: (float(v[0]), float(v[1])) for k, v in best.items()}
+
+
+def _number(out: Any, shown: str) -> float:
+    if isinstance(out, np.ndarray) and out.shape == ():
+        out = out[()]
+    if not _is_real(out) or not math.isfinite(float(out)):
+        raise _fail(f"{shown} 应返回一个有限的数，实际返回 {type(out).__name__} {_short(out)}。",
+                    f"{shown} should return a finite number; it returned {type(out).__name__} {_short(out)}.")
+    return float(out)
+
+
+def check_sum_sensitivity_basics(sum_sensitivity: Callable) -> None:
+    """A finite number >= 0 for both relations; ValueError for bad input. Does not check the values."""
+    for lower, upper in ((0.0, 1.0), (-3.0, 5.0)):
+        for relation in RELATIONS:
+            shown = f"sum_sensitivity({lower:g}, {upper:g}, {relation!r})"
+            value = _number(_call(sum_sensitivity, lower, upper, relation, name="sum_sensitivity"), shown)
+            if value < 0:
+                raise _fail(f"{shown} = {value:g}：灵敏度是距离的最大值，不能为负。",
+                            f"{shown} = {value:g}: a sensitivity is a largest distance and cannot be negative.")
+    for args, zh, en in (
+        ((0.0, 1.0, "swap"), "relation 只能是 'add_remove' 或 'replace'", "relation must be 'add_remove' or 'replace'"),
+        ((2.0, 1.0, "add_remove"), "lower 必须小于 upper", "lower must be < upper"),
+        ((float("nan"), 1.0, "replace"), "界必须是有限数", "bounds must be finite numbers"),
+    ):
+        _expect_value_error(sum_sensitivity, args, zh, en)
+    print("[check_sum_sensitivity_basics] numbers >= 0 for both relations; ValueError for an unknown relation, "
+          "lower >= upper, nan: OK (the values themselves are checked by the hidden tests)")
+
+
+#: (lower, upper) pairs of the exact test: ranges containing 0, on one side of it, touching it.
+SUM_CASES = ((0.0, 1.0), (-1.0, 1.0), (-20.0, -19.0), (10.0, 50.0), (-7.0, 3.0), (-2.5, 0.0), (0.25, 4.0))
+
+
+def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
+    """Exact ℓ1 sensitivity of the clipped sum for both relations on ``SUM_CASES`` (1e-12). Deterministic."""
+    wrong = []
+    for lower, upper in SUM_CASES:
+        for relation in RELATIONS:
+            shown = f"sum_sensitivity({lower:g}, {upper:g}, {relation!r})"
+            got = _number(_call(sum_sensitivity, lower, upper, relation, name="sum_sensitivity"), shown)
+            expected = sensitivities_from_definition(lower, upper)[relation][0]
+            if not math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-12):
+                wrong.append((shown, got, expected, relation))
+    if wrong:
+        shown, got, expected, relation = wrong[0]
+        listed = "; ".join(f"{s} = {g:g} (expected {e:g})" for s, g, e, _ in wrong[:4])
+        if relation == "add_remove":
+            why_zh = ("增加或删除一条记录时，截断后的和改变的正是这条记录截断后的值；它的绝对值最大是多少？"
+                      "想一想整个区间都在 0 的一侧（例如 [-20, -19]）的情形。")
+            why_en = ("adding or removing one record changes the clipped sum by that record's clipped value: how "
+                      "large can its absolute value be? Think of a range entirely on one side of 0 (e.g. [-20, -19]).")
+        else:
+            why_zh = "替换一条记录时，和的改变是新旧两个截断值之差；它最大是多少？"
+            why_en = "replacing one record changes the sum by the difference of two clipped values: how large can it be?"
+        raise _fail(f"灵敏度不对（定义 6-2）：{listed}。{why_zh}",
+                    f"wrong sensitivity (Definition 6-2): {listed}. Hint: {why_en}")
+    print(f"[check_sum_sensitivity_values] exact values on {len(SUM_CASES)} ranges, both relations: OK")
+
+
+def check_count_sensitivity_basics(count_sensitivity: Callable) -> None:
+    """A finite number >= 0 for both relations; ValueError for an unknown relation. Does not check the values."""
+    for relation in RELATIONS:
+        shown = f"count_sensitivity({relation!r})"
+        value = _number(_call(count_sensitivity, relation, name="count_sensitivity"), shown)
+        if value < 0:
+            raise _fail(f"{shown} = {value:g}：灵敏度不能为负。", f"{shown} = {value:g}: a sensitivity cannot be negative.")
+    for relation in ("add", "Replace", ""):
+        _expect_value_error(count_sensitivity, (relation,), "relation 只能是 'add_remove' 或 'replace'",
+                            "relation must be 'add_remove' or 'replace'")
+    print("[check_count_sensitivity_basics] numbers >= 0; ValueError for an unknown relation: OK "
+          "(the values themselves are checked by the hidden tests)")
+
+
+def check_count_sensitivity_values(count_sensitivity: Callable) -> None:
+    """Exact ℓ1 sensitivity of the number of records for both relations. Deterministic."""
+    for relation in RELATIONS:
+        shown = f"count_sensitivity({relation!r})"
+        got = _number(_call(count_sensitivity, relation, name="count_sensitivity"), shown)
+        expected = sensitivities_from_definition(0.0, 1.0)[relation][1]
+        if got != expected:
+            if relation == "replace":
+                zh = "替换一条记录后，数据集的记录条数变了吗？"
+                en = "after replacing one record, has the number of records changed?"
+            else:
+                zh = "增加或删除一条记录，记录条数最多改变多少？"
+                en = "adding or removing one record changes the number of records by how much at most?"
+            raise _fail(f"{shown} = {got:g}，不对（定义 6-2）。提示：{zh}",
+                        f"{shown} = {got:g} is wrong (Definition 6-2). Hint: {en}")
+    print("[check_count_sensitivity_values] both relations exact: OK")
+
+
+# --- private_mean: basics ---------------------------------------------------------
+
+
+def _mean_output(out: Any, lower: float, upper: float, shown: str) -> float:
+    if isinstance(out, np.ndarray) and out.shape == ():
+        out = out[()]
+    if not _is_real(out):
+        raise _fail(f"{shown} 应返回一个浮点数，实际返回 {type(out).__name__} {_short(out)}。",
+                    f"{shown} should return a float; it returned {type(out).__name__} {_short(out)}.")
+    value = float(out)
+    if not math.isfinite(value):
+        raise _fail(f"{shown} 返回了 {value}。噪声计数可能 <= 0：按要求先把它提高到至少 1 再相除。",
+                    f"{shown} returned {value}. The noisy count can be <= 0: raise it to at least 1 before dividing, "
+                    f"as the task says.")
+    if not lower <= value <= upper:
+        raise _fail(f"{shown} = {value:g} 不在 [{lower:g}, {upper:g}] 内：按要求把结果截断到这个区间（后处理，不花隐私预算）。",
+                    f"{shown} = {value:g} is outside [{lower:g}, {upper:g}]: clip the result to this range as the "
+                    f"task says (post-processing costs no privacy).")
+    return value
+
+
+def _private_mean_once(private_mean: Callable, values: Any, lower: float, upper: float, epsilon: float,
+                       rng: np.random.Generator) -> float:
+    arg = values.copy() if isinstance(values, np.ndarray) else list(values)
+    out = _call(private_mean, arg, lower, upper, epsilon, rng, name="private_mean")
+    return _mean_output(out, lower, upper, f"private_mean({_short(values)}, {lower:g}, {upper:g}, {epsilon:g}, rng)")
+
+
+def check_private_mean_basics(private_mean: Callable) -> None:
+    """A float in [lower, upper] for a list, an array and an empty dataset; ValueError for bad bounds and ε."""
+    rng = np.random.default_rng(11)
+    _private_mean_once(private_mean, [3.0, 7.5, 12.0, -1.0], 0.0, 10.0, 1.0, rng)
+    _private_mean_once(private_mean, np.linspace(0.0, 10.0, 21), 0.0, 10.0, 0.5, rng)
+    _private_mean_once(private_mean, [], 0.0, 10.0, 1.0, rng)
+    for args, zh, en in (
+        (([1.0, 2.0], 5.0, 5.0, 1.0, rng), "lower 必须小于 upper", "lower must be < upper"),
+        (([1.0, 2.0], 6.0, 5.0, 1.0, rng), "lower 必须小于 upper", "lower must be < upper"),
+        (([1.0, 2.0], 0.0, 5.0, 0.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
+        (([1.0, 2.0], 0.0, 5.0, -1.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
+    ):
+        _expect_value_error(private_mean, args, zh, en)
+    print("[check_private_mean_basics] a float in [lower, upper] for a list, an array and an empty dataset; "
+          "ValueError for lower >= upper and ε <= 0: OK")
+
+
+def check_private_mean_invalid(private_mean: Callable) -> None:
+    """ValueError for NaN values, NaN / infinite bounds and NaN / infinite ε. Deterministic."""
+    rng = np.random.default_rng(12)
+    nan, inf = float("nan"), float("inf")
+    for args, zh, en in (
+        (([1.0, nan, 2.0], 0.0, 5.0, 1.0, rng), "数据中不能有 NaN", "values must not contain NaN"),
+        (([1.0, 2.0], nan, 5.0, 1.0, rng), "界必须是有限数", "bounds must be finite numbers"),
+        (([1.0, 2.0], 0.0, inf, 1.0, rng), "界必须是有限数", "bounds must be finite numbers"),
+        (([1.0, 2.0], 0.0, 5.0, nan, rng), "ε 必须是有限正数", "epsilon must be a finite number > 0"),
+        (([1.0, 2.0], 0.0, 5.0, inf, rng), "ε 必须是有限正数", "epsilon must be a finite number > 0"),
+    ):
+        _expect_value_error(private_mean, args, zh, en)
+    print("[check_private_mean_invalid] ValueError for nan values, nan / inf bounds, nan / inf ε: OK")
+
+
+def check_private_mean_rng(private_mean: Callable, seed: int | None = None) -> None:
+    """Same generator state ⇒ same output; other state ⇒ other output; the call advances the generator.
+
+    Deterministic: a correct mechanism gives equal outputs from equal
+    states, and two different states give the same continuous output with
+    probability 0.
+    """
+    name = "check_private_mean_rng"
+    seed = check_seed(name, seed)
+    values = list(np.linspace(0.0, 1.0, 50))
+    outputs, advanced = [], []
+    for s in (seed, seed, seed + 1, seed + 2):
+        rng = np.random.Generator(np.random.PCG64(s))
+        before = rng.bit_generator.state["state"]["state"]
+        outputs.append(_private_mean_once(private_mean, values, 0.0, 1.0, 1.0, rng))
+        advanced.append(rng.bit_generator.state["state"]["state"] != before)
+    if not advanced[0]:
+        raise _fail(
+            "private_mean 没有使用传入的 rng（调用前后 rng 的状态没有变化）。噪声必须来自 rng，不能来自 np.random.*、random 模块或自己新建的生成器。",
+            "private_mean did not use the rng it was given (the generator's state did not change). The noise must "
+            "come from rng, not from np.random.*, the random module or a generator you create yourself.",
+        )
+    if outputs[0] != outputs[1]:
+        raise _fail(
+            f"private_mean：两个状态相同的 rng 给出了不同的结果（{outputs[0]!r} 与 {outputs[1]!r}）。有一部分随机性不是来自 rng"
+            f"（np.random.*、random 模块、secrets、未固定种子的生成器……）；这样的噪声无法审计，也不符合规则。",
+            f"private_mean: two generators in the same state gave different results ({outputs[0]!r} and "
+            f"{outputs[1]!r}). Some randomness does not come from rng (np.random.*, the random module, secrets, an "
+            f"unseeded generator...); such noise cannot be audited and breaks the rules.",
+        )
+    if outputs[0] == outputs[2] == outputs[3]:
+        raise _fail(
+            "private_mean：三个不同状态的 rng 给出了完全相同的结果。噪声是否来自一个固定种子的生成器，或者根本没有加噪声？",
+            "private_mean: generators in three different states gave exactly the same result. Does the noise come "
+            "from a generator with a fixed seed, or is there no noise at all?",
+        )
+    _say(name, seed, "same state -> same result, other states -> other results, rng advanced")
+
+
+# --- private_mean: accuracy -----------------------------------------------------------
+
+
+def _reference_outputs(values: np.ndarray, lower: float, upper: float, epsilon: float, rho: np.ndarray,
+                       noise_sum: np.ndarray, noise_count: np.ndarray) -> np.ndarray:
+    """The specified mechanism for each split ρ (rows) from unit Laplace noises (columns)."""
+    clipped = np.clip(values, lower, upper)
+    b_sum = sensitivities_from_definition(lower, upper)["add_remove"][0] / (rho * epsilon)
+    b_count = 1.0 / ((1.0 - rho) * epsilon)
+    noisy_sum = clipped.sum() + b_sum[:, None] * noise_sum[None, :]
+    noisy_count = clipped.size + b_count[:, None] * noise_count[None, :]
+    return np.clip(noisy_sum / np.maximum(noisy_count, 1.0), lower, upper)
+
+
+@functools.lru_cache(maxsize=8)
+def best_split(values: tuple, lower: float, upper: float, epsilon: float, n: int = 100_000) -> tuple[float, float]:
+    """(ρ, median |error|) of the best split ε₁ = ρε (sum), ε₂ = (1-ρ)ε (count), ρ on a grid of step 0.01.
+
+    Simulated with common random numbers (fixed seed, ``n`` draws per ρ):
+    a grid of step 0.05 on [0.05, 0.95], then step 0.01 around its best
+    point (the median error is a smooth, single-dipped function of ρ). The
+    median of ``n`` = 100,000 draws is within about ±0.5% of the true median,
+    far inside the factor ``ACCURACY_FACTOR``. Cost: about 0.3 s.
+    """
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(20240621)
+    noise_sum, noise_count = rng.laplace(size=n), rng.laplace(size=n)
+    truth = float(np.mean(np.clip(data, lower, upper)))
+
+    def medians(rho: np.ndarray) -> np.ndarray:
+        out = _reference_outputs(data, lower, upper, epsilon, rho, noise_sum, noise_count)
+        return np.median(np.abs(out - truth), axis=1)
+
+    coarse = np.round(np.arange(1, 20) * 0.05, 2)
+    centre = float(coarse[int(np.argmin(medians(coarse)))])
+    fine = np.round(np.arange(max(0.01, centre - 0.04), min(0.99, centre + 0.04) + 1e-9, 0.01), 2)
+    m = medians(fine)
+    i = int(np.argmin(m))
+    return float(fine[i]), float(m[i])
+
+
+def _accuracy_data(kind: str) -> tuple[np.ndarray, float, float, float]:
+    if kind == "visible":
+        # 200 values in [0, 10], mean 6
+        return np.round(np.linspace(2.0, 10.0, 200), 6), 0.0, 10.0, 0.5
+    # 200 values in [-10, 10], mean 4.5: the range contains 0
+    return np.round(np.linspace(-1.0, 10.0, 200), 6), -10.0, 10.0, 0.5
+
+
+def check_private_mean_accuracy(private_mean: Callable, seed: int | None = None, *, kind: str = "visible",
+                                trials: int = 1000) -> None:
+    """Median absolute error at most ``ACCURACY_FACTOR`` × that of the best split (exact binomial test).
+
+    ``trials`` outputs on a fixed dataset (``kind`` "visible": 200 values in
+    [0, 10], ε = 0.5; "hidden": 200 values in [-10, 10], ε = 0.5). With
+    r = 1.5 × (median |error| of the best split), K = #{|error| <= r} is
+    Binomial(trials, p) with p >= 1/2 for every mechanism whose median
+    error is at most r; the check fails when P(Bin(trials, 1/2) <= K) < 1e-6.
+    False failure for such a mechanism: <= 1e-6.
+    """
+    from scipy.special import bdtr
+
+    name = "check_private_mean_accuracy"
+    seed = check_seed(name + kind, seed)
+    values, lower, upper, epsilon = _accuracy_data(kind)
+    rho, q_best = best_split(tuple(values.tolist()), lower, upper, epsilon)
+    truth = float(np.mean(values))
+    radius = ACCURACY_FACTOR * q_best
+    rng = np.random.Generator(np.random.PCG64(seed))
+    errors = np.array([_private_mean_once(private_mean, values, lower, upper, epsilon, rng) - truth
+                       for _ in range(trials)])
+    inside = int(np.sum(np.abs(errors) <= radius))
+    pvalue = float(bdtr(inside, trials, 0.5))
+    median = float(np.median(np.abs(errors)))
+    text = (f"{trials} outputs on {values.size} values in [{lower:g}, {upper:g}], ε = {epsilon:g}: median |error| "
+            f"{median:.4f}; best split ρ = {rho:.2f} has {q_best:.4f}; {inside}/{trials} within "
+            f"{ACCURACY_FACTOR:g} × {q_best:.4f} = {radius:.4f}, binomial p = {pvalue:.3g}")
+    if pvalue < ALPHA:
+        bias = float(np.median(errors))
+        if abs(bias) > 0.5 * median:
+            hint_zh = f"误差的中位数是 {bias:+.4f}，结果有系统偏差：分子分母是否对应同一批截断后的数据？"
+            hint_en = f"the median error is {bias:+.4f}: the result is biased. Do the numerator and denominator describe the same clipped data?"
+        else:
+            hint_zh = "噪声太大：检查两个灵敏度，以及 ε 在和与计数之间的分配（任何一边分得太少都会让误差变大）。"
+            hint_en = ("too much noise: check both sensitivities and how ε is split between the sum and the count "
+                       "(giving either side too little makes the error large).")
+        raise _fail(
+            f"private_mean 不够准确：{trials} 次输出的 |误差| 中位数为 {median:.4f}，最佳分配（ρ = {rho:.2f}）只有 {q_best:.4f}；"
+            f"只有 {inside}/{trials} 次误差不超过 {radius:.4f}（{ACCURACY_FACTOR:g} 倍），二项检验 p = {pvalue:.2g} < {ALPHA:g}"
+            f"（seed = {seed}；中位误差不超过 {ACCURACY_FACTOR:g} 倍的实现被误判的概率 ≤ {ALPHA:g}）。{hint_zh}",
+            f"private_mean is not accurate enough: median |error| of {trials} outputs is {median:.4f}, the best split "
+            f"(ρ = {rho:.2f}) achieves {q_best:.4f}; only {inside}/{trials} errors are within {radius:.4f} "
+            f"({ACCURACY_FACTOR:g}×), binomial p = {pvalue:.2g} < {ALPHA:g} (seed = {seed}; an implementation whose "
+            f"median error is within {ACCURACY_FACTOR:g}× fails with probability <= {ALPHA:g}). {hint_en}",
+        )
+    _say(name, seed, text + " -> OK")
+
+
+# --- private_mean: privacy audit --------------------------------------------------------
+
+_AUDIT_HINTS = {
+    "composition": (
+        "这对相邻数据集上，和与计数的改变都把均值往同一个方向推，输出同时泄露两次发布的隐私。检查：两次发布的 ε 之和是否等于 ε（串行组合，定理 6-2）？"
+        "计数是否也加了噪声？数据是否截断了？",
+        "on this pair the sum and the count both push the mean the same way, so the output leaks through both "
+        "releases. Check: do the two releases' ε add up to ε (sequential composition, Theorem 6-2)? Is the count "
+        "noisy too? Are the values clipped?",
+    ),
+    "one_sided_range": (
+        "这个区间不包含 0。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "the range does not contain 0. Check: by how much can adding or removing one record change the "
+        "clipped sum (Definition 6-2)? Are the values clipped?",
+    ),
+    "mostly_negative_range": (
+        "这个区间的下界是负数，而且绝对值比上界大得多。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "the range has a negative lower bound much larger in size than the upper bound. Check: by how much can adding or removing one record change "
+        "the clipped sum (Definition 6-2)? Are the values clipped?",
+    ),
+}
+
+
+def audit_config(audit: str, seed: int) -> dict[str, Any]:
+    """``AUDITS[audit]`` with every value and bound multiplied by a scale c in [1/2, 2] drawn from ``seed``.
+
+    Scaling the data, the range and hence the sensitivity by c leaves the
+    privacy loss of a correct mechanism (and of the usual mistakes)
+    unchanged, but a solution cannot recognise the audit by fixed numbers
+    read in this module: the autograder's per-run seed (``DP_COURSE_SEED``)
+    changes c.
+    """
+    spec = dict(AUDITS[audit])
+    scale = float(np.round(2.0 ** np.random.default_rng([seed, 12]).uniform(-1.0, 1.0), 3))
+    spec.update(scale=scale, lower=spec["lower"] * scale, upper=spec["upper"] * scale,
+                d=[x * scale for x in spec["d"]], extra=spec["extra"] * scale)
+    return spec
+
+
+def audit_private_mean(private_mean: Callable, audit: str, seed: int):
+    """Run the audit named ``audit`` (a key of ``AUDITS``, scaled by :func:`audit_config`); return the AuditResult."""
+    from helpers.audit import epsilon_lower_bound
+
+    spec = audit_config(audit, seed)
+    lower, upper, epsilon = spec["lower"], spec["upper"], spec["epsilon"]
+    d = list(spec["d"])
+    d_prime = d + [spec["extra"]]
+
+    def sampler(data, rng, size):
+        return np.array([_private_mean_once(private_mean, data, lower, upper, epsilon, rng) for _ in range(size)])
+
+    return epsilon_lower_bound(None, d, d_prime, np.random.Generator(np.random.PCG64(seed)), sampler=sampler,
+                               n_select=spec["n_select"], n_final=spec["n_final"], confidence=AUDIT_CONFIDENCE,
+                               events=spec["events"], claimed_epsilon=epsilon)
+
+
+def check_private_mean_privacy(private_mean: Callable, seed: int | None = None, *,
+                               audit: str = "mostly_negative_range") -> None:
+    """Empirical privacy audit (:mod:`helpers.audit`) on the worst-case pair ``AUDITS[audit]``.
+
+    Fails when the Clopper–Pearson lower bound on ε (confidence 1 - 1e-6)
+    exceeds the claimed ε. An ε-DP mechanism fails with probability at
+    most 1e-6. Calls of ``private_mean``: 2 (n_select + n_final) = 8,000.
+    """
+    name = "check_private_mean_privacy"
+    if audit not in AUDITS:
+        raise ValueError(f"{name}: audit must be one of {sorted(AUDITS)}; got {audit!r}")
+    seed = check_seed(name + audit, seed)
+    spec = audit_config(audit, seed)
+    result = audit_private_mean(private_mean, audit, seed)
+    k = len(spec["d"])
+    pair = (f"[{spec['lower']:.6g}, {spec['upper']:.6g}], ε = {spec['epsilon']:g}: d = {k} record(s)"
+            + (f" at {spec['d'][0]:.6g}" if k else "") + f", d' = d + [{spec['extra']:.6g}]")
+    text = (f"audit {pair}: ε >= {result.epsilon:.3f} (event {result.event}, {result.k1}/{result.n} vs "
+            f"{result.k2}/{result.n}, confidence {AUDIT_CONFIDENCE:.6f})")
+    if result.violates():
+        hint_zh, hint_en = _AUDIT_HINTS[audit]
+        raise _fail(
+            f"隐私审计失败：private_mean 声称满足 ε = {spec['epsilon']:g} 的差分隐私，但在相邻数据集 {pair} 上，"
+            f"事件 {result.event} 的概率为 {result.k1}/{result.n} 对 {result.k2}/{result.n}，"
+            f"以 1 - 10⁻⁶ 的置信度证明 ε ≥ {result.epsilon:.3f} > {spec['epsilon']:g}（seed = {seed}；"
+            f"真正满足 ε-差分隐私的实现被误判的概率 ≤ {ALPHA:g}）。{hint_zh}",
+            f"privacy audit failed: private_mean claims ε = {spec['epsilon']:g}-DP, but on the neighbouring datasets "
+            f"{pair} the event {result.event} has frequencies {result.k1}/{result.n} vs {result.k2}/{result.n}, which "
+            f"proves ε >= {result.epsilon:.3f} > {spec['epsilon']:g} with confidence 1 - 1e-6 (seed = {seed}; an "
+            f"ε-DP implementation fails with probability <= {ALPHA:g}). {hint_en}",
+        )
+    _say(name, seed, text + f" <= claimed {spec['epsilon']:g} -> OK")
+
+
+# --- ε slider (ungraded) ------------------------------------------------------------------
+
+
+def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: int = 0):
+    """Histogram of the student's ``private_mean`` on 40 ages in [0, 100]; ε on a log slider."""
+    import matplotlib.pyplot as plt
+
+    from helpers.checks import _slider_view
+    from helpers.plots import _configure_fonts
+
+    _configure_fonts()  # the bilingual labels need a CJK font (no tofu)
+    ages = np.array([23, 35, 41, 29, 52, 67, 38, 45, 31, 58, 26, 49, 72, 33, 44, 39, 61, 28, 36, 47,
+                     55, 30, 42, 64, 37, 50, 25, 46, 34, 59, 40, 53, 27, 48, 69, 32, 43, 57, 24, 51], dtype=float)
+    truth = float(ages.mean())
+    fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
+    plt.close(fig)
+    edges = np.linspace(0, 100, 81)
+    centers, width = (edges[:-1] + edges[1:]) / 2, edges[1] - edges[0]
+    bars = ax.bar(centers, np.zeros(centers.size), width=width, alpha=0.6, label="your outputs / 你的输出")
+    ax.axvline(truth, color="k", label=f"true mean / 真实均值 {truth:.1f}")
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("private mean of 40 ages / 40 个年龄的隐私均值")
+    ax.legend(loc="upper center", fontsize=8)
+
+    def draw(epsilon):
+        rng = np.random.default_rng(seed)
+        out = np.array([float(private_mean(list(ages), 0.0, 100.0, float(epsilon), rng)) for _ in range(n_outputs)])
+        heights, _ = np.histogram(out, bins=edges)
+        for bar, h in zip(bars, heights / n_outputs):
+            bar.set_height(h)
+        ax.set_ylim(0, max(0.05, 1.3 * heights.max() / n_outputs))
+        rmse = float(np.sqrt(np.mean((out - truth) ** 2)))
+        ax.set_title(f"ε = {epsilon:.2f}: RMSE = {rmse:.2f} ({n_outputs} outputs)")
+
+    return _slider_view(draw, fig)
