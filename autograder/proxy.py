@@ -94,8 +94,9 @@ class Proxy:
         (raised here, the generators left as the failing call left them). The
         time limit is ``n`` call limits, within the test cell's.
         """
-        if type(n) is not int or not 0 <= n <= MAX_REPEAT:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= MAX_REPEAT:
             raise ValueError(f"call_repeatedly: n must be an int in 0..{MAX_REPEAT}, got {n!r}")
+        n = int(n)
         return [] if n == 0 else self._request(n, args, kwargs)
 
     def _request(self, repeat, args, kwargs):

@@ -197,16 +197,30 @@ def _forbidden_message(fname: str, methods: list[str]) -> AssertionError:
 def call_repeatedly(fn: Callable, n: int, *args, **kwargs) -> list:
     """``[fn(*args, **kwargs) for _ in range(n)]``, in one round trip when ``fn`` is a grading proxy.
 
-    In a notebook this is the loop itself. In trusted grading ``fn`` is an
-    ``autograder.proxy.Proxy`` whose ``call_repeatedly`` makes the ``n`` calls
-    in the sandbox with one message instead of ``n``: same results, same
+    In a notebook this is the loop itself, except that every call gets fresh
+    copies of list, tuple, dict and array arguments (generators and other
+    objects are passed as they are), as every call does in trusted grading:
+    an input modified in place does not leak into the next call. There ``fn``
+    is an ``autograder.proxy.Proxy`` whose ``call_repeatedly`` makes the ``n``
+    calls in the sandbox with one message instead of ``n``: same results, same
     generator state afterwards, and the first exception is raised as the loop
-    would raise it (each call there gets fresh copies of the arguments).
+    would raise it, the generator left as the failing call left it.
     """
     batched = getattr(fn, "call_repeatedly", None)
     if callable(batched):
         return batched(n, *args, **kwargs)
-    return [fn(*args, **kwargs) for _ in range(n)]
+    return [fn(*_fresh(args), **_fresh(kwargs)) for _ in range(n)]
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of the containers and arrays in ``value``; anything else (a Generator) is shared."""
+    if type(value) in (list, tuple):
+        return type(value)(_fresh(v) for v in value)
+    if type(value) is dict:
+        return {k: _fresh(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return value
 
 
 def _call(func: Callable, *args, rng: RecordingGenerator | None = None, name: str | None = None,

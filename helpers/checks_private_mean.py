@@ -317,6 +317,15 @@ def _private_mean_once(private_mean: Callable, values: Any, lower: float, upper:
     return _mean_output(out, lower, upper, f"private_mean({_short(values)}, {lower:g}, {upper:g}, {epsilon:g}, rng)")
 
 
+def _private_mean_repeated(private_mean: Callable, values: Any, lower: float, upper: float, epsilon: float,
+                           rng: np.random.Generator, n: int) -> list[float]:
+    """``[_private_mean_once(...) for _ in range(n)]`` as one batch (one round trip in trusted grading)."""
+    arg = values.copy() if isinstance(values, np.ndarray) else list(values)
+    outs = _call(private_mean, arg, lower, upper, epsilon, rng, name="private_mean", repeat=n)
+    shown = f"private_mean({_short(values)}, {lower:g}, {upper:g}, {epsilon:g}, rng)"
+    return [_mean_output(out, lower, upper, shown) for out in outs]
+
+
 def check_private_mean_basics(private_mean: Callable) -> None:
     """A float in [lower, upper] for a list, an array and an empty dataset; ValueError for bad bounds and ε."""
     rng = np.random.default_rng(11)
@@ -457,8 +466,7 @@ def check_private_mean_accuracy(private_mean: Callable, seed: int | None = None,
     truth = float(np.mean(values))
     radius = ACCURACY_FACTOR * q_best
     rng = np.random.Generator(np.random.PCG64(seed))
-    errors = np.array([_private_mean_once(private_mean, values, lower, upper, epsilon, rng) - truth
-                       for _ in range(trials)])
+    errors = np.array(_private_mean_repeated(private_mean, values, lower, upper, epsilon, rng, trials)) - truth
     inside = int(np.sum(np.abs(errors) <= radius))
     pvalue = float(bdtr(inside, trials, 0.5))
     median = float(np.median(np.abs(errors)))
@@ -535,7 +543,7 @@ def audit_private_mean(private_mean: Callable, audit: str, seed: int):
     d_prime = d + [spec["extra"]]
 
     def sampler(data, rng, size):
-        return np.array([_private_mean_once(private_mean, data, lower, upper, epsilon, rng) for _ in range(size)])
+        return np.array(_private_mean_repeated(private_mean, data, lower, upper, epsilon, rng, size))
 
     return epsilon_lower_bound(None, d, d_prime, np.random.Generator(np.random.PCG64(seed)), sampler=sampler,
                                n_select=spec["n_select"], n_final=spec["n_final"], confidence=AUDIT_CONFIDENCE,

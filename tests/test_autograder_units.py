@@ -508,6 +508,7 @@ def test_repeat_copies_arguments_per_call_and_stops_at_the_first_exception(repea
     xs, d = [1, 2, 3], {}
     assert Proxy(repeat_box, "grow", 30.0).call_repeatedly(4, xs, d) == [[4, 1]] * 4
     assert xs == [1, 2, 3] and d == {}  # copies, as for single calls
+    assert call_repeatedly(_local("grow"), 4, xs, d) == [[4, 1]] * 4 and xs == [1, 2, 3]  # in-process too
 
     flaky, local = Proxy(repeat_box, "flaky", 30.0), _local("flaky")
     rng, ref = np.random.default_rng(2), np.random.default_rng(2)
@@ -540,6 +541,40 @@ def test_repeat_time_limit_scales_with_n_within_the_cell(repeat_box):
     for bad in (-1, MAX_REPEAT + 1, 2.0, True):
         with pytest.raises(ValueError, match="n must be"):
             nap.call_repeatedly(bad, 0.0)
+
+
+def test_private_mean_checks_sample_the_same_batched_and_looped(capsys):
+    """checks_private_mean's accuracy and audit loops: one message per batch, same statistics as in-process."""
+    import time
+
+    from autograder.jail import Sandbox, probe
+    from autograder.proxy import Proxy
+    from helpers import checks_private_mean as cpm
+    from helpers.checks import load_student_code
+
+    nb = nbformat.read(REPO / "source" / "private_mean" / "private_mean.ipynb", as_version=4)
+    code = "import math\nimport numpy as np\n" + "\n\n".join(
+        c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
+    sent = []
+    try:
+        box.send({"cells": [code], "files": {}, "graded": ["private_mean"], "limits": box.limits,
+                  "cell_timeout": 30.0, "call_timeout": 30.0})
+        box.recv(30, "cell")
+        assert box.recv(30, "ready")[0]["names"] == {"private_mean": "callable"}
+        original_send = box.send
+        box.send = lambda header, payload=b"": (sent.append(header.get("repeat")), original_send(header, payload))
+        proxy = Proxy(box, "private_mean", 30.0)
+        cpm.check_private_mean_accuracy(proxy, seed=4)
+        cpm.check_private_mean_privacy(proxy, seed=4)
+    finally:
+        box.close()
+    through_proxy = capsys.readouterr().out
+    assert sent[0] == 1000 and len(sent) <= 5 and sum(sent) == 1000 + 8000, sent
+    local = load_student_code(code)["private_mean"]
+    cpm.check_private_mean_accuracy(local, seed=4)
+    cpm.check_private_mean_privacy(local, seed=4)
+    assert capsys.readouterr().out == through_proxy and "ε >= " in through_proxy
 
 
 class _FakeSandbox:
