@@ -76,7 +76,8 @@ def _clean_str(value) -> str:
 
 
 def _one_line(value, limit: int) -> str:
-    text = " ".join(_clean_str(value).split())
+    text = "".join(c if c.isprintable() else " " for c in _clean_str(value))
+    text = " ".join(text.split())
     return text[:limit]
 
 
