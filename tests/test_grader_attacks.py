@@ -121,8 +121,25 @@ def kill_processes(procs) -> None:
             pass
 
 
+def _sandboxed(pid: int) -> bool:
+    """Whether ``pid`` runs inside bubblewrap (student side: its memory is capped by the sandbox)."""
+    for _ in range(64):
+        try:
+            if b"bwrap" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]:
+                return True
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return False
+        if pid <= 1:
+            return False
+    return False
+
+
 class RssMonitor(threading.Thread):
-    """Peak resident memory of any one batch process (sampled every 0.2 s)."""
+    """Peak resident memory of any one grader-side batch process (sampled every 0.2 s).
+
+    Processes inside bubblewrap are the student's side (capped by the sandbox) and not counted.
+    """
 
     def __init__(self, token, marker, tmp):
         super().__init__(daemon=True)
@@ -136,7 +153,7 @@ class RssMonitor(threading.Thread):
                     rss = int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) * 1024
                 except (OSError, AttributeError):
                     continue
-                if rss > self.peak:
+                if rss > self.peak and not _sandboxed(pid):
                     self.peak, self.where = rss, cmd
 
 
