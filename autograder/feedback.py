@@ -14,9 +14,10 @@ Safe HTML. :func:`feedback_html` renders an executed notebook for the
 student and for the instructor, who may open it in the Formgrader (a page
 holding the Jupyter token: script in feedback would be stored XSS against
 the instructor). Every output is reduced to an allowlist of MIME types
-(text, HTML, Markdown, LaTeX, PNG/JPEG/SVG shown as ``<img>``), HTML is
-cleaned by bleach (an allowlist of tags and attributes) and again by
-nbconvert's ``sanitize_html``, output and cell metadata are dropped (nbconvert
+(text, HTML, Markdown, LaTeX, PNG/JPEG/SVG shown as ``<img>``), HTML and
+Markdown (cells and outputs) are cleaned by bleach (an allowlist of tags and
+attributes; ``javascript:`` links disarmed), output and cell metadata are
+dropped (nbconvert
 writes an image's ``width`` into an unquoted attribute), base64 images are
 checked against their alphabet and capped in size *before* anything decodes
 them, and the finished page is parsed once more: a ``<script>`` that the
@@ -120,8 +121,9 @@ ALLOWED_TAGS = frozenset({
     "a", "abbr", "b", "blockquote", "br", "caption", "code", "col", "colgroup", "dd", "del",
     "details", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "kbd",
     "li", "ol", "p", "pre", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
-    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var"})
-ALLOWED_ATTRIBUTES = {"*": ["class", "title"], "a": ["href"], "td": ["colspan", "rowspan"],
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var", "img", "center"})
+ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align"], "a": ["href"], "img": ["src", "alt", "width", "height"],
+                      "td": ["colspan", "rowspan"],
                       "th": ["colspan", "rowspan"], "col": ["span"], "colgroup": ["span"]}
 
 
@@ -155,11 +157,13 @@ def _note(text: str) -> dict:
     return nbformat.v4.new_output("display_data", data={"text/plain": text})
 
 
-def safe_output(output, budget: list[int]) -> dict | None:
+def safe_output(output, budget: list[int], *, inline_svg_ok: bool = True) -> dict | None:
     """One output reduced to what feedback may show; sizes checked before any decoding.
 
     ``budget`` is a one-element list of the characters still allowed for the
-    notebook (decreased here).
+    notebook (decreased here). ``inline_svg_ok=False`` drops SVG (a renderer
+    that inlines it would run its scripts; the feedback template shows it as
+    an inert ``<img>``).
     """
     import nbformat
 
@@ -177,7 +181,7 @@ def safe_output(output, budget: list[int]) -> dict | None:
         data = output.get("data") if isinstance(output.get("data"), dict) else {}
         kept, dropped = {}, []
         for mime, value in data.items():
-            if mime not in SHOWN_MIME:
+            if mime not in SHOWN_MIME or (mime == "image/svg+xml" and not inline_svg_ok):
                 dropped.append(str(mime)[:60])
                 continue
             if mime in _IMAGES:
@@ -195,6 +199,8 @@ def safe_output(output, budget: list[int]) -> dict | None:
                 kept[mime] = value
             elif mime == "text/html":
                 kept[mime] = clean_html(_cut(_joined(value)))
+            elif mime == "text/markdown" and not inline_svg_ok:
+                kept[mime] = safe_markdown(_cut(_joined(value)))
             else:
                 kept[mime] = _cut(_joined(value))
         if not kept:
@@ -260,7 +266,11 @@ def _exporter(mathjax_url: str | None = None):
     from nbconvert import HTMLExporter
 
     extra = {"mathjax_url": mathjax_url} if mathjax_url else {}
-    return HTMLExporter(template_name="lab", sanitize_html=True, exclude_anchor_links=True, **extra)
+    # sanitize_html with our clean_html: nbconvert's own allowlist lacks <p>, <h2>, <img>... and
+    # would show every markdown cell's tags as text. Rendered Markdown is cleaned as HTML (after
+    # markdown2html), so math and code spans keep their `<` as is.
+    return HTMLExporter(template_name="lab", sanitize_html=True, exclude_anchor_links=True,
+                        filters={"clean_html": clean_html}, **extra)
 
 
 @functools.lru_cache(maxsize=4)
@@ -349,3 +359,51 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     if active:
         raise FeedbackWithheld("active content in feedback: " + ", ".join(active[:3]))
     return page
+
+
+_SCRIPT_URL = re.compile(r"\]\(\s*<?\s*(?:javascript|vbscript|data)\s*:[^)\n]*\)?", re.I)
+_SCRIPT_REF = re.compile(r"^(\s*\[[^\]\n]+\]:\s*<?\s*)(?:javascript|vbscript|data)\s*:.*$", re.I | re.M)
+
+
+_NEEDS_CLEANING = re.compile(r"<[A-Za-z/!?]|(?:javascript|vbscript|data)\s*:", re.I)
+
+
+def safe_markdown(source: str) -> str:
+    """Markdown with its raw HTML allowlist-cleaned and script URLs in links disarmed.
+
+    For notebooks an instructor opens in nbgrader's Formgrader, whose template
+    renders markdown cells with ``markdown2html`` and no sanitizer. Sources
+    without anything tag- or script-URL-like are returned unchanged (so
+    ``$x < y$`` and `` `a <= b` `` keep their spelling).
+    """
+    source = str(source)
+    if not _NEEDS_CLEANING.search(source):
+        return source
+    return _SCRIPT_REF.sub(r"\1#", _SCRIPT_URL.sub("](#)", clean_html(source)))
+
+
+def gradebook_notebook(nb):
+    """A copy of the executed notebook fit for ``OUT/autograded`` (Formgrader import).
+
+    Cells, nbgrader metadata and ids are kept; the student's markdown and raw
+    cells (all but the locked instructor cells, which sanitize restored from
+    the release) pass through :func:`safe_markdown`; outputs are reduced like the feedback's
+    (:func:`safe_output`: allowlisted types, cleaned HTML, capped sizes, no
+    output metadata); notebook metadata is reduced to the kernelspec and the
+    language. Hidden tests are *not* removed here (see :func:`strip_hidden`).
+    """
+    nb = copy.deepcopy(nb)
+    budget = [MAX_TOTAL_CHARS]
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader") or {}
+        instructor = bool(meta.get("locked")) and not meta.get("solution")
+        if cell.get("cell_type") in ("markdown", "raw") and not instructor:
+            cell["source"] = safe_markdown(_joined(cell.get("source", "")))
+            cell.pop("attachments", None)
+        elif cell.get("cell_type") == "code":
+            cell["outputs"] = [o for o in (safe_output(o, budget, inline_svg_ok=False)
+                                           for o in cell.get("outputs", []) or []) if o is not None]
+        keep = {k: v for k, v in cell.get("metadata", {}).items() if k == "nbgrader"}
+        cell["metadata"] = keep
+    nb.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info")}
+    return nb

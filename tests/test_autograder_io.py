@@ -286,3 +286,19 @@ def test_active_content_spots_what_the_template_did_not_write():
     assert feedback.active_content("<img src=x onerror=y>") != []
     assert feedback.active_content("<a href=' javascript:y'>a</a>") != []
     assert feedback.active_content("<iframe src=x></iframe>") != []
+
+
+def test_gradebook_notebook_disarms_markdown_and_outputs():
+    nb = _hostile_notebook()
+    nb.cells.append(nbformat.v4.new_markdown_cell(f"[a](javascript:{XSS}()) [b]( JavaScript:{XSS}())"))
+    safe = feedback.gradebook_notebook(nb)
+    markdown = " ".join(c.source for c in safe.cells if c.cell_type == "markdown").lower()
+    assert "<script" not in markdown and "onerror" not in markdown and "javascript:" not in markdown
+    datas = [o.get("data", {}) for c in safe.cells if c.cell_type == "code" for o in c.outputs
+             if o.get("output_type") not in ("stream", "error")]
+    rich = json.dumps([{k: v for k, v in d.items() if k != "text/plain"} for d in datas]).lower()
+    assert "<script" not in rich and "onerror" not in rich and "javascript:" not in rich
+    assert not any(set(d) & {"application/javascript", "image/svg+xml"} for d in datas)
+    assert [c.metadata.get("nbgrader") for c in safe.cells[:len(nb.cells) - 3]] == \
+        [c.metadata.get("nbgrader") for c in nb.cells[:len(nb.cells) - 3]]
+    assert "title" not in safe.metadata
