@@ -332,7 +332,8 @@ def test_attack_batch(tmp_path):
     for check in (check_controls_exact, check_one_row_each_and_no_gain, check_odd_folders,
                   check_stop_and_resume, check_out_stable_and_no_survivors,
                   check_checkout_and_venv_unchanged, check_nothing_from_source_in_out,
-                  check_feedback_has_no_active_content, check_memory):
+                  check_feedback_has_no_active_content, check_autograded_notebooks_are_inert,
+                  check_memory):
         try:
             check(run)
         except AssertionError as exc:
@@ -469,6 +470,31 @@ def check_feedback_has_no_active_content(run):
         text = page.read_text(encoding="utf-8", errors="replace")
         hits += [f"{page.relative_to(run['out'])}: {h}" for h in active_marker(text, marker)]
     assert not hits, "active student content in feedback:\n" + "\n".join(hits[:8])
+
+
+def check_autograded_notebooks_are_inert(run):
+    """OUT/autograded/*.ipynb goes into the Formgrader, which renders markdown cells and rich
+    outputs with markdown2html and no sanitizer: no student markup may stay active there."""
+    marker = run["ctx"]["XSS"]
+    hits = []
+    for path in Path(run["out"]).glob("autograded/**/*.ipynb"):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb.get("cells", []):
+            texts = []
+            if cell.get("cell_type") in ("markdown", "raw"):
+                texts.append("".join(cell.get("source", [])))
+            for output in cell.get("outputs", []):
+                for mime, value in (output.get("data") or {}).items():
+                    if mime in ("application/javascript", "text/javascript"):
+                        hits.append(f"{path.name}: {mime} output kept")
+                    elif mime != "text/plain":
+                        texts.append(value if isinstance(value, str) else "".join(value))
+            for text in texts:
+                where = active_marker(text, marker)
+                where += [f"script URL: {m.group(0)[:60]}" for m in
+                          re.finditer(r"(?i)(javascript|vbscript)\s*:[^)\s]*" + re.escape(marker), text)]
+                hits += [f"{path.relative_to(run['out'])}: {w}" for w in where]
+    assert not hits, "active student markup in autograded notebooks:\n" + "\n".join(hits[:8])
 
 
 def check_memory(run):
