@@ -35,6 +35,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import warnings
 from datetime import datetime
 from pathlib import Path
 
@@ -80,6 +81,7 @@ def import_results(course, out, assignment: str, course_id: str | None = None) -
     is unknown to it.
     """
     from nbgrader.api import Gradebook, MissingEntry
+    from sqlalchemy.exc import SAWarning
 
     course, out = Path(course), Path(out)
     db = course / "gradebook.db"
@@ -87,6 +89,8 @@ def import_results(course, out, assignment: str, course_id: str | None = None) -
         raise FileNotFoundError(f"{db} not found: is {course} an nbgrader course root?")
     rows, cells_of = _read_rows(out, assignment)
     summary = []
+    # nbgrader 0.9.6's add_submission triggers SQLAlchemy 2.x autoflush warnings (harmless)
+    warnings.filterwarnings("ignore", category=SAWarning, module="nbgrader")
     with Gradebook(f"sqlite:///{db}", **({"course_id": course_id} if course_id else {})) as gb:
         try:
             gb.find_assignment(assignment)

@@ -128,6 +128,11 @@ c.JupyterHub.services = [
     },
 ]
 
+if os.environ.get("DP_HUB_LOAD_TOKEN"):     # hub/load.py only: a service that starts and uses servers
+    c.JupyterHub.services.append({"name": "load-test", "api_token": os.environ["DP_HUB_LOAD_TOKEN"]})
+    c.JupyterHub.load_roles.append({"name": "load-test", "services": ["load-test"],
+                                    "scopes": ["admin:users", "admin:servers", "access:servers"]})
+
 
 # --- the students' (and instructors' own) servers
 def _bytes(spec: str) -> int:
@@ -163,7 +168,7 @@ class CourseSpawner(LocalProcessSpawner):
 c.JupyterHub.spawner_class = CourseSpawner
 c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
 c.Spawner.notebook_dir = "~"
-c.Spawner.default_url = "/lab/tree/course/README.md"
+c.Spawner.default_url = "/lab/tree/course"
 c.Spawner.mem_limit = _bytes(MEM_LIMIT)
 c.Spawner.cpu_limit = 1.0
 c.Spawner.start_timeout = 120
@@ -176,3 +181,6 @@ c.Spawner.environment = {
     "JUPYTER_CONFIG_PATH": str(HUB / "jupyter" / "student"),
 }
 c.Spawner.env_keep = ["LANG", "LC_ALL"]
+# stopping a server: SIGINT, then SIGTERM after 3 s (a culled or hub-stopped server goes quickly)
+c.LocalProcessSpawner.interrupt_timeout = 3
+c.LocalProcessSpawner.term_timeout = 3
