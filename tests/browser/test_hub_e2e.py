@@ -256,7 +256,8 @@ def test_class_server_end_to_end(hub):
             # the shell sets the tab title (user@host: cwd) once its prompt is up
             teacher.get_by_role("tab", name=re.compile("grader-dp-course@")).wait_for(timeout=60_000)
             for attempt in range(3):     # keystrokes sent while the terminal connects can be lost
-                teacher.locator(".jp-Terminal").first.click()
+                teacher.locator(".jp-Terminal .xterm-screen").first.click()
+                teacher.locator(".jp-Terminal .xterm-helper-textarea").first.focus()
                 teacher.keyboard.type(f"bash {HUB / 'grade.sh'} {ASSIGNMENT}\n")
                 deadline = time.monotonic() + 20
                 while not (course / "autograder").exists() and time.monotonic() < deadline:
