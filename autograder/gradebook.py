@@ -17,7 +17,7 @@
   override;
 - a submission whose status is ``flagged: ...`` or ``error: ...`` is flagged in the
   gradebook (the Formgrader shows the flag), the reason goes into the comment of the
-  first test cell;
+  first solution cell (nbgrader keeps comments on solution cells only);
 - ``OUT/autograded/<student>/<assignment>/*.ipynb`` becomes
   ``COURSE/autograded/<student>/<assignment>/`` (what the Formgrader opens for
   manual grading). When ``OUT`` has no ``autograded/`` (autograder versions before the
@@ -108,7 +108,6 @@ def import_results(course, out, assignment: str, course_id: str | None = None) -
             gb.update_or_create_submission(assignment, student, **({"timestamp": stamp} if stamp else {}))
             status = row["status"]
             problem = status if not status.startswith("ok") else None
-            first = True
             for cell in cells_of.get((student, assignment), []):
                 notebook = Path(cell["notebook"]).stem
                 try:
@@ -118,12 +117,10 @@ def import_results(course, out, assignment: str, course_id: str | None = None) -
                                      f"gradebook's {assignment!r} (regenerate the assignment?)") from None
                 grade.auto_score = float(cell["score"])
                 grade.needs_manual_grade = grade.manual_score is not None
-                if first and problem:
-                    comment = gb.find_comment(cell["grade_id"], notebook, assignment, student)
-                    comment.auto_comment = f"autograder: {problem}"
-                first = False
             for nb in gb.find_submission(assignment, student).notebooks:
                 nb.flagged = problem is not None
+                if problem and nb.comments:      # nbgrader keeps comments on solution cells
+                    nb.comments[0].auto_comment = f"autograder: {problem}"
             gb.db.commit()
 
             dest = course / "autograded" / student / assignment

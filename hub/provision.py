@@ -182,6 +182,8 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
     srv.chmod(0o755)
 
     grader = ensure_user(GRADER, f"{COURSE_ID} grader (Formgrader service)", login=False)
+    if reset:
+        shutil.rmtree(Path(grader.pw_dir) / ".jupyter" / "lab" / "workspaces", ignore_errors=True)
     subprocess.run(["passwd", "--lock", GRADER], check=True, capture_output=True)
 
     exchange = srv / "exchange"

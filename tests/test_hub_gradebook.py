@@ -90,3 +90,47 @@ def test_import_gradebook_matches_grades_csv(tmp_path):
     _run("import-gradebook", "--assignment", ASSIGNMENT, "--out", str(out), "--course", str(course), cwd=course)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert len(gb.find_assignment(ASSIGNMENT).submissions) == 2
+
+
+def test_import_flags_and_prefers_autograded_notebooks(tmp_path):
+    """A hand-written grader output: a flagged row, OUT/autograded present, an unknown cell."""
+    import json
+
+    import nbformat
+    from nbgrader.api import Gradebook
+
+    course = build.make_course(tmp_path / "course", [ASSIGNMENT])
+    build.run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", env=build.nbgrader_env())
+    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    tests = [(c.metadata.nbgrader["grade_id"], c.metadata.nbgrader["points"]) for c in release.cells
+             if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata.nbgrader.get("solution")]
+    out = tmp_path / "out"
+    (out / "autograded" / "carol" / ASSIGNMENT).mkdir(parents=True)
+    nbformat.write(release, out / "autograded" / "carol" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    cells = [{"notebook": f"{ASSIGNMENT}.ipynb", "grade_id": gid, "points": pts, "score": pts if i else 0}
+             for i, (gid, pts) in enumerate(tests)]
+    total = sum(c["score"] for c in cells)
+    status = "flagged: patches helpers.checks"
+    (out / "grades.csv").write_text(f"student,assignment,score,max_score,status\ncarol,{ASSIGNMENT},{total},10,"
+                                    f"{status}\n", encoding="utf-8")
+    (out / "report.json").write_text(json.dumps({"runs": [], "submissions": [
+        {"student": "carol", "assignment": ASSIGNMENT, "cells": cells}]}), encoding="utf-8")
+
+    from autograder.gradebook import import_results
+
+    [row] = import_results(course, out, ASSIGNMENT)
+    assert row == {"student": "carol", "expected": total, "score": total, "autograded": "autograder",
+                   "feedback": 0}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        [notebook] = gb.find_submission(ASSIGNMENT, "carol").notebooks
+        assert notebook.flagged
+        assert any(status in (c.auto_comment or "") for c in notebook.comments)
+    assert (course / "autograded" / "carol" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
+
+    cells[0]["grade_id"] = "no_such_cell"
+    (out / "report.json").write_text(json.dumps({"runs": [], "submissions": [
+        {"student": "carol", "assignment": ASSIGNMENT, "cells": cells}]}), encoding="utf-8")
+    with pytest.raises(ValueError, match="no_such_cell"):
+        import_results(course, out, ASSIGNMENT)
+    with pytest.raises(ValueError, match="no row for assignment"):
+        import_results(course, out, "exponential")

@@ -250,7 +250,7 @@ def test_class_server_end_to_end(hub):
             formgrader_action(teacher, "cloud-download")     # Collect
             for student in SOLUTIONS:
                 assert (course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
-            teacher.goto(f"{url}/services/dp-course/lab")
+            teacher.goto(f"{url}/services/dp-course/lab?reset")     # a fresh workspace: the Launcher
             teacher.wait_for_selector("#jp-main-dock-panel", timeout=60_000)
             teacher.locator(".jp-LauncherCard", has_text="Terminal").first.click()
             # the shell sets the tab title (user@host: cwd) once its prompt is up
