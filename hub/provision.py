@@ -28,7 +28,7 @@ servers can still run ``.venv`` and import ``helpers``; every ancestor folder ge
 ``o+x`` if it lacked it (printed).
 
 ``--reset`` (demo and tests only) first deletes ``SRV/course``, ``SRV/exchange``,
-``SRV/bundle`` and, in each roster member's home, ``~/course``, the saved JupyterLab
+``SRV/bundle`` and, in each roster member's home, ``~/course``, nbgrader's submission cache, the saved JupyterLab
 workspaces and the fetched
 assignment folders (``~/<assignment>`` for every assignment of ``source/``).
 """
@@ -207,7 +207,7 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
         user = ensure_user(person["id"], person["name"])
         home = Path(user.pw_dir)
         if reset:
-            for name in ["course", ".jupyter/lab/workspaces", *assignments()]:
+            for name in ["course", ".jupyter/lab/workspaces", ".local/share/jupyter/nbgrader_cache", *assignments()]:
                 shutil.rmtree(home / name, ignore_errors=True)
         if not (home / "course").exists():
             shutil.copytree(bundle / "course", home / "course")
