@@ -12,7 +12,7 @@ websocket (the protocol JupyterLab uses). Reported per N: wall time from the fir
 spawn request to the last notebook finished, spawn and run times (median / max),
 memory per student (PSS of all processes of the account, with its kernel alive after
 the run; PSS splits shared library pages fairly between processes), total, failures,
-and the machine's load average. The accounts stay (idempotent); their servers are
+and the machine's load average; the hub's log goes to ``artifacts/hub-load-N.log``. The accounts stay (idempotent); their servers are
 stopped with the hub.
 """
 
@@ -188,6 +188,10 @@ async def one_round(n: int, notebook: Path, notebook_path: str, timeout: float) 
         wall = time.perf_counter() - start
         load = os.getloadavg()
     finally:
+        artifacts = HUB.parent / "artifacts"
+        artifacts.mkdir(exist_ok=True)
+        hub.log.flush()
+        shutil.copy(hub.srv / "hub.log", artifacts / f"hub-load-{n}.log")   # kept: the hub's view of failures
         hub.stop()
     ok = [r for r in results if not r["error"]]
     summary = {"students": n, "wall_s": round(wall, 1), "failures": n - len(ok),
