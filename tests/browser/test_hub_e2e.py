@@ -17,7 +17,9 @@ random free port. Playwright, with Debian's Chromium:
 
 Checked: grades.csv, the gradebook and the Formgrader agree (alice 10, bob 8); the
 roster names show in the Formgrader; a student gets 403 on the Formgrader service and
-on another student's server, 404 on a formgrader inside their own server; no file
+on another student's server, 404 on a formgrader inside their own server; every
+process of the student's server carries the spawner's rlimits (2 GiB address space, 512
+processes); no file
 of ``source/`` (solutions, hidden tests) is readable from a student's account or
 found in their server's files. Screenshots: ``artifacts/hub-*.png``.
 
@@ -142,6 +144,22 @@ class People:
         page.wait_for_selector("#jp-main-dock-panel", timeout=60_000)
         self.pages[who] = page
         return page
+
+
+def _limits_of(user: str) -> dict[int, tuple[str, str]]:
+    """(Max address space, Max processes) soft limits of every process of ``user``."""
+    import pwd
+
+    uid, found = pwd.getpwnam(user).pw_uid, {}
+    for proc in Path("/proc").iterdir():
+        try:
+            if not proc.name.isdigit() or proc.stat().st_uid != uid:
+                continue
+            rows = {line[:26].strip(): line[26:].split()[0] for line in (proc / "limits").read_text().splitlines()[1:]}
+        except OSError:
+            continue
+        found[int(proc.name)] = (rows["Max address space"], rows["Max processes"])
+    return found
 
 
 def shot(page, name: str) -> None:
@@ -313,6 +331,8 @@ def test_class_server_end_to_end(hub):
             assert other.status in (403, 404), (other.status, alice.url)
             assert "laplace" not in alice.content()
             shot(alice, "12-alice-bob-denied")
+            limits = _limits_of("alice")      # the spawner's rlimits, on the live server and kernel
+            assert limits and all(v == ("2147483648", "512") for v in limits.values()), limits
             listing = alice.request.get(f"{url}/user/alice/api/contents").json()
             names = {item["name"] for item in listing["content"]}
             assert "source" not in names and names >= {"course", ASSIGNMENT}, names
