@@ -609,6 +609,9 @@ def grr_explorer(grr_perturb: Callable, grr_estimate: Callable, k: int = 6, n: i
     import matplotlib.pyplot as plt
 
     from helpers.checks import _slider_view
+    from helpers.plots import _configure_fonts
+
+    _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
 
     fig, ax = plt.subplots(figsize=(6, 3))
     plt.close(fig)
