@@ -7,7 +7,7 @@ the asymmetric two-dice correction, and an ε-LDP audit of the student's perturb
   bilingual message;
 * through ``build.grade`` (the real grading path, one nbgrader/trusted-grader run): the source
   solutions, the blank release notebook, every correct solution and one wrong solution per
-  graded cell (``GRADED_WRONG``), ~12 notebooks, 30-45 s on the shared 2 cores. Set
+  graded cell (``GRADED_WRONG``), 11 notebooks, 30-45 s on the shared 2 cores. Set
   ``DP_FULL_CORPUS=1`` to send every wrong solution through ``build.grade`` too (~90 s).
 """
 
@@ -36,8 +36,8 @@ _spec.loader.exec_module(build)
 
 ASSIGNMENT = "local_frequency"
 #: One wrong solution per graded cell, graded through build.grade (the others directly).
-GRADED_WRONG = ("wrong_grr_perturb_global_rng", "wrong_grr_perturb_binary_p", "wrong_grr_perturb_wrong_q",
-                "wrong_grr_estimate_clipped", "wrong_grr_variance_no_f_term", "wrong_asymmetric_correct_no_validation")
+GRADED_WRONG = ("wrong_grr_perturb_global_rng", "wrong_grr_perturb_binary_p", "wrong_grr_estimate_clipped",
+                "wrong_grr_variance_no_f_term", "wrong_asymmetric_correct_no_validation")
 
 
 def _cells(version: str = "source") -> list:
@@ -130,6 +130,18 @@ def test_audit_accepts_the_reference_and_catches_a_too_large_keep_probability():
         lf.check_grr_perturb_privacy(leaky, seed=1, k=6, epsilon=0.7)
 
 
+def test_corpus_passes_the_autograders_static_inspection():
+    """No corpus solution (wrong ones included) is flagged as hostile: they must be graded, not quarantined."""
+    from autograder import astcheck, recheck
+
+    protected = astcheck.imported_names(recheck.instructor_code(nbformat.read(
+        build.notebook_path(build.REPO / "source", ASSIGNMENT), as_version=4)))
+    for entry in build.corpus_entries(ASSIGNMENT):
+        for name, code in entry["solutions"].items():
+            assert astcheck.inspect_code(code, protected) == [], (entry["id"], name)
+            assert f"def {name}" in astcheck.definitions_only(code, protected), (entry["id"], name)
+
+
 @pytest.mark.nbgrader
 def test_release_and_corpus_through_build_grade(tmp_path):
     release = _cells("release")
@@ -138,7 +150,7 @@ def test_release_and_corpus_through_build_grade(tmp_path):
     assert len(release) == len(_cells())
     entries = [e for e in build.corpus_entries(ASSIGNMENT)
                if e["kind"] == "correct" or e["id"] in GRADED_WRONG or os.environ.get("DP_FULL_CORPUS")]
-    assert len(entries) >= 10
+    assert len(entries) >= 9
     submissions = {"source_solution": _source_solutions(), "release_blank": {}}
     for entry in entries:
         submissions[re.sub(r"[^a-z0-9_]", "_", entry["id"].lower())] = entry["solutions"]
