@@ -80,7 +80,7 @@ notebooks: install
 
 # Regenerate the committed student versions (release/) from source/.
 release: install
-	for a in laplace exponential randomized_response private_mean; do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
+	for a in laplace exponential randomized_response private_mean privacy_budget local_frequency; do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts
