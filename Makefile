@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND ?= Agg
 JOBS ?= 2
 
-.PHONY: install lab test browser sandbox bench notebooks release clean
+.PHONY: install lab test browser sandbox bench notebooks release clean hub
 
 install: $(STAMP)
 
@@ -55,6 +55,23 @@ sandbox:
 test: install browser sandbox
 	$(BIN)/python -m pytest -n $(JOBS) --timeout=900
 
+# The class server: JupyterHub + nbgrader for the roster hub/roster.csv (see README, "A class
+# server"). Needs root: it creates OS users. HUB_ARGS go to hub/provision.py (drop
+# --demo-passwords for a real class and set passwords yourself); DP_HUB_* variables in
+# hub/jupyterhub_config.py (port, folders, culling, limits).
+HUB_ARGS ?= --demo-passwords
+CHP := hub/node_modules/.bin/configurable-http-proxy
+
+$(CHP): hub/package.json hub/package-lock.json
+	command -v npm >/dev/null || { apt-get update && apt-get install -y -o DPkg::Lock::Timeout=600 nodejs npm; }
+	cd hub && npm ci --no-audit --no-fund
+	touch $(CHP)
+
+hub: install $(CHP)
+	@test "$$(id -u)" = 0 || { echo "make hub creates OS users and spawns servers as them: run it as root (sudo make hub)" >&2; exit 1; }
+	$(BIN)/python hub/provision.py $(HUB_ARGS)
+	$(BIN)/jupyterhub -f hub/jupyterhub_config.py
+
 bench: install
 	$(BIN)/python -m helpers.bench
 
@@ -63,7 +80,7 @@ notebooks: install
 
 # Regenerate the committed student versions (release/) from source/.
 release: install
-	for a in laplace exponential randomized_response private_mean; do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
+	for a in laplace exponential randomized_response private_mean privacy_budget local_frequency; do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts

@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder {grade,merge,bundle} ...`` (thin layer).
+"""Command line: ``python -m autograder {grade,merge,bundle,import-gradebook} ...`` (thin layer).
 
 Exit status: 0 when the batch completed (whatever the grades), 2 for usage
 errors (bad options, unknown assignment, missing folders).
@@ -49,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bundle", help="build the student bundle (no source/, no solutions)")
     b.add_argument("--out", required=True, type=Path, help="folder, or a path ending in .zip")
     b.add_argument("--course", type=Path, default=None, help="course root (default: this repository)")
+
+    i = sub.add_parser("import-gradebook", help="put a grade run's scores, autograded notebooks and "
+                                                "feedback into a course's nbgrader gradebook (Formgrader)")
+    i.add_argument("--assignment", required=True, help="assignment name")
+    i.add_argument("--out", required=True, type=Path, help="output folder of `grade`")
+    i.add_argument("--course", required=True, type=Path, help="nbgrader course root holding gradebook.db")
     return parser
 
 
@@ -74,6 +80,12 @@ def main(argv=None) -> int:
 
             path = build_bundle(args.out, course=args.course)
             print(f"student bundle written to {path}", file=sys.stderr)
+        elif args.command == "import-gradebook":
+            from autograder.gradebook import import_results
+
+            for r in import_results(args.course, args.out, args.assignment):
+                print(f"{r['student']}: {r['score']:g} in the gradebook (grades.csv {r['expected']:g}); "
+                      f"autograded notebook from {r['autograded']}; {r['feedback']} feedback file(s)")
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     return 0

@@ -1,4 +1,6 @@
-"""Feedback without hidden tests (nbgrader issue #917).
+"""Feedback pages that hide the hidden tests and are safe to open.
+
+Hidden tests (nbgrader issue #917).
 
 nbgrader writes the hidden tests into the autograded notebook and from there
 into the feedback HTML. :class:`StripHiddenTests` is added to
@@ -7,12 +9,30 @@ cell by one comment line and cuts the traceback of such cells down to the
 exception's name and message (a traceback quotes the failing hidden line).
 :func:`leaked_lines` then checks the written HTML, text only, for any line
 of the hidden tests.
+
+Safe HTML. :func:`feedback_html` renders an executed notebook for the
+student and for the instructor, who may open it in the Formgrader (a page
+holding the Jupyter token: script in feedback would be stored XSS against
+the instructor). Every output is reduced to an allowlist of MIME types
+(text, HTML, Markdown, LaTeX, PNG/JPEG/SVG shown as ``<img>``), HTML and
+Markdown (cells and outputs) are cleaned by bleach (an allowlist of tags and
+attributes; ``javascript:`` links disarmed), output and cell metadata are
+dropped (nbconvert
+writes an image's ``width`` into an unquoted attribute), base64 images are
+checked against their alphabet and capped in size *before* anything decodes
+them, and the finished page is parsed once more: a ``<script>`` that the
+template itself did not write, an ``on*`` attribute or a ``javascript:`` URL
+raises :class:`FeedbackWithheld`, as does any hidden-test line.
+Math (``$...$``) is left to the template's MathJax.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import html
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -81,3 +101,309 @@ def leaked_lines(path: Path, secret_lines) -> list[str]:
     text = html_text(path)
     squashed = re.sub(r"\s+", "", text)
     return [line for line in secret_lines if re.sub(r"\s+", "", line) in squashed]
+
+
+# --- safe HTML --------------------------------------------------------------------------
+
+#: Largest image (base64 characters) shown; larger ones become a note.
+MAX_IMAGE_CHARS = 2 * 1024 * 1024
+#: Largest text, HTML, Markdown or LaTeX output kept (characters); longer ones are cut.
+MAX_TEXT_CHARS = 200_000
+#: Most characters of all outputs of one notebook; later outputs become a note.
+MAX_TOTAL_CHARS = 8 * 1024 * 1024
+#: Output MIME types shown in feedback (everything else, e.g. JavaScript or widgets, is dropped).
+SHOWN_MIME = ("text/html", "text/markdown", "text/latex", "image/png", "image/jpeg",
+              "image/svg+xml", "text/plain")
+_IMAGES = ("image/png", "image/jpeg", "image/svg+xml")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+#: Tags and attributes HTML outputs may keep (pandas tables, simple formatting).
+ALLOWED_TAGS = frozenset({
+    "a", "abbr", "b", "blockquote", "br", "caption", "code", "col", "colgroup", "dd", "del",
+    "details", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "kbd",
+    "li", "ol", "p", "pre", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var", "img", "center"})
+ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align"], "a": ["href"], "img": ["src", "alt", "width", "height"],
+                      "td": ["colspan", "rowspan"],
+                      "th": ["colspan", "rowspan"], "col": ["span"], "colgroup": ["span"]}
+
+
+class FeedbackWithheld(ValueError):
+    """The rendered page still shows a hidden test or active content: do not publish it."""
+
+
+def clean_html(text: str) -> str:
+    """Allowlist-clean an HTML fragment (bleach): no script, style, handlers or unsafe URLs."""
+    import bleach
+
+    return bleach.clean(text, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
+                        protocols=["http", "https", "mailto"], strip=True, strip_comments=True)
+
+
+def _joined(value) -> str:
+    if isinstance(value, list):
+        value = "".join(str(v) for v in value)
+    return value if isinstance(value, str) else str(value)
+
+
+def _cut(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n... ({len(text) - limit} more characters not shown / 其余未显示)"
+
+
+def _note(text: str) -> dict:
+    import nbformat
+
+    return nbformat.v4.new_output("display_data", data={"text/plain": text})
+
+
+def safe_output(output, budget: list[int], *, inline_svg_ok: bool = True) -> dict | None:
+    """One output reduced to what feedback may show; sizes checked before any decoding.
+
+    ``budget`` is a one-element list of the characters still allowed for the
+    notebook (decreased here). ``inline_svg_ok=False`` drops SVG (a renderer
+    that inlines it would run its scripts; the feedback template shows it as
+    an inert ``<img>``).
+    """
+    import nbformat
+
+    kind = output.get("output_type")
+    if kind == "stream":
+        text = _cut(_joined(output.get("text", "")))
+        out = nbformat.v4.new_output("stream", name="stderr" if output.get("name") == "stderr"
+                                     else "stdout", text=text)
+    elif kind == "error":
+        out = nbformat.v4.new_output(
+            "error", ename=_cut(_joined(output.get("ename", "Error")), 200),
+            evalue=_cut(_joined(output.get("evalue", "")), 5000),
+            traceback=[_cut(_joined(line), 5000) for line in list(output.get("traceback") or [])[:200]])
+    elif kind in ("display_data", "execute_result"):
+        data = output.get("data") if isinstance(output.get("data"), dict) else {}
+        kept, dropped = {}, []
+        for mime, value in data.items():
+            if mime not in SHOWN_MIME or (mime == "image/svg+xml" and not inline_svg_ok):
+                dropped.append(str(mime)[:60])
+                continue
+            if mime in _IMAGES:
+                if not isinstance(value, (str, list)):
+                    continue
+                size = len(value) if isinstance(value, str) else sum(len(str(v)) for v in value)
+                if size > MAX_IMAGE_CHARS:
+                    kept.setdefault("text/plain", f"(image of {size / 2**20:.1f} MiB not shown: "
+                                                  f"larger than {MAX_IMAGE_CHARS >> 20} MiB / 图片过大，未显示)")
+                    continue
+                value = _joined(value)
+                if mime != "image/svg+xml" and not _BASE64.fullmatch(value):
+                    dropped.append(mime)
+                    continue
+                kept[mime] = value
+            elif mime == "text/html":
+                kept[mime] = clean_html(_cut(_joined(value)))
+            elif mime == "text/markdown" and not inline_svg_ok:
+                kept[mime] = safe_markdown(_cut(_joined(value)))
+            else:
+                kept[mime] = _cut(_joined(value))
+        if not kept:
+            kept["text/plain"] = ("(output not shown in feedback: "
+                                  + (", ".join(dropped) or "empty") + ")")
+        if "image/svg+xml" in kept and ("image/png" in kept or "image/jpeg" in kept):
+            del kept["image/svg+xml"]
+        if kind == "execute_result":
+            out = nbformat.v4.new_output("execute_result", data=kept,
+                                         execution_count=None)
+        else:
+            out = nbformat.v4.new_output("display_data", data=kept)
+    else:
+        return None
+    size = len(str(out))
+    if size > budget[0]:
+        budget[0] = 0
+        return None
+    budget[0] -= size
+    return out
+
+
+def safe_notebook(nb, hidden: list[str] | None = None):
+    """A copy of ``nb`` fit for rendering: hidden tests removed, outputs reduced, metadata dropped."""
+    import nbformat
+
+    nb = copy.deepcopy(nb)
+    budget = [MAX_TOTAL_CHARS]
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        kind = cell.get("cell_type")
+        source = _joined(cell.get("source", ""))
+        if kind == "code":
+            source, found = strip_hidden(source)
+            new = nbformat.v4.new_code_cell(_cut(source))
+            omitted = False
+            for output in cell.get("outputs", []) or []:
+                if found and output.get("output_type") == "error":
+                    output = dict(output, traceback=[f"{output.get('ename', 'Error')}: "
+                                                     f"{output.get('evalue', '')}"])
+                shown = safe_output(output, budget) if budget[0] > 0 else None
+                if shown is None:
+                    omitted = omitted or budget[0] <= 0
+                    continue
+                new.outputs.append(shown)
+            if omitted:
+                new.outputs.append(_note("(more output not shown: feedback size limit / 输出过多，未显示)"))
+            count = cell.get("execution_count")
+            new.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        elif kind == "markdown":
+            new = nbformat.v4.new_markdown_cell(_cut(source))
+        else:  # raw cells are shown as text
+            new = nbformat.v4.new_raw_cell(_cut(source))
+        new.id = f"cell-{index}"
+        cells.append(new)
+    out = nbformat.v4.new_notebook(cells=cells)
+    out.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                    "language_info": {"name": "python"}}
+    return out
+
+
+def _exporter(mathjax_url: str | None = None):
+    from nbconvert import HTMLExporter
+
+    extra = {"mathjax_url": mathjax_url} if mathjax_url else {}
+    # sanitize_html with our clean_html: nbconvert's own allowlist lacks <p>, <h2>, <img>... and
+    # would show every markdown cell's tags as text. Rendered Markdown is cleaned as HTML (after
+    # markdown2html), so math and code spans keep their `<` as is.
+    return HTMLExporter(template_name="lab", sanitize_html=True, exclude_anchor_links=True,
+                        filters={"clean_html": clean_html}, **extra)
+
+
+@functools.lru_cache(maxsize=4)
+def _template_scripts(mathjax_url: str | None = None) -> frozenset[str]:
+    """The ``<script>`` elements the template writes into an empty page (trusted)."""
+    import nbformat
+
+    body, _ = _exporter(mathjax_url).from_notebook_node(nbformat.v4.new_notebook())
+    return frozenset(_Scan(body).scripts)
+
+
+class _Scan(HTMLParser):
+    """Scripts, event handlers and unsafe URLs of a page (what a browser would run)."""
+
+    URL_ATTRS = ("href", "src", "action", "formaction", "xlink:href", "data", "srcdoc", "background")
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.scripts: list[str] = []
+        self.active: list[str] = []
+        self._in_script, self._buffer = None, []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            name, value = (name or "").lower(), value or ""
+            squashed = re.sub(r"[\s\x00-\x1f]", "", value).lower()
+            if name.startswith("on"):
+                self.active.append(f"<{tag} {name}=...>")
+            elif name in self.URL_ATTRS and (squashed.startswith(("javascript:", "vbscript:"))
+                                             or squashed.startswith("data:text/html")
+                                             or (squashed.startswith("data:")
+                                                 and tag in ("iframe", "object", "embed"))):
+                self.active.append(f"<{tag} {name}={squashed[:30]}>")
+        if tag in ("iframe", "object", "embed", "base", "form", "frame", "applet"):
+            self.active.append(f"<{tag}>")
+        if tag == "meta" and any((n or "").lower() == "http-equiv" for n, _ in attrs):
+            self.active.append("<meta http-equiv>")
+        if tag == "script":
+            self._in_script = "".join(f" {n}={v}" for n, v in attrs)
+            self._buffer = []
+
+    def handle_data(self, data):
+        if self._in_script is not None:
+            self._buffer.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._in_script is not None:
+            self.scripts.append(self._in_script + "|" + "".join(self._buffer).strip())
+            self._in_script = None
+
+
+def active_content(page: str, mathjax_url: str | None = None) -> list[str]:
+    """What in ``page`` could run code, beyond the template's own scripts."""
+    scan = _Scan(page)
+    trusted = _template_scripts(mathjax_url)
+    return scan.active + [f"<script{s.split('|')[0]}>" for s in scan.scripts if s not in trusted]
+
+
+def text_leaks(page: str, secret_lines) -> list[str]:
+    """Which ``secret_lines`` appear in ``page`` (visible text or markup, whitespace ignored)."""
+    raw = re.sub(r"<style.*?</style>", " ", page, flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", "", raw))
+    squashed = re.sub(r"\s+", "", text) + "\0" + re.sub(r"\s+", "", html.unescape(raw))
+    return [line for line in secret_lines if re.sub(r"\s+", "", line) in squashed]
+
+
+def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None) -> str:
+    """The executed notebook ``nb`` as a self-contained, sanitized HTML page.
+
+    ``hidden_lines`` are the lines of the hidden tests (:func:`hidden_lines`
+    of the source notebook's test cells). Raises :class:`FeedbackWithheld`
+    when the page would still show one of them, or any active content
+    (script not written by the template, event handler, ``javascript:``
+    URL): the caller then publishes no feedback for this notebook.
+    ``mathjax_url`` points the page at a local MathJax (offline math);
+    default: the template's CDN copy.
+    """
+    safe = safe_notebook(nb)
+    page, _ = _exporter(mathjax_url).from_notebook_node(safe)
+    leaks = text_leaks(page, hidden_lines)
+    if leaks:
+        raise FeedbackWithheld(f"hidden test visible in feedback ({len(leaks)} line(s))")
+    active = active_content(page, mathjax_url)
+    if active:
+        raise FeedbackWithheld("active content in feedback: " + ", ".join(active[:3]))
+    return page
+
+
+_SCRIPT_URL = re.compile(r"\]\(\s*<?\s*(?:javascript|vbscript|data)\s*:[^)\n]*\)?", re.I)
+_SCRIPT_REF = re.compile(r"^(\s*\[[^\]\n]+\]:\s*<?\s*)(?:javascript|vbscript|data)\s*:.*$", re.I | re.M)
+
+
+_NEEDS_CLEANING = re.compile(r"<[A-Za-z/!?]|(?:javascript|vbscript|data)\s*:", re.I)
+
+
+def safe_markdown(source: str) -> str:
+    """Markdown with its raw HTML allowlist-cleaned and script URLs in links disarmed.
+
+    For notebooks an instructor opens in nbgrader's Formgrader, whose template
+    renders markdown cells with ``markdown2html`` and no sanitizer. Sources
+    without anything tag- or script-URL-like are returned unchanged (so
+    ``$x < y$`` and `` `a <= b` `` keep their spelling).
+    """
+    source = str(source)
+    if not _NEEDS_CLEANING.search(source):
+        return source
+    return _SCRIPT_REF.sub(r"\1#", _SCRIPT_URL.sub("](#)", clean_html(source)))
+
+
+def gradebook_notebook(nb):
+    """A copy of the executed notebook fit for ``OUT/autograded`` (Formgrader import).
+
+    Cells, nbgrader metadata and ids are kept; the student's markdown and raw
+    cells (all but the locked instructor cells, which sanitize restored from
+    the release) pass through :func:`safe_markdown`; outputs are reduced like the feedback's
+    (:func:`safe_output`: allowlisted types, cleaned HTML, capped sizes, no
+    output metadata); notebook metadata is reduced to the kernelspec and the
+    language. Hidden tests are *not* removed here (see :func:`strip_hidden`).
+    """
+    nb = copy.deepcopy(nb)
+    budget = [MAX_TOTAL_CHARS]
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader") or {}
+        instructor = bool(meta.get("locked")) and not meta.get("solution")
+        if cell.get("cell_type") in ("markdown", "raw") and not instructor:
+            cell["source"] = safe_markdown(_joined(cell.get("source", "")))
+            cell.pop("attachments", None)
+        elif cell.get("cell_type") == "code":
+            cell["outputs"] = [o for o in (safe_output(o, budget, inline_svg_ok=False)
+                                           for o in cell.get("outputs", []) or []) if o is not None]
+        keep = {k: v for k, v in cell.get("metadata", {}).items() if k == "nbgrader"}
+        cell["metadata"] = keep
+    nb.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info")}
+    return nb

@@ -20,6 +20,7 @@ given, so each rule is testable alone.
 
 from __future__ import annotations
 
+import codecs
 import copy
 import json
 from dataclasses import dataclass, field
@@ -27,11 +28,10 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.students import MAX_NOTEBOOK_BYTES, pick_notebooks, read_regular, student_id
+
 #: Files that would be importable as modules when placed next to a notebook.
 MODULE_SUFFIXES = (".py", ".pyc", ".pth", ".so", ".pyd")
-#: Larger notebooks are refused (outputs are cleared anyway; this is a guard
-#: against a file built to exhaust the grader's memory).
-MAX_NOTEBOOK_BYTES = 25 * 1024 * 1024
 #: nbgrader metadata keys that the student may not change.
 GUARDED_KEYS = ("grade", "solution", "locked", "points", "task")
 
@@ -105,26 +105,43 @@ def _clear(cell):
     return cell
 
 
-def read_notebook(path: Path):
-    """Read and validate a notebook; returns ``(nb, None)`` or ``(None, reason)``."""
-    if Path(path).is_symlink() or not Path(path).is_file():
-        return None, f"notebook {Path(path).name} is not a regular file"
+def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES):
+    """Read and validate a notebook; returns ``(nb, None)`` or ``(None, reason)``.
+
+    The size is checked on the open file before anything is read (a symlink
+    or a FIFO is refused, never followed or blocked on), a UTF-8 byte-order
+    mark is tolerated (some editors on Windows write one), and the JSON is
+    parsed only then. Stored outputs are cleared by :func:`sanitize_notebook`
+    anyway, so the total cap bounds what any one output can cost.
+    """
+    name = student_id(Path(path).name)
     try:
-        if Path(path).stat().st_size > MAX_NOTEBOOK_BYTES:
-            return None, f"notebook {Path(path).name} too large (> {MAX_NOTEBOOK_BYTES >> 20} MiB)"
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"unreadable notebook {Path(path).name} ({type(exc).__name__})"
+        data = read_regular(path, max_bytes)
+    except ValueError as exc:
+        return None, f"notebook {name} {exc}"
+    except OSError as exc:
+        if Path(path).is_symlink():
+            return None, f"notebook {name} is not a regular file (symlink refused)"
+        return None, f"unreadable notebook {name} ({type(exc).__name__})"
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"unreadable notebook {name} (not UTF-8 at byte {exc.start})"
+    del data
     try:
         json.loads(text)
     except ValueError as exc:
-        return None, f"malformed notebook {Path(path).name} (not JSON: {exc.msg})"
+        return None, f"malformed notebook {name} (not JSON: {getattr(exc, 'msg', exc)})"
+    except RecursionError:
+        return None, f"malformed notebook {name} (JSON nested too deeply)"
     try:
         nb = nbformat.reads(text, as_version=4)
         nbformat.validate(nb)
     except Exception as exc:  # nbformat raises several unrelated types
         reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
-        return None, f"malformed notebook {Path(path).name} (invalid nbformat: {reason})"
+        return None, f"malformed notebook {name} (invalid nbformat: {reason})"
     return nb, None
 
 
@@ -219,7 +236,7 @@ def find_module_files(folder: Path) -> list[str]:
         if ".ipynb_checkpoints" in rel.split("/"):
             continue
         if path.is_file() and path.name.endswith(MODULE_SUFFIXES):
-            found.append(rel)
+            found.append(student_id(rel))
     return found
 
 
@@ -232,24 +249,22 @@ def sanitize_submission(src: Path, release_dir: Path, dest: Path) -> dict:
     src, release_dir, dest = Path(src), Path(release_dir), Path(dest)
     issues = Issues()
     expected = sorted(p.name for p in release_dir.glob("*.ipynb"))
-    written, missing = [], []
+    written = []
+    if src.is_symlink():
+        return {"notebooks": [], "missing": expected,
+                **Issues(errors=["symlinked assignment folder refused (a link may point outside "
+                                 "the student's folder; not followed)"]).as_dict()}
     if not src.is_dir():
         return {"notebooks": [], "missing": expected,
                 **Issues(errors=["no submission folder"]).as_dict()}
     for rel in find_module_files(src):
         issues.flags.append(f"file '{rel}' could shadow a module (ignored)")
-    submitted = sorted(p.name for p in src.glob("*.ipynb"))
-    renames = {}
-    if len(expected) == 1 and expected[0] not in submitted and len(submitted) == 1:
-        renames[expected[0]] = submitted[0]
-        issues.repairs.append(f"notebook '{submitted[0]}' graded as '{expected[0]}'")
+    picked = pick_notebooks(src, expected)
+    issues.repairs += picked["repairs"]
+    issues.errors += picked["errors"]
+    missing = picked["missing"]
     dest.mkdir(parents=True, exist_ok=True)
-    for name in expected:
-        path = src / renames.get(name, name)
-        if not path.is_file():
-            missing.append(name)
-            issues.errors.append(f"missing notebook {name}")
-            continue
+    for name, path in picked["notebooks"].items():
         student, reason = read_notebook(path)
         if student is None:
             issues.errors.append(reason)

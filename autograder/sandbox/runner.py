@@ -22,6 +22,7 @@ import signal
 import sys
 import time
 import traceback
+import types
 
 IN_FD, OUT_FD = int(sys.argv[1]), int(sys.argv[2])
 TEXT_CAP = 32_000
@@ -178,10 +179,13 @@ def main():
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing us
     signal.signal(signal.SIGALRM, _alarm)
     _limits(job["limits"])
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__,
-                 "get_ipython": _stub_ipython, "display": _display}
-    sys.modules["__main__"].__dict__.update(namespace)
-    namespace = sys.modules["__main__"].__dict__
+    # The student's cells get a module of their own: honest names such as ``_send`` or ``wire`` must
+    # not replace the runner's (whose functions keep their own globals).
+    student_main = types.ModuleType("__main__")
+    student_main.__dict__.update({"__builtins__": __builtins__, "get_ipython": _stub_ipython,
+                                  "display": _display})
+    sys.modules["__main__"] = student_main
+    namespace = student_main.__dict__
     import linecache
     for index, source in enumerate(job["cells"]):
         filename = f"<cell {index + 1}>"

@@ -1,0 +1,628 @@
+"""Checks behind the graded assignment ``source/privacy_budget`` (§6.1.3, experiment 6-1 scheme 1, Table 6-3).
+
+The student writes a *functional* privacy-budget accountant: the ledger is
+plain data (a dict) that every call receives and returns updated, so it
+crosses a process boundary like any other argument.
+
+* ``make_accountant(total_epsilon) -> state``
+* ``answer_count(state, values, threshold, epsilon, rng) -> (noisy_count, new_state)``:
+  #{values > threshold} + Lap(1/ε), charged ε (sequential composition,
+  Theorem 6-2); a query that does not fit raises ``ValueError`` (the caller
+  keeps the old state, so a refusal spends nothing);
+* ``answer_histogram(state, labels, k, epsilon, rng) -> (noisy_counts, new_state)``:
+  one count per label 0..k−1 with independent Lap(1/ε) noise, charged ε once
+  (parallel composition, Theorem 6-3: the bins are disjoint);
+* ``averaging_attack(answers) -> int``: the repeated-query attack of §6.2.3
+  against a server without an accountant (average, round).
+
+What is judged
+
+* **refusals at the exact boundary** (deterministic): budgets that add up
+  exactly in decimal — 0.1 + 0.2 + 0.7 = 1, ten times 0.1 = 1, 0.1 + 0.2 = 0.3,
+  0.1 + 0.2 + 0.3 = 0.6, 3 × 1.1 = 3.3, 100 × 0.01 = 1 — must be accepted, although naive float
+  sums, ``math.fsum`` without a tolerance and exact binary fractions
+  (``Fraction(0.1)``) refuse some of them; a request exceeding the budget by
+  10⁻⁶ or more must be refused (the rule stated in the notebook: accept when
+  the decimal sum is at most the total; any tolerance between 10⁻¹² and 10⁻⁹
+  relative to the total, or exact decimal arithmetic, satisfies it);
+* **the budget actually spent matches the noise actually added**: the number
+  of queries an accountant accepts equals total/ε, and the noise of the
+  accepted answers (answer − true count, the true count being known to the
+  check) passes a Kolmogorov–Smirnov test against Lap(1/ε) at α = 1e-6 — at
+  two ε in one ledger, so noise drawn for the wrong ε (total, remaining,
+  ε instead of 1/ε, k/ε per bin) is caught;
+* **parallel composition**: a histogram costs ε whatever k; its per-bin noise
+  is Lap(1/ε) and independent across bins;
+* **the attack**: exact guesses on fixed answers, and the success rate over
+  simulated attacks against the exact probability of Table 6-3
+  (:func:`helpers.queries.danger_probability`), two-sided binomial tests.
+
+Every student function is called with plain data (floats, int64/float64
+arrays, dicts/lists the student produced, deep-copied before every call as
+they would be across a process boundary) and ``numpy.random.Generator``
+objects only; results are treated as plain data (BRIEF: trusted-grading
+contract). Messages are bilingual (Chinese, then English).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from helpers.checks import (
+    ALPHA,
+    _expect_value_error,
+    _fail,
+    _laplace_cdf,
+    _say,
+    _short,
+    binomial_test,
+    check_seed,
+    find_forbidden_calls,
+    ks_test,
+)
+
+__all__ = [
+    "check_accountant_basics",
+    "check_budget_boundary",
+    "check_noise_matches_budget",
+    "check_histogram_parallel",
+    "check_attack_values",
+    "check_attack_success_rate",
+    "budget_explorer",
+]
+
+_RNG_NAMES = ("rng.", "generator.", "gen.", "random_state.")
+_PLAIN_SCALARS = (type(None), bool, int, float, str)
+
+#: Animals' daily carrots (experiment 6-1 asks how many eat more than 55); values at exactly 55 are not counted.
+_CARROTS = np.array([12.0, 55.0, 56.0, 70.5, 55.0, 80.0, 40.0, 55.5, 90.0, 30.0, 61.0, 55.0, 101.0, 3.0, 58.0,
+                     75.0, 20.0, 55.01, 66.0, 44.0])
+_CARROTS_OVER_55 = int(np.sum(_CARROTS > 55))
+#: Queries per ledger in the statistical checks (a ledger may grow with every answer).
+_BATCH = 10
+#: helpers.queries.danger_probability(ε, k) for the graded settings (importing scipy.integrate/stats in
+#: every graded kernel costs seconds; tests/test_privacy_budget.py checks these against the function).
+EXACT_DANGER = {(0.1, 100): 0.2772826413460777, (1.0, 100): 0.9995278659060047,
+                (0.1, 1000): 0.7365519091937581, (0.5, 10): 0.4369443084345236}
+
+
+# --- plain data and calls ---------------------------------------------------------------
+
+
+def _is_plain(value: Any, depth: int = 0) -> bool:
+    if depth > 20:
+        return False
+    if isinstance(value, _PLAIN_SCALARS):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _plain_state(state: Any, where: str) -> Any:
+    if not isinstance(state, dict) or not _is_plain(state):
+        raise _fail(
+            f"{where} 返回的账本（state）必须是只含普通数据的 dict：数字（int/float）、字符串、列表、dict（键为字符串）。"
+            f"实际得到 {type(state).__name__} {_short(state)}。Fraction、Decimal、numpy 数组等对象不行：可以存成 float 或字符串（如 str(Decimal)），用到时再转换。",
+            f"{where} must return the ledger (state) as a dict of plain data only: numbers (int/float), strings, lists, "
+            f"dicts with string keys. Got {type(state).__name__} {_short(state)}. Fraction, Decimal, numpy arrays and "
+            f"other objects are not plain data: store floats or strings (e.g. str(Decimal)) and convert when you use them.",
+        )
+    return state
+
+
+class _Refused(Exception):
+    """The student's function raised ValueError where a refusal is possible."""
+
+
+def _call(func: Callable, *args, refusable: bool = False):
+    """Call student code with deep copies of dict/list arguments (as across a process boundary).
+
+    With ``refusable``, a ``ValueError`` becomes :class:`_Refused` (a refused query).
+    """
+    name = getattr(func, "__name__", "function")
+    args = tuple(copy.deepcopy(a) if isinstance(a, (dict, list)) else a for a in args)
+    try:
+        return func(*args)
+    except AssertionError:
+        raise
+    except ValueError as error:
+        if refusable:
+            raise _Refused(str(error)) from None
+        shown = ", ".join(_shown(a) for a in args)
+        raise _fail(
+            f"调用 {name}({shown}) 时出错：ValueError: {error}",
+            f"{name}({shown}) raised ValueError: {error}",
+        ) from None
+    except NotImplementedError:
+        raise _fail(f"{name} 还没有实现（NotImplementedError）。", f"{name} is not implemented yet (NotImplementedError).") from None
+    except Exception as error:  # noqa: BLE001  (any crash is reported, not hidden)
+        shown = ", ".join(_shown(a) for a in args)
+        raise _fail(
+            f"调用 {name}({shown}) 时出错：{type(error).__name__}: {error}",
+            f"{name}({shown}) raised {type(error).__name__}: {error}",
+        ) from None
+
+
+def _shown(a: Any) -> str:
+    if isinstance(a, np.random.Generator):
+        return "rng"
+    if isinstance(a, dict):
+        return "state"
+    return _short(a)
+
+
+def _no_forbidden_sources(func: Callable) -> None:
+    # "helper: rng.exponential" names a call inside a helper function: judge the last part
+    found = [f for f in find_forbidden_calls(func) if not f.rsplit(": ", 1)[-1].startswith(_RNG_NAMES)]
+    if found:
+        name = getattr(func, "__name__", "function")
+        listed = ", ".join(found)
+        raise _fail(
+            f"{name} 使用了不允许的随机数来源或模块：{listed}。噪声只能来自传入的 rng（它的方法都可以用，包括 rng.laplace），也不能导入 helpers。",
+            f"{name} uses a forbidden randomness source or module: {listed}. Noise must come from the rng you are given "
+            f"(any of its methods, rng.laplace included), and helpers may not be imported.",
+        )
+
+
+def _new_state(make_accountant: Callable, total: float) -> dict:
+    return _plain_state(_call(make_accountant, total), f"make_accountant({total!r})")
+
+
+def _count(answer_count: Callable, state: dict, epsilon: float, rng: np.random.Generator,
+           values: np.ndarray = _CARROTS, threshold: float = 55.0, refusable: bool = False) -> tuple[float, dict]:
+    out = _call(answer_count, state, values, threshold, epsilon, rng, refusable=refusable)
+    where = f"answer_count(state, values, {threshold:g}, {epsilon!r}, rng)"
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise _fail(f"{where} 应返回 (带噪声的计数, 新的账本) 两个值，实际返回 {_short(out)}。",
+                    f"{where} should return (noisy_count, new_state); it returned {_short(out)}.")
+    noisy, new_state = out
+    try:
+        noisy = float(noisy)
+    except (TypeError, ValueError):
+        raise _fail(f"{where} 返回的计数应是一个数，实际是 {type(noisy).__name__}。",
+                    f"{where} returned a count that is not a number: {type(noisy).__name__}.") from None
+    return noisy, _plain_state(new_state, where)
+
+
+def _histogram(answer_histogram: Callable, state: dict, labels: np.ndarray, k: int, epsilon: float,
+               rng: np.random.Generator, refusable: bool = False) -> tuple[np.ndarray, dict]:
+    out = _call(answer_histogram, state, labels, k, epsilon, rng, refusable=refusable)
+    where = f"answer_histogram(state, labels, {k}, {epsilon!r}, rng)"
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise _fail(f"{where} 应返回 (带噪声的各类计数, 新的账本)，实际返回 {_short(out)}。",
+                    f"{where} should return (noisy_counts, new_state); it returned {_short(out)}.")
+    noisy, new_state = out
+    try:
+        arr = np.asarray(noisy, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (k,):
+        raise _fail(f"{where} 返回的计数应是长度为 k = {k} 的数组（每类一个），实际是 {_short(noisy)}。",
+                    f"{where} should return an array of k = {k} noisy counts (one per label); got {_short(noisy)}.")
+    return arr, _plain_state(new_state, where)
+
+
+# --- basics ----------------------------------------------------------------------------------
+
+
+def check_accountant_basics(make_accountant: Callable, answer_count: Callable, seed: int | None = None) -> None:
+    """Plain-data ledger, the exact count (strict ``>``), ValueErrors, and rng discipline. Deterministic."""
+    name = "check_accountant_basics"
+    seed = check_seed(name, seed)
+    _no_forbidden_sources(answer_count)
+    state = _new_state(make_accountant, 1.0)
+    for total in (0.0, -1.0, float("nan"), float("inf")):
+        _expect_value_error(make_accountant, (total,), "总预算必须是有限正数", "the total budget must be a finite number > 0")
+    # Exact count: with ε = 1e9 the noise is below 1e-8 except with probability e^(-5e8).
+    big = _new_state(make_accountant, 1e10)
+    noisy, _ = _count(answer_count, big, 1e9, np.random.default_rng(seed))
+    if round(noisy) != _CARROTS_OVER_55:
+        ge = int(np.sum(_CARROTS >= 55))
+        hint_zh, hint_en = ("“超过 55”是 > 55，恰好等于 55 的不算", "'more than 55' is > 55: values equal to 55 do not count") \
+            if round(noisy) == ge else ("检查计数：values 中大于 threshold 的个数", "check the count: the number of values greater than threshold")
+        raise _fail(
+            f"answer_count(state, values, 55, ε = 1e9, rng) = {noisy:.4f}：ε 这么大时噪声小于 1e-8，结果应是真实计数 {_CARROTS_OVER_55}。{hint_zh}。",
+            f"answer_count(state, values, 55, ε = 1e9, rng) = {noisy:.4f}: at such an ε the noise is below 1e-8, so the "
+            f"answer should be the true count {_CARROTS_OVER_55}. Hint: {hint_en}.",
+        )
+    rng = np.random.default_rng(seed)
+    for epsilon, zh, en in ((0.0, "ε = 0 的查询没有意义（噪声无穷大）", "a query with ε = 0 makes no sense (infinite noise)"),
+                            (-0.5, "负的 ε 会把预算“还回去”：攻击者可以无限查询", "a negative ε would give budget back: an attacker could query forever"),
+                            (float("nan"), "ε 必须是有限正数", "epsilon must be a finite number > 0")):
+        _expect_value_error(answer_count, (state, _CARROTS, 55.0, epsilon, rng), zh, en)
+    # rng discipline: same seed ⇒ same answers, other seed ⇒ other answers, the generator is used.
+    answers = []
+    for s in (seed, seed, seed + 1):
+        gen = np.random.default_rng(s)
+        before = gen.bit_generator.state["state"]["state"]
+        ledger = _new_state(make_accountant, 100.0)
+        row = []
+        for _ in range(5):
+            value, ledger = _count(answer_count, ledger, 1.0, gen)
+            row.append(value)
+        if gen.bit_generator.state["state"]["state"] == before:
+            raise _fail("answer_count 没有使用传入的 rng（调用后它的状态没有变化）。噪声必须来自 rng（例如 rng.laplace）。",
+                        "answer_count did not use the rng it was given (its state did not change). The noise must come "
+                        "from rng (e.g. rng.laplace).")
+        answers.append(row)
+    if answers[0] != answers[1]:
+        raise _fail("answer_count：相同种子的 rng 给出了不同的答案。噪声必须全部来自传入的 rng（不要用 np.random.*）。",
+                    "answer_count: two rngs with the same seed gave different answers. All noise must come from the rng "
+                    "you are given (no np.random.*).")
+    if answers[0] == answers[2]:
+        raise _fail("answer_count：不同种子的 rng 给出了完全相同的答案。是否固定了种子，或没有加噪声？",
+                    "answer_count: rngs with different seeds gave identical answers. Is a seed fixed, or no noise added?")
+    _say(name, seed, f"plain-data ledger; exact count {_CARROTS_OVER_55} (> 55) at ε = 1e9; ValueError for total 0, -1, "
+         f"nan, inf and ε = 0, -0.5, nan; same seed -> same answers -> OK")
+
+
+# --- the boundary ------------------------------------------------------------------------------
+
+#: (total, sequence of ε, whether each must be accepted). True = must be answered, False = must be refused.
+_VISIBLE_SEQUENCES = (
+    (1.0, ((0.1, True), (0.2, True), (0.7, True), (1e-6, False))),
+    (0.3, ((0.1, True), (0.2, True), (1e-6, False))),
+    (1.0, tuple((0.1, True) for _ in range(10)) + ((0.1, False),)),
+    (1.0, ((0.5, True), (0.3, True), (0.2, True), (0.001, False))),           # seed 001's split
+    (1.0, ((0.6, True), (0.5, False), (0.4, True), (1e-6, False))),           # a refused query spends nothing
+    (1.0, ((0.7, True), (0.300001, False), (0.3, True))),
+    (1.0, ((0.5, True), (0.5, True), (0.01, False))),
+)
+_HIDDEN_SEQUENCES = (
+    (0.6, ((0.1, True), (0.2, True), (0.3, True), (1e-6, False))),
+    (3.3, ((1.1, True), (1.1, True), (1.1, True), (1e-5, False))),
+    (1.0, tuple((0.01, True) for _ in range(100)) + ((1e-6, False),)),
+    (1.0, ((1 / 7, True),) * 7 + ((1e-6, False),)),
+    (2.0, ((2.5, False), (2.0, True), (1e-6, False))),
+    (1.0, ((0.25, True), (0.25, True), (0.25, True), (0.2500001, False), (0.25, True))),
+    (0.01, ((0.003, True), (0.007, True), (1e-8, False))),
+    (1.0, ((float("inf"), False), (1.0, True))),
+)
+
+
+def _boundary_diagnosis(total: float, history: list[float], epsilon: float, refused: bool) -> tuple[str, str]:
+    from fractions import Fraction
+
+    if refused:
+        if sum(history) + epsilon > total:
+            naive = "朴素的浮点求和 spent + ε 超过了总预算（例如 0.1 + 0.2 = 0.30000000000000004）"
+            naive_en = "the naive float sum spent + ε exceeds the total (e.g. 0.1 + 0.2 = 0.30000000000000004)"
+        elif math.fsum(history + [epsilon]) > total:
+            naive = "math.fsum 求和后仍略大于总预算（例如 fsum([1.1, 1.1, 1.1]) = 3.3000000000000003）：需要容差"
+            naive_en = "even math.fsum's sum is slightly above the total (e.g. fsum([1.1, 1.1, 1.1]) = 3.3000000000000003): a tolerance is needed"
+        elif sum((Fraction(e) for e in history), Fraction(epsilon)) > Fraction(total):
+            naive = "Fraction(0.1) 是 0.1 的二进制近似值的精确值，略大于 1/10：用 Fraction(str(ε)) 或 Decimal(str(ε))，或用容差"
+            naive_en = "Fraction(0.1) is the exact value of 0.1's binary approximation, slightly above 1/10: use Fraction(str(ε)) or Decimal(str(ε)), or a tolerance"
+        else:
+            naive = "恰好用完预算的查询也必须接受（≤，不是 <）；被拒绝的查询不能花掉预算"
+            naive_en = "a query that uses up the budget exactly must be accepted (<=, not <); a refused query must not spend anything"
+        return naive, naive_en
+    return ("超出预算的查询必须抛出 ValueError。容差最多是总预算的 1e-9 倍；每个被接受的查询都要记账（顺序组合：ε 相加）",
+            "a query beyond the budget must raise ValueError. A tolerance may be at most 1e-9 times the total; every "
+            "accepted query must be recorded (sequential composition: the ε add up)")
+
+
+def _run_sequence(make_accountant: Callable, answer_count: Callable, total: float, sequence, rng) -> None:
+    state = _new_state(make_accountant, total)
+    history: list[float] = []
+    for i, (epsilon, accept) in enumerate(sequence):
+        try:
+            _, new_state = _count(answer_count, state, epsilon, rng, refusable=True)
+            refused, message = False, ""
+        except _Refused as refusal:
+            refused, message = True, str(refusal)
+        shown = " + ".join(f"{e:g}" for e in history) or "0"
+        if refused and accept:
+            zh, en = _boundary_diagnosis(total, history, epsilon, True)
+            raise _fail(
+                f"总预算 {total:g}，已接受的查询花了 {shown}，再请求 ε = {epsilon:g} 时被拒绝了（{message}）；按十进制算 {shown} + {epsilon:g} ≤ {total:g}，"
+                f"必须接受。可能的错误：{zh}。",
+                f"total budget {total:g}, accepted queries spent {shown}; a request of ε = {epsilon:g} was refused "
+                f"({message}), but in decimal {shown} + {epsilon:g} <= {total:g}, so it must be answered. Likely mistake: {en}.",
+            )
+        if not refused and not accept:
+            zh, en = _boundary_diagnosis(total, history, epsilon, False)
+            raise _fail(
+                f"总预算 {total:g}，已接受的查询花了 {shown}，再请求 ε = {epsilon:g} 时没有被拒绝；{shown} + {epsilon:g} > {total:g}，"
+                f"必须抛出 ValueError（并说明原因）。{zh}。",
+                f"total budget {total:g}, accepted queries spent {shown}; a request of ε = {epsilon:g} was answered, but "
+                f"{shown} + {epsilon:g} > {total:g}: it must raise ValueError (with a message). {en}.",
+            )
+        if refused and len(message) < 5:
+            raise _fail(
+                f"拒绝查询时的 ValueError 要说明原因（例如还剩多少预算），实际信息是 {message!r}。",
+                f"the ValueError of a refusal must say why (e.g. how much budget is left); its message is {message!r}.",
+            )
+        if not refused:
+            state = new_state
+            history.append(epsilon)
+
+
+def check_budget_boundary(make_accountant: Callable, answer_count: Callable, hidden: bool = False,
+                          seed: int | None = None) -> None:
+    """Sequences of requests whose decimal sums hit the total exactly, and requests just beyond it. Deterministic.
+
+    A request must be answered when the decimal sum of the accepted requests
+    plus it is at most the total, and refused (``ValueError``) when it exceeds
+    the total by 1e-6·total or more (visible) / 1e-7 (hidden). After a refusal
+    the caller keeps the previous ledger, so a refused query spends nothing.
+    """
+    name = "check_budget_boundary"
+    seed = check_seed(name + repr(hidden), seed)
+    rng = np.random.default_rng(seed)
+    sequences = _HIDDEN_SEQUENCES if hidden else _VISIBLE_SEQUENCES
+    for total, sequence in sequences:
+        _run_sequence(make_accountant, answer_count, total, sequence, rng)
+    shown = "0.1+0.2+0.3 = 0.6, 3 × 1.1 = 3.3, 100 × 0.01 = 1, 7 × 1/7, inf, ..." if hidden else \
+        "0.1+0.2+0.7 = 1, 0.1+0.2 = 0.3, 10 × 0.1 = 1, 0.5+0.3+0.2 = 1, refusals spend nothing, 0.7+0.300001 > 1"
+    print(f"[{name}] {len(sequences)} sequences ({shown}): accepted and refused exactly at the boundary: OK")
+
+
+# --- noise against budget ------------------------------------------------------------------------
+
+
+def _ks_noise(noise: np.ndarray, epsilon: float, what: str, name: str, seed: int, level: float) -> str:
+    b = 1.0 / epsilon
+    result = ks_test(noise, lambda t: _laplace_cdf(t, b))
+    text = f"{what}: KS of {noise.size} noises against Lap(1/ε = {b:g}): D = {result.statistic:.4f}, p = {result.pvalue:.3g}"
+    if result.pvalue < level:
+        scale = float(np.mean(np.abs(noise - np.median(noise))))
+        guesses = {"1/ε": b, "ε": epsilon, "2/ε": 2 * b, "1/(2ε)": b / 2}
+        best = min(guesses, key=lambda g: abs(math.log(max(scale, 1e-300) / guesses[g])))
+        if abs(math.log(max(scale, 1e-300) / guesses[best])) < 0.1 and best != "1/ε":
+            zh, en = f"测得的尺度 ≈ {scale:.3g}，像是 {best}", f"the measured scale ≈ {scale:.3g} looks like {best}"
+        elif scale < 0.2 * b:
+            zh, en = (f"测得的尺度 ≈ {scale:.3g}，远小于 1/ε：噪声是不是按总预算或剩余预算而不是本次的 ε 生成的？",
+                      f"the measured scale ≈ {scale:.3g} is far below 1/ε: is the noise drawn for the total or remaining budget instead of this query's ε?")
+        elif scale > 2.5 * b:
+            zh, en = (f"测得的尺度 ≈ {scale:.3g}，远大于 1/ε：噪声比花掉的预算所需要的多（ε 被再次分割了？）",
+                      f"the measured scale ≈ {scale:.3g} is far above 1/ε: more noise than the budget spent requires (ε split again?)")
+        else:
+            zh, en = (f"测得的尺度 ≈ {scale:.3g}，期望 1/ε = {b:g}；或者分布不是拉普拉斯分布（高斯噪声？）",
+                      f"the measured scale ≈ {scale:.3g}, expected 1/ε = {b:g}; or the distribution is not Laplace (Gaussian noise?)")
+        raise _fail(
+            f"{what}：噪声（答案 − 真实计数）不服从 Lap(1/ε = {b:g})：KS D = {result.statistic:.4f}，p = {result.pvalue:.2g} < {level:g}"
+            f"（n = {noise.size}，seed = {seed}）。花掉的预算 ε 必须与加的噪声 Lap(Δ/ε)（Δ = 1）一致。{zh}。",
+            f"{what}: the noise (answer − true count) is not Lap(1/ε = {b:g}): KS D = {result.statistic:.4f}, "
+            f"p = {result.pvalue:.2g} < {level:g} (n = {noise.size}, seed = {seed}). The budget ε spent must match the "
+            f"noise Lap(Δ/ε) added (Δ = 1). {en}.",
+        )
+    return text
+
+
+def check_noise_matches_budget(make_accountant: Callable, answer_count: Callable, seed: int | None = None, *,
+                               epsilons: tuple = (0.5, 2.0), n: int = 3_000) -> None:
+    """The ε charged equals the ε of the noise added.
+
+    1. A ledger of total 1.5 answers exactly three queries at ε = 0.5 and
+       refuses the fourth (deterministic).
+    2. In one ledger (total 1e6), ``n`` answers at each ε of ``epsilons``
+       (interleaved); the noise of each ε is KS-tested against Lap(1/ε) at
+       level ``ALPHA / len(epsilons)``: false failure ≤ ``ALPHA`` = 1e-6.
+    """
+    name = "check_noise_matches_budget"
+    seed = check_seed(name + repr((epsilons, n)), seed)
+    rng = np.random.default_rng(seed)
+    _run_sequence(make_accountant, answer_count, 1.5, ((0.5, True),) * 3 + ((0.5, False),), rng)
+    noises = {e: np.empty(n) for e in epsilons}
+    for i in range(n):
+        if i % _BATCH == 0:  # fresh ledgers keep the state small (it crosses a process boundary at every call)
+            ledger = _new_state(make_accountant, 1e6)
+        for epsilon in epsilons:
+            value, ledger = _count(answer_count, ledger, epsilon, rng)
+            noises[epsilon][i] = value - _CARROTS_OVER_55
+    texts = [_ks_noise(noises[e], e, f"answer_count at ε = {e:g}", name, seed, ALPHA / len(epsilons)) for e in epsilons]
+    _say(name, seed, "total 1.5 at ε = 0.5: 3 answered, 4th refused; " + "; ".join(texts) + " -> OK")
+
+
+# --- parallel composition ---------------------------------------------------------------------------
+
+
+def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, answer_histogram: Callable,
+                             seed: int | None = None, *, k: int = 5, epsilon: float = 0.5, reps: int = 800) -> None:
+    """A histogram over disjoint labels costs ε (not k·ε) and adds independent Lap(1/ε) to each bin.
+
+    Deterministic part: exact counts at ε = 1e9; a ledger of total 1 answers
+    four histograms at ε = 0.25 and refuses a fifth; histograms and counts
+    share one sequential budget. Statistical part (``reps`` histograms): KS of
+    the pooled per-bin noise against Lap(1/ε) at ``ALPHA / 2``, and the
+    correlation of the noise of bins 0 and 1 within |r| ≤ 6/√reps (normal
+    tail 2e-9; the noises are independent Laplace with finite fourth moment):
+    false failure ≤ ``ALPHA`` = 1e-6 in total.
+    """
+    name = "check_histogram_parallel"
+    seed = check_seed(name + repr((k, epsilon, reps)), seed)
+    rng = np.random.default_rng(seed)
+    labels = np.random.default_rng(seed ^ 0xB1A5).integers(0, k - 1, size=60).astype(np.int64)  # label k-1 stays empty
+    true = np.bincount(labels, minlength=k)
+    exact, _ = _histogram(answer_histogram, _new_state(make_accountant, 1e10), labels, k, 1e9, rng)
+    if not np.array_equal(np.round(exact), true):
+        raise _fail(
+            f"answer_histogram 在 ε = 1e9 时（噪声小于 1e-8）返回 {np.round(exact, 3)}，真实计数是 {true.tolist()}（标签 0..k-1 各有多少个；没人的类别计 0）。",
+            f"answer_histogram at ε = 1e9 (noise below 1e-8) returned {np.round(exact, 3)}; the true counts are "
+            f"{true.tolist()} (how many labels equal 0..k-1; an empty label counts 0).",
+        )
+    for sequence, zh, en in (
+        ((("h", 0.25, True),) * 4 + (("h", 0.25, False),),
+         "总预算 1：ε = 0.25 的直方图应能回答 4 次、第 5 次拒绝。各类互不相交，整个直方图只花 ε（并行组合，定理 6-3），不是 k·ε",
+         "total 1: four histograms at ε = 0.25 must be answered and the fifth refused. The labels are disjoint, so a "
+         "whole histogram costs ε (parallel composition, Theorem 6-3), not k·ε"),
+        ((("h", 0.5, True), ("c", 0.5, True), ("h", 0.1, False), ("c", 0.1, False)),
+         "总预算 1：直方图 0.5 + 计数 0.5 之后预算已用完：直方图和计数查询的是同一个数据集，共用同一份预算（顺序组合）",
+         "total 1: after a histogram at 0.5 and a count at 0.5 the budget is spent: both query the same dataset and "
+         "share one budget (sequential composition)"),
+    ):
+        state = _new_state(make_accountant, 1.0)
+        for kind, eps, accept in sequence:
+            try:
+                if kind == "h":
+                    _, new_state = _histogram(answer_histogram, state, labels, k, eps, rng, refusable=True)
+                else:
+                    _, new_state = _count(answer_count, state, eps, rng, refusable=True)
+                refused = False
+            except _Refused:
+                refused = True
+            if refused == accept:
+                what = "被拒绝" if refused else "没有被拒绝"
+                what_en = "was refused" if refused else "was answered"
+                raise _fail(f"{'直方图' if kind == 'h' else '计数'}查询（ε = {eps:g}）{what}。{zh}。",
+                            f"a {'histogram' if kind == 'h' else 'count'} query (ε = {eps:g}) {what_en}. {en}.")
+            if not refused:
+                state = new_state
+    noise = np.empty((reps, k))
+    for r in range(reps):
+        if r % _BATCH == 0:
+            ledger = _new_state(make_accountant, 1e6)
+        counts, ledger = _histogram(answer_histogram, ledger, labels, k, epsilon, rng)
+        noise[r] = counts - true
+    text = _ks_noise(noise.ravel(), epsilon, f"answer_histogram (k = {k}, ε = {epsilon:g}), per-bin", name, seed, ALPHA / 2)
+    r01 = float(np.corrcoef(noise[:, 0], noise[:, 1])[0, 1])
+    if not abs(r01) <= 6 / math.sqrt(reps):
+        raise _fail(
+            f"answer_histogram：第 0 类和第 1 类的噪声相关系数为 {r01:.3f}（{reps} 次，界限 ±{6 / math.sqrt(reps):.3f}）："
+            f"每一类必须加独立的噪声（不能所有类共用一个噪声）。",
+            f"answer_histogram: the noises of bins 0 and 1 have correlation {r01:.3f} over {reps} histograms (limit "
+            f"±{6 / math.sqrt(reps):.3f}): each bin needs its own independent noise (not one noise shared by all bins).",
+        )
+    _say(name, seed, f"exact counts; 4 × ε = 0.25 answered, 5th refused; shared budget with counts; {text}; "
+         f"corr(bin 0, bin 1) = {r01:.3f} -> OK")
+
+
+# --- the averaging attack ------------------------------------------------------------------------------
+
+
+def _guess(averaging_attack: Callable, answers: np.ndarray) -> int:
+    out = _call(averaging_attack, answers)
+    if isinstance(out, (bool, np.bool_)) or not isinstance(out, (int, np.integer, float, np.floating)) \
+            or not math.isfinite(float(out)) or float(out) != round(float(out)):
+        raise _fail(f"averaging_attack 应返回一个整数（猜测的真实计数），实际返回 {type(out).__name__} {_short(out)}。",
+                    f"averaging_attack should return an integer (the guessed true count); it returned "
+                    f"{type(out).__name__} {_short(out)}.")
+    return int(round(float(out)))
+
+
+def check_attack_values(averaging_attack: Callable) -> None:
+    """Exact guesses: the nearest integer to the mean of the answers (negative means included)."""
+    for answers, expected in (([3.6, 3.7], 4), ([2.7, 2.9], 3), ([10.2, 9.1, 11.4, 9.0], 10), ([-0.4, -0.7], -1),
+                              ([90.3], 90), ([88.0, 93.0, 91.5, 87.0, 92.0], 90)):
+        got = _guess(averaging_attack, np.array(answers, dtype=float))
+        if got != expected:
+            mean = float(np.mean(answers))
+            zh, en = "取平均再四舍五入到最近的整数", "average, then round to the nearest integer"
+            if got == math.floor(mean) or got == int(mean):
+                zh, en = "用了截断或向下取整：应四舍五入到最近的整数", "truncated or floored: round to the nearest integer instead"
+            elif got == round(float(np.median(answers))):
+                zh, en = "用了中位数：表 6-3 的攻击是取平均", "used the median: the attack of Table 6-3 averages"
+            raise _fail(f"averaging_attack({answers}) = {got}，期望 {expected}（平均值 {mean:.3f}）。可能的错误：{zh}。",
+                        f"averaging_attack({answers}) = {got}; expected {expected} (the mean is {mean:.3f}). Likely mistake: {en}.")
+    print("[check_attack_values] guesses for 6 fixed answer lists (rounding, negative mean): OK")
+
+
+def check_attack_success_rate(averaging_attack: Callable, seed: int | None = None, *,
+                              settings: tuple = ((0.1, 100, 2_000), (1.0, 100, 500)), true_count: int = 90) -> None:
+    """Success rate of the attack against the exact probability of Table 6-3.
+
+    For each (ε, k, trials): ``trials`` times, a server without an accountant
+    answers the same count (``true_count``, experiment 6-1's 90 animals) k
+    times with Lap(1/ε) noise (drawn here), and the attack guesses. The number
+    of correct guesses is tested against Binomial(trials, P) with
+    P = :func:`helpers.queries.danger_probability` (ε, k) (exact two-sided
+    test at ``ALPHA / len(settings)``): false failure ≤ ``ALPHA`` = 1e-6.
+    """
+    name = "check_attack_success_rate"
+    seed = check_seed(name + repr((settings, true_count)), seed)
+    rng = np.random.default_rng(seed)
+    texts = []
+    for epsilon, k, trials in settings:
+        exact = EXACT_DANGER.get((epsilon, k))
+        if exact is None:
+            from helpers.queries import danger_probability
+
+            exact = danger_probability(epsilon, k)
+        answers = true_count + rng.laplace(0.0, 1.0 / epsilon, size=(trials, k))
+        hits = sum(_guess(averaging_attack, answers[t]) == true_count for t in range(trials))
+        pvalue = binomial_test(hits, trials, exact)
+        texts.append(f"ε = {epsilon:g}, k = {k}: {hits}/{trials} = {hits / trials:.3f} vs exact {exact:.4f} (p = {pvalue:.3g})")
+        if pvalue < ALPHA / len(settings):
+            zh = "比表 6-3 的攻击更强：是否用了中位数（对拉普拉斯噪声，中位数比平均值更准）？本题要求表 6-3 的平均攻击" if hits / trials > exact else \
+                "比表 6-3 的攻击弱：是否截断/向下取整、只用了部分答案，或没有取平均？"
+            en = ("stronger than the attack of Table 6-3: did you use the median (for Laplace noise it beats the mean)? "
+                  "This task asks for Table 6-3's averaging attack") if hits / trials > exact else \
+                "weaker than the attack of Table 6-3: truncating/flooring, using only some answers, or not averaging?"
+            raise _fail(
+                f"averaging_attack 在 ε = {epsilon:g}、每次 {k} 个答案时猜中了 {hits}/{trials} = {hits / trials:.3f}，"
+                f"表 6-3 的精确概率是 {exact:.4f}（二项检验 p = {pvalue:.2g} < {ALPHA / len(settings):g}，seed = {seed}；"
+                f"正确实现被误判的概率 ≤ {ALPHA:g}）。{zh}。",
+                f"averaging_attack guessed right {hits}/{trials} = {hits / trials:.3f} times at ε = {epsilon:g} with k = {k} "
+                f"answers; the exact probability of Table 6-3 is {exact:.4f} (binomial p = {pvalue:.2g} < "
+                f"{ALPHA / len(settings):g}, seed = {seed}; a correct implementation fails with probability <= {ALPHA:g}). {en}.",
+            )
+    _say(name, seed, "; ".join(texts) + " -> OK")
+
+
+# --- ungraded slider ------------------------------------------------------------------------------------
+
+
+def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging_attack: Callable,
+                    total_epsilon: float = 1.0, trials: int = 100, seed: int = 0):
+    """Success rate of the student's attack against the student's server, with and without the accountant.
+
+    For ε per query on a log slider and k = 1..200 repeated queries: without
+    an accountant (a ledger with an unlimited budget) the attacker gets all k
+    answers; with a ledger of ``total_epsilon`` she gets at most
+    floor(total/ε) of them. The black line is Table 6-3's exact probability.
+    """
+    import matplotlib.pyplot as plt
+
+    from helpers.checks import _slider_view
+    from helpers.queries import danger_probability
+    from helpers.plots import _configure_fonts
+
+    _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
+
+    fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
+    plt.close(fig)
+    ks = np.array([1, 2, 5, 10, 20, 50, 100, 200])
+    (free,) = ax.plot(ks, np.zeros(ks.size), "o-", label="no accountant / 无预算管理")
+    (guarded,) = ax.plot(ks, np.zeros(ks.size), "s--", label=f"accountant, total ε = {total_epsilon:g} / 有预算管理")
+    (exact,) = ax.plot(ks, np.zeros(ks.size), "k-", linewidth=1, label="Table 6-3 exact / 精确概率")
+    ax.set_xscale("log")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("k")
+    ax.set_ylabel("P(guess = truth)")
+    ax.legend(loc="upper left", fontsize=8)
+    true_count = _CARROTS_OVER_55
+
+    def rates(epsilon: float, total: float, rng) -> list[float]:
+        """Success rate for each k; one attacker per trial asks up to max(ks) times and
+        attacks the first k answers she got (fewer when the ledger refused)."""
+        hits = np.zeros(ks.size)
+        for _ in range(trials):
+            ledger = make_accountant(total)
+            answers = []
+            for _ in range(int(ks[-1])):
+                try:
+                    value, ledger = answer_count(ledger, _CARROTS, 55.0, epsilon, rng)
+                except ValueError:
+                    break  # refused: the budget is spent
+                answers.append(value)
+            for j, k in enumerate(ks):
+                got = answers[:int(k)]
+                hits[j] += bool(got) and int(averaging_attack(np.array(got))) == true_count
+        return list(hits / trials)
+
+    def draw(epsilon):
+        rng = np.random.default_rng(seed)
+        free.set_ydata(rates(epsilon, 1e9, rng))
+        guarded.set_ydata(rates(epsilon, total_epsilon, rng))
+        exact.set_ydata([danger_probability(epsilon, int(k)) for k in ks])
+        ax.set_title(f"ε per query = {epsilon:.2f}: the accountant stops after {int(total_epsilon / epsilon + 1e-9)} answers")
+
+    return _slider_view(draw, fig, description="ε")

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Grade every collected submission of an assignment with the course's autograder and
+# import the result into the Formgrader's gradebook. Run as the course account, in the
+# course root (a terminal of the Formgrader service's JupyterLab is exactly that):
+#
+#     bash /path/to/checkout/hub/grade.sh laplace [--jobs 2]
+#
+# Writes autograder/<assignment>/ (grades.csv, report.json, feedback/) in the course
+# root, then `python -m autograder import-gradebook`: scores per test cell, autograded
+# notebooks and feedback into gradebook.db, autograded/ and feedback/. Afterwards the
+# Formgrader shows the scores; manual grading, "Release feedback" (nbgrader
+# release_feedback) and `nbgrader export` work as usual.
+set -euo pipefail
+assignment="${1:?usage: grade.sh ASSIGNMENT [--jobs N]}"
+shift
+here="$(cd "$(dirname "$0")" && pwd)"
+python="${DP_PYTHON:-$here/../.venv/bin/python}"
+test -x "$python" || python="$(command -v python3)"   # a container image without the .venv
+course="${DP_COURSE_ROOT:-$PWD}"
+export PATH="$(dirname "$python"):$PATH"
+test -f "$course/gradebook.db" || { echo "no gradebook.db in $course: run in the course root" >&2; exit 2; }
+out="$course/autograder/$assignment"
+"$python" -m autograder grade --assignment "$assignment" --submissions "$course/submitted" \
+    --out "$out" --course "$course" --jobs 2 "$@"
+"$python" -m autograder import-gradebook --assignment "$assignment" --out "$out" --course "$course"
+echo "graded: $out/grades.csv"

@@ -1,0 +1,19 @@
+"""nbgrader configuration added to the course's own nbgrader_config.py for the Formgrader service.
+
+The service runs in the course root (a copy of this repository's source/, release/ and
+nbgrader_config.py), so the course's own file sets the root, the course id and the
+exchange (NBGRADER_EXCHANGE, set by the hub). Here: feedback generated from the
+Formgrader hides the hidden tests, as the headless autograder's feedback does
+(nbgrader issue #917).
+"""
+c = get_config()  # noqa: F821  (injected by nbgrader)
+
+try:
+    from autograder.feedback import StripHiddenTests
+except ImportError:       # autograder reorganized: nbgrader's default feedback
+    pass
+else:
+    from nbgrader.preprocessors import GetGrades
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+
+    c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests]

@@ -1,0 +1,14 @@
+def grr_perturb(values, k, epsilon, rng):
+    if int(k) != k or k < 2:
+        raise ValueError("k must be an integer >= 2")
+    if not (epsilon > 0 and epsilon < float("inf")):
+        raise ValueError("epsilon must be positive and finite")
+    v = np.array(values, dtype=float)
+    if np.any((v < 0) | (v > k - 1) | (v % 1 != 0)):
+        raise ValueError("each value must be one of 0, 1, ..., k-1")
+    v = v.astype(int)
+    q = 1.0 / (math.exp(epsilon) + k - 1)
+    p = math.exp(epsilon) * q
+    shift = rng.integers(0, k - 1, size=v.shape)
+    lie = rng.random(v.shape) >= p
+    return np.where(lie, (v + shift) % k, v)

@@ -1,0 +1,3 @@
+def grr_variance(n, k, epsilon, f):
+    e = np.exp(epsilon)
+    return float(n * (e + k - 2) / (e - 1) ** 2 + n * f * (k - 2) / (e - 1))

@@ -1,0 +1,2 @@
+def averaging_attack(answers):
+    return int(round(answers[0]))

@@ -1,0 +1,2 @@
+def averaging_attack(answers):
+    return int(np.mean(answers))

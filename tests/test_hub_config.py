@@ -1,0 +1,150 @@
+"""The class server's configuration, checked without starting anything (issue 11).
+
+- ``hub/jupyterhub_config.py`` loads under JupyterHub's own config loader (PAM and LTI 1.3)
+  and sets what nbgrader's JupyterHub docs require: the Formgrader service named after
+  the course, running as the grader account; its access scope only for the
+  instructors' group; students in no such group; the idle culler with its scopes;
+  every config key is a real trait of the class it configures;
+- students' Jupyter configuration disables the Formgrader and create-assignment
+  (server and lab extensions); the grader's enables the Formgrader;
+- the roster parser rejects bad rows with a message naming the row;
+- ``hub/z2jh/values.yaml`` loads and uses only keys the Zero to JupyterHub chart's schema
+  allows (``hub/z2jh/schema_keys.json``), and the checker catches a misspelt key.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from traitlets.config import PyFileConfigLoader
+
+ROOT = Path(__file__).resolve().parents[1]
+HUB = ROOT / "hub"
+
+
+def _module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _load(tmp_path, monkeypatch, auth: str = "pam"):
+    monkeypatch.setenv("DP_HUB_SRV", str(tmp_path / "srv"))
+    monkeypatch.setenv("DP_HUB_STATE", str(tmp_path / "state"))
+    monkeypatch.setenv("DP_HUB_AUTH", auth)
+    return PyFileConfigLoader("jupyterhub_config.py", path=str(HUB)).load_config()
+
+
+def _traits_exist(config) -> list[str]:
+    """Config sections/keys that are not configurable traits of a JupyterHub class."""
+    from jupyterhub.app import JupyterHub
+    from jupyterhub.auth import PAMAuthenticator
+    from jupyterhub.proxy import ConfigurableHTTPProxy
+    from jupyterhub.spawner import LocalProcessSpawner
+    from ltiauthenticator.lti13.auth import LTI13Authenticator
+
+    classes = {cls.__name__: cls for cls in (JupyterHub, PAMAuthenticator, ConfigurableHTTPProxy,
+                                             LocalProcessSpawner, LTI13Authenticator)}
+    classes.update(Authenticator=PAMAuthenticator, Spawner=LocalProcessSpawner)
+    problems = []
+    for section, values in config.items():
+        cls = classes.get(section)
+        if cls is None:
+            problems.append(section)
+            continue
+        names = set(cls.class_trait_names(config=True))
+        problems += [f"{section}.{key}" for key in values if key not in names]
+    return problems
+
+
+def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
+    config = _load(tmp_path, monkeypatch)
+    assert _traits_exist(config) == []
+    roster = _module(HUB / "provision.py", "provision").read_roster(HUB / "roster.csv")
+    instructors = [r["id"] for r in roster if r["role"] == "instructor"]
+    students = [r["id"] for r in roster if r["role"] == "student"]
+    assert instructors == ["teacher"] and len(students) == 3
+
+    hub = config.JupyterHub
+    services = {s["name"]: s for s in hub.services}
+    formgrader = services["dp-course"]
+    assert formgrader["user"] == "grader-dp-course"
+    assert formgrader["environment"]["JUPYTER_CONFIG_PATH"].endswith("hub/jupyter/grader")
+    assert "jupyterhub_idle_culler" in services["idle-culler"]["command"]
+
+    roles = {r["name"]: r for r in hub.load_roles}
+    access = "access:services!service=dp-course"
+    assert access in roles["formgrade-dp-course"]["scopes"]
+    assert roles["formgrade-dp-course"]["groups"] == ["formgrade-dp-course"]
+    assert hub.load_groups["formgrade-dp-course"]["users"] == instructors
+    # no role gives students (or everyone) the Formgrader
+    for role in roles.values():
+        if access in role["scopes"]:
+            assert set(role.get("users", [])) | set(role.get("groups", [])) <= {"formgrade-dp-course"}
+    assert set(roles["idle-culler"]["scopes"]) >= {"list:users", "read:users:activity", "delete:servers"}
+    assert config.Authenticator.allowed_users == set(instructors + students)
+    assert not config.Authenticator.admin_users
+
+    env = config.Spawner.environment
+    assert env["JUPYTER_CONFIG_PATH"].endswith("hub/jupyter/student")
+    assert config.Spawner.notebook_dir == "~" and "source" not in config.Spawner.default_url
+    assert config.Spawner.mem_limit == 2 * 2**30
+    assert hub.bind_url.startswith("http://127.0.0.1:")
+
+
+def test_hub_config_lti13(tmp_path, monkeypatch):
+    config = _load(tmp_path, monkeypatch, auth="lti13")
+    assert config.JupyterHub.authenticator_class == "ltiauthenticator.lti13.auth.LTI13Authenticator"
+    assert config.LTI13Authenticator.username_key == "custom_uname"
+    assert _traits_exist(config) == []
+
+
+def test_student_and_grader_jupyter_config():
+    student = json.loads((HUB / "jupyter/student/jupyter_server_config.json").read_text())
+    extensions = student["ServerApp"]["jpserver_extensions"]
+    assert extensions["nbgrader.server_extensions.formgrader"] is False
+    assert extensions["nbgrader.server_extensions.assignment_list"] is True
+    disabled = json.loads((HUB / "jupyter/student/labconfig/page_config.json").read_text())["disabledExtensions"]
+    assert disabled["@jupyter/nbgrader:formgrader"] and disabled["@jupyter/nbgrader:create-assignment"]
+    grader = json.loads((HUB / "jupyter/grader/jupyter_server_config.json").read_text())
+    assert grader["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is True
+
+
+@pytest.mark.parametrize("row, message", [
+    ("Alice,Alice Chen,student", "not a valid Unix user name"),
+    ("alice,Alice Chen,teacher", "role 'teacher'"),
+    ("grader-dp-course,X,student", "reserved"),
+])
+def test_roster_errors_name_the_row(tmp_path, row, message):
+    provision = _module(HUB / "provision.py", "provision")
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"id,name,role\n{row}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as info:
+        provision.read_roster(roster)
+    assert ":2:" in str(info.value)
+
+
+def test_roster_names_split_for_the_gradebook():
+    provision = _module(HUB / "provision.py", "provision")
+    rows = {r["id"]: r for r in provision.read_roster(HUB / "roster.csv")}
+    assert (rows["alice"]["first_name"], rows["alice"]["last_name"]) == ("Alice", "Chen")
+
+
+def test_z2jh_values_match_the_chart_schema():
+    keys = _module(HUB / "z2jh" / "schema_keys.py", "schema_keys")
+    tree = json.loads(keys.KEYS.read_text(encoding="utf-8"))
+    values = yaml.safe_load((HUB / "z2jh" / "values.yaml").read_text(encoding="utf-8"))
+    assert keys.unknown_keys(values, tree) == []
+    assert values["hub"]["services"]["dp-course"]["url"]
+    assert values["cull"]["enabled"] and values["singleuser"]["memory"]["limit"]
+    # the checker is not vacuous: a misspelt or misplaced key is caught
+    values["singleuser"]["memmory"] = {"limit": "1G"}
+    values["hub"]["loadGroups"] = {}
+    assert keys.unknown_keys(values, tree) == ["hub.loadGroups", "singleuser.memmory"]
+    manifests = list(yaml.safe_load_all((HUB / "z2jh" / "formgrader.yaml").read_text(encoding="utf-8")))
+    assert {m["kind"] for m in manifests} == {"PersistentVolumeClaim", "Service", "Deployment"}
