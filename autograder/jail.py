@@ -139,7 +139,9 @@ def _die_with_parent() -> None:
 #: from /etc/subuid ranges (100000+), so no process of the machine shares a sandbox's uid.
 UID_BASE = 60100
 UID_SLOTS = 1000
-LOCK_DIR = Path(tempfile.gettempdir()) / "autograder-uid-slots"
+#: One place for every grader on the machine (whatever its TMPDIR), writable by root only.
+LOCK_DIR = Path("/run/autograder-uid-slots" if os.access("/run", os.W_OK)
+                else Path(tempfile.gettempdir()) / "autograder-uid-slots")
 #: Processes and threads per sandbox (cgroup pids.max and RLIMIT_NPROC of its own uid).
 PIDS_MAX = 64
 
