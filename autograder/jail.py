@@ -4,8 +4,17 @@
 for what runs inside). As root, bubblewrap sets up the namespaces without a
 user namespace (one would map the sandbox's uid to root, and the kernel does
 not enforce ``RLIMIT_NPROC`` for root) and keeps only CAP_SETUID/CAP_SETGID,
-with which the runner switches to ``nobody`` (65534) before it reads any student
-code; without root, bubblewrap uses an unprivileged user namespace.
+with which the runner switches to a uid of its own (``UID_BASE`` + a slot no other live
+sandbox holds) before it reads any student code; without root, bubblewrap uses an
+unprivileged user namespace.
+
+Limits of the sandbox as a whole, set up by this trusted side before anything starts: a
+:class:`Cgroup` (v2 or v1, chosen at run time) caps the memory of all its processes together,
+shared memory, memfds and its tmpfs included, without swap, and its number of tasks; the child
+joins it before it executes bubblewrap and everything in it is killed at the end. A seccomp
+filter (:func:`seccomp_filter`, libseccomp through ctypes, ``bwrap --seccomp``) refuses SysV shm,
+memfds, keyrings, namespaces, ptrace and other syscalls no solution needs. Where no cgroup can be
+made or libseccomp is missing, rlimits alone remain and :func:`isolation` says so.
 
 Inside: own PID, network, IPC and UTS namespaces (no network at all; nothing
 outlives pid 1, which dies with the grader: ``--die-with-parent``), a new
