@@ -1,7 +1,8 @@
 """Per-sandbox limits: memory (incl. shmem, memfd, tmpfs, children) and pids in a cgroup, the
 seccomp filter, a uid per concurrent sandbox (red-team findings 1 and 7).
 
-Each test starts the runner in bubblewrap directly (no nbgrader batch); all of them take ~10 s.
+Each test starts the runner in bubblewrap directly (no nbgrader batch); all together ~20 s (8 s of
+it the correct laplace solution scored end to end).
 Without bubblewrap they are skipped; the cgroup-specific ones are skipped (and say why) where no
 cgroup can be created, the seccomp ones where libseccomp is missing.
 """
