@@ -49,8 +49,11 @@ browser:
 	@bash tests/browser/ensure_chromium.sh
 
 # The autograder runs student code in bubblewrap (Debian package); installed here when missing.
+# bubblewrap runs the student's code; libseccomp2 builds its syscall filter (without it the
+# sandbox runs unfiltered and report.json says so).
 sandbox:
 	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 bubblewrap; } || { echo "install bubblewrap (apt-get install bubblewrap)"; exit 1; }
+	@ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || { [ "$$(id -u)" = 0 ] && apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 libseccomp2; } || echo "warning: libseccomp2 missing (apt-get install libseccomp2): sandboxes run without a seccomp filter"
 
 test: install browser sandbox
 	$(BIN)/python -m pytest -n $(JOBS) --timeout=900

@@ -257,6 +257,13 @@ def validate(result, expected: list[dict], notebooks: list[str]) -> dict:
     return clean
 
 
+def _isolation() -> dict:
+    """What the kernel enforces per sandbox here (cgroup or rlimits only, seccomp, uids)."""
+    from autograder.jail import isolation
+
+    return isolation()
+
+
 def _row(student: str, assignment: str, seed: int, result: dict, sandboxed: bool) -> dict:
     cells = result["cells"]
     row = {"student": student, "assignment": assignment, "seed": seed,
@@ -419,6 +426,7 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     run = {"assignment": assignment, "seed": run_seed, "source_checksum": checksum, "shard": shard,
            "jobs": jobs, "timeout": timeout, "memory_mb": memory_mb,
            "sandbox": "bubblewrap" if sandbox else "none (--no-sandbox: student code ran with the grader's rights)",
+           "isolation": _isolation() if sandbox else None,
            "students": len(entries), "resumed": len(kept),
            "started": datetime.fromtimestamp(started, timezone.utc).isoformat(),
            "python": platform.python_version(),
