@@ -52,6 +52,9 @@ STOP_AFTER = 6  # rows graded before the grader is stopped (SIGTERM) and resumed
 TOKEN_VAR = "AUTOGRADER_ATTACK_BATCH"
 #: Files that legitimately change while tests run.
 SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".mypy_cache", ".ruff_cache"}
+#: Top-level folders that other tests write meanwhile (screenshots; the student-use test saves lecture
+#: notebooks and fetches into dp-course/); none of them is read by the grader.
+REPO_SKIP_TOP = {".venv", ".git", "artifacts", "course", "dp-course", "nbgrader_exchange"}
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -234,7 +237,7 @@ def run_batch(tmp: Path) -> dict:
             "--timeout", TIMEOUT]
     run = {"ctx": ctx, "expect": expect, "out": out, "tmp": tmp, "gtmp": gtmp, "notes": [],
            "failures": []}
-    repo_before = snapshot(REPO, skip_top={".venv", ".git"})
+    repo_before = snapshot(REPO, skip_top=REPO_SKIP_TOP)
     venv_before = snapshot(Path(sys.prefix))
     checks_py = (REPO / "helpers" / "checks.py").read_bytes()
     monitor = RssMonitor(token, marker, tmp)
@@ -304,7 +307,7 @@ def run_batch(tmp: Path) -> dict:
     finally:
         monitor.stop.set()
         kill_processes(batch_processes(token, marker, tmp))
-        run["repo_changed"] = sorted(set(repo_before.items()) ^ set(snapshot(REPO, skip_top={".venv", ".git"}).items()))
+        run["repo_changed"] = sorted(set(repo_before.items()) ^ set(snapshot(REPO, skip_top=REPO_SKIP_TOP).items()))
         run["venv_changed"] = sorted(set(venv_before.items()) ^ set(snapshot(Path(sys.prefix)).items()))
         # Undo what a successful attack planted, so a failing run does not poison the checkout.
         if (REPO / "helpers" / "checks.py").read_bytes() != checks_py:
