@@ -49,7 +49,7 @@ BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith(
 ALLOWED_MAGICS = frozenset({"matplotlib", "time", "timeit", "precision", "config"})
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=256)  # <= ~50 MB: cells are capped at 100 kB
 def to_python(source: str) -> str:
     """Turn IPython syntax (``%magic``, ``!cmd``) into plain Python.
 

@@ -189,7 +189,8 @@ def test_batch_through_the_grader(tmp_path):
     good = cases.reference_solutions(nbformat.read(SOURCE, as_version=4))
     correct = cases._fill(release, good)  # noqa: SLF001
     hidden = cases._fill(release, dict(good, laplace_noise=good["laplace_noise"].replace(  # noqa: SLF001
-        "    # Laplace", "    if isinstance(size, tuple) and size == (200, 500): raise TypeError(f'UNSEEN-MARK {b} {size}')\n    # Laplace")))
+        "    # Laplace", "    if isinstance(size, tuple) and size == (200, 5 * 100):\n"
+        "        raise TypeError('UNSEEN' + f'-MARK {b} {size}')\n    # Laplace")))
     flood = copy.deepcopy(correct)
     flood.cells += [_code("import sys; sys.stdout.write('\\U0001F600' * 32000); sys.stderr.write('e' * 32000)")
                     for _ in range(60)]
@@ -218,7 +219,7 @@ def test_batch_through_the_grader(tmp_path):
     page = (out / "feedback" / "hidden" / "laplace" / "laplace.html").read_text(encoding="utf-8")
     graded = (out / "autograded" / "hidden" / "laplace" / "laplace.ipynb").read_text(encoding="utf-8")
     for text in (page, graded):
-        assert "UNSEEN-MARK" not in text and "200, 500" not in text
+        assert "UNSEEN-MARK" not in text and "(200, 500)" not in text  # neither is in the source
         assert "a hidden test of test_laplace_noise_distribution failed" in text
     # 2: flood graded, output capped in both outputs
     assert rows["flood"]["score"] == 10, rows["flood"]
