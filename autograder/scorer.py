@@ -50,6 +50,9 @@ MAX_CELL_LINES = 2_000
 MAX_CODE_LINES = 20_000
 MAX_CODE_BYTES = 1_000_000
 MAX_MAGIC_LINES = 50
+#: Most (escaped lines x lines) summed over the notebook's cells (IPython re-tokenizes the whole
+#: cell once per escaped line: 2,000 lines x 50 ``%`` lines took 1-8 s); 0.3-1.2 s at the limit.
+MAX_TRANSFORM_COST = 20_000
 #: Most cells a notebook may have (honest ones have < 30); more is refused with an ``error:``.
 MAX_CELLS = 300
 #: Most student output (UTF-8 bytes of stdout, stderr and errors, all cells) kept per notebook.
@@ -71,9 +74,11 @@ def student_code(student_nb) -> list[tuple[int, str | None, str | None]]:
     Size limits are checked on the raw text before IPython's transformer
     sees it: a cell over :data:`MAX_CELL_BYTES` / :data:`MAX_CELL_LINES`, or
     past the notebook's totals (:data:`MAX_CODE_BYTES`, :data:`MAX_CODE_LINES`,
-    :data:`MAX_MAGIC_LINES` escaped lines), is not transformed and not run.
+    :data:`MAX_MAGIC_LINES` escaped lines, :data:`MAX_TRANSFORM_COST`), is not
+    transformed and not run.
     """
     out, lines_left, bytes_left, magics_left = [], MAX_CODE_LINES, MAX_CODE_BYTES, MAX_MAGIC_LINES
+    cost_left = MAX_TRANSFORM_COST
     for index, cell in enumerate(student_nb.cells):
         if cell.cell_type != "code" or is_test(cell):
             continue
@@ -87,12 +92,14 @@ def student_code(student_nb) -> list[tuple[int, str | None, str | None]]:
         elif size > bytes_left or lines > lines_left:
             why = (f"cell {index + 1} not run: the notebook's code exceeds the grader's limit "
                    f"({MAX_CODE_LINES} lines, {MAX_CODE_BYTES} bytes)")
-        elif magics > magics_left:
-            why = f"cell {index + 1} not run: more than {MAX_MAGIC_LINES} IPython %/! lines in the notebook"
+        elif magics > magics_left or magics * lines > cost_left:
+            why = (f"cell {index + 1} not run: too many IPython %/! lines for its length "
+                   f"(at most {MAX_MAGIC_LINES} in the notebook; fewer in long cells)")
         if why:
             out.append((index, None, why))
             continue
         lines_left, bytes_left, magics_left = lines_left - lines, bytes_left - size, magics_left - magics
+        cost_left -= magics * lines
         out.append((index, to_python(text), None))
     return out
 

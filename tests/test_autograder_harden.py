@@ -92,6 +92,9 @@ def test_oversized_cells_are_refused_before_transforming():
     assert ok is None and first.strip() == "a = 1"
     assert none1 is None and "too large" in why1 and none2 is None and "%/!" in why2
     assert ok2 is None and "b = 2" in last and "%" not in last.split("(")[0]
+    long_magics = "\n".join(["x = 1"] * 1900 + ["y = %time 1"] * 20)  # 20 x 1920 > MAX_TRANSFORM_COST
+    plan = scorer.student_code(_nb(long_magics, "\n".join(["x = 1"] * 100 + ["%time y = 1"] * 5)))
+    assert "%/!" in plan[0][2] and plan[1][2] is None
     big = ["\n".join(f"v{i} = {i}" for i in range(1500))] * 20  # 30,000 lines in all
     plan = scorer.student_code(_nb(*big))
     assert [why is None for _, _, why in plan] == [True] * 13 + [False] * 7
@@ -233,7 +236,7 @@ def test_batch_through_the_grader(tmp_path):
     assert rows["big"]["seconds"] < 60
     # 4 + 5
     csv_text = (out / "grades.csv").read_text(encoding="utf-8")
-    assert "\r\n'=1+1," in csv_text and rows["=1+1"]["score"] == 10
+    assert "\n'=1+1," in csv_text and rows["=1+1"]["score"] == 10
     nb = nbformat.read(out / "autograded" / "=1+1" / "laplace" / "laplace.ipynb", as_version=4)
     free = [c.source for c in nb.cells if c.cell_type in ("markdown", "raw")][-2:]
     assert "onerror" not in free[0] and "<script" not in free[0] and "<a " not in free[1]
