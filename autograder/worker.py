@@ -30,6 +30,8 @@ from autograder.students import pick_notebooks
 SLACK = 60
 #: What the student sees for a failure inside a hidden test (the message goes to report.json only).
 HIDDEN_FAILED = "隐藏测试未通过 / a hidden test of {grade_id} failed"
+#: Most entries kept in each of errors, flags, repairs, notes (one per flagged cell adds up).
+MAX_ITEMS = 100
 #: Largest result line a worker sends (bytes of JSON); the parent refuses longer lines.
 MAX_RESULT = 48 << 20
 
@@ -198,6 +200,9 @@ def grade_one(task: dict, spec: dict) -> dict:
         if row.get("flagged"):
             result["notes"].append(f"{row['function']} looks copied from helpers.mechanisms "
                                    f"(similarity {row['similarity']})")
+    for key in ("errors", "flags", "repairs", "notes"):  # the parent accepts at most 200 strings each
+        items = list(dict.fromkeys(result[key]))
+        result[key] = items[:MAX_ITEMS] + ([f"... and {len(items) - MAX_ITEMS} more"] if len(items) > MAX_ITEMS else [])
     result["seconds"] = round(time.monotonic() - started, 3)
     return result
 

@@ -196,7 +196,7 @@ def test_batch_through_the_grader(tmp_path):
         "        raise TypeError('UNSEEN' + f'-MARK {b} {size}')\n    # Laplace")))
     flood = copy.deepcopy(correct)
     flood.cells += [_code("import sys; sys.stdout.write('\\U0001F600' * 32000); sys.stderr.write('e' * 32000)")
-                    for _ in range(60)]
+                    for _ in range(210)]  # 210 flagged cells: more flags than the parent takes (200)
     many = copy.deepcopy(correct)
     many.cells += [_code("pass") for _ in range(scorer.MAX_CELLS)]
     big = copy.deepcopy(correct)
@@ -225,7 +225,8 @@ def test_batch_through_the_grader(tmp_path):
         assert "UNSEEN-MARK" not in text and "(200, 500)" not in text  # neither is in the source
         assert "a hidden test of test_laplace_noise_distribution failed" in text
     # 2: flood graded, output capped in both outputs
-    assert rows["flood"]["score"] == 10, rows["flood"]
+    assert rows["flood"]["score"] == 10 and rows["flood"]["status"] == "ok", rows["flood"]
+    assert len(rows["flood"]["flags"]) == worker.MAX_ITEMS + 1 and "more" in rows["flood"]["flags"][-1]
     assert (out / "autograded" / "flood" / "laplace" / "laplace.ipynb").stat().st_size < 8 << 20
     assert (out / "feedback" / "flood" / "laplace" / "laplace.html").stat().st_size < 8 << 20
     assert scorer.OUTPUT_NOTE in (out / "autograded" / "flood" / "laplace" / "laplace.ipynb").read_text("utf-8")
