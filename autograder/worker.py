@@ -43,6 +43,30 @@ def expected_cells(sources: dict) -> list[dict]:
             for name, nb in sorted(sources.items()) for c in nb.cells if scorer.is_test(c)]
 
 
+#: Most UTF-8 bytes of student Markdown/raw text kept in the executed notebook and the feedback.
+MAX_TEXT_BYTES = 1_000_000
+
+
+def trim_for_display(nb, skip=frozenset()):
+    """``nb`` with what would only cost rendering time cut: the source of cells that are not run
+    (``skip``: over the size limits) to its first 20 lines, student text cells past
+    :data:`MAX_TEXT_BYTES` to a note. Rendering (pygments, Markdown) is linear but slow: a 25 MB
+    notebook of such cells would pin the worker for minutes."""
+    left = MAX_TEXT_BYTES
+    for index, cell in enumerate(nb.cells):
+        meta = scorer.nbgrader_meta(cell)
+        if index in skip:
+            head = "\n".join(scorer._text(cell.source).splitlines()[:20])  # noqa: SLF001
+            cell.source = head + "\n# ... (not run, not shown: too large / 单元格过大，未运行)"
+        elif cell.cell_type in ("markdown", "raw") and not (meta.get("locked") and not meta.get("solution")):
+            size = len(scorer._text(cell.source).encode("utf-8", "surrogatepass"))  # noqa: SLF001
+            if size > left:
+                cell.source = "(text not shown: size limit / 文字过多，未显示)"
+                size = 0
+            left -= size
+    return nb
+
+
 def static_notes(name: str, student_nb, source_nb, release_nb, skip=frozenset()) -> list[str]:
     """The static scan of the student's code: a note for the instructor, never points."""
     from autograder import astcheck
@@ -169,6 +193,7 @@ def grade_one(task: dict, spec: dict) -> dict:
             result["errors"] += issues.errors
             cells = scorer.student_code(nb)  # size limits checked, IPython syntax transformed once
             skip = frozenset(index for index, _, why in cells if why)
+            nb = trim_for_display(nb, skip)
             result["flags"] += static_notes(name, nb, source, release, skip)
             result["similarity"] += similarity(nb, skip)
             scored = scorer.score_submission(

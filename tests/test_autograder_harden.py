@@ -241,3 +241,18 @@ def test_batch_through_the_grader(tmp_path):
     nb = nbformat.read(out / "autograded" / "=1+1" / "laplace" / "laplace.ipynb", as_version=4)
     free = [c.source for c in nb.cells if c.cell_type in ("markdown", "raw")][-2:]
     assert "onerror" not in free[0] and "<script" not in free[0] and "<a " not in free[1]
+
+
+def test_display_trims_cells_not_run_and_text_over_budget():
+    nb = nbformat.read(RELEASE, as_version=4)
+    locked = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    nb.cells.append(_code("\n".join(f"x{i} = {i}" for i in range(3000))))
+    nb.cells += [nbformat.v4.new_markdown_cell("m" * 400_000) for _ in range(5)]
+    plan = scorer.student_code(nb)
+    skip = frozenset(i for i, _, why in plan if why)
+    assert skip == {len(nb.cells) - 6}
+    out = worker.trim_for_display(nb, skip)
+    assert len(out.cells[-6].source.splitlines()) == 21 and "not run" in out.cells[-6].source
+    assert [len(c.source) for c in out.cells[-5:-3]] == [400_000, 400_000]
+    assert all("size limit" in c.source for c in out.cells[-3:])
+    assert [c.source for c in out.cells if c.cell_type == "markdown"][:len(locked)] == locked
