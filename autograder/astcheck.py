@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 
 #: Top-level modules a solution may import.
 ALLOWED_MODULES = frozenset({
@@ -48,15 +49,21 @@ BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith(
 ALLOWED_MAGICS = frozenset({"matplotlib", "time", "timeit", "precision", "config"})
 
 
+@functools.lru_cache(maxsize=256)  # <= ~50 MB: cells are capped at 100 kB
 def to_python(source: str) -> str:
-    """Turn IPython syntax (``%magic``, ``!cmd``) into plain Python."""
+    """Turn IPython syntax (``%magic``, ``!cmd``) into plain Python.
+
+    Cached: the scorer and this module transform each cell once. The cost of
+    IPython's transformer grows with (escaped lines x lines), so callers
+    check :func:`autograder.scorer.cell_limits` first.
+    """
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:  # pragma: no cover - IPython ships with the kernel
         return source
     try:
         return TransformerManager().transform_cell(source)
-    except Exception:
+    except Exception:  # noqa: BLE001 - left as is: it fails to compile where it runs
         return source
 
 

@@ -22,7 +22,8 @@ writes an image's ``width`` into an unquoted attribute), base64 images are
 checked against their alphabet and capped in size *before* anything decodes
 them, and the finished page is parsed once more: a ``<script>`` that the
 template itself did not write, an ``on*`` attribute or a ``javascript:`` URL
-raises :class:`FeedbackWithheld`, as does any hidden-test line.
+raises :class:`FeedbackWithheld`. An instructor cell that would still show a
+hidden-test line is redacted (:func:`redact_hidden`), never the whole page.
 Math (``$...$``) is left to the template's MathJax.
 """
 
@@ -109,8 +110,9 @@ def leaked_lines(path: Path, secret_lines) -> list[str]:
 MAX_IMAGE_CHARS = 2 * 1024 * 1024
 #: Largest text, HTML, Markdown or LaTeX output kept (characters); longer ones are cut.
 MAX_TEXT_CHARS = 200_000
-#: Most characters of all outputs of one notebook; later outputs become a note.
-MAX_TOTAL_CHARS = 8 * 1024 * 1024
+#: Most characters of all outputs of one notebook; later outputs become a note. The scorer
+#: already keeps at most 2 MB of student output (scorer.OUTPUT_BUDGET); tests add a little.
+MAX_TOTAL_CHARS = 3_000_000
 #: Output MIME types shown in feedback (everything else, e.g. JavaScript or widgets, is dropped).
 SHOWN_MIME = ("text/html", "text/markdown", "text/latex", "image/png", "image/jpeg",
               "image/svg+xml", "text/plain")
@@ -252,8 +254,8 @@ def safe_notebook(nb, hidden: list[str] | None = None):
             new.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
         elif kind == "markdown":
             new = nbformat.v4.new_markdown_cell(_cut(source))
-        else:  # raw cells are shown as text
-            new = nbformat.v4.new_raw_cell(_cut(source))
+        else:  # raw cells as escaped text: nbconvert would paste a raw cell's source into the page
+            new = nbformat.v4.new_markdown_cell(raw_as_text(_cut(source)))
         new.id = f"cell-{index}"
         cells.append(new)
     out = nbformat.v4.new_notebook(cells=cells)
@@ -343,18 +345,18 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     """The executed notebook ``nb`` as a self-contained, sanitized HTML page.
 
     ``hidden_lines`` are the lines of the hidden tests (:func:`hidden_lines`
-    of the source notebook's test cells). Raises :class:`FeedbackWithheld`
-    when the page would still show one of them, or any active content
-    (script not written by the template, event handler, ``javascript:``
-    URL): the caller then publishes no feedback for this notebook.
+    of the source notebook's test cells): an instructor cell still showing
+    one is redacted (:func:`redact_hidden`), the page is not withheld (a
+    withheld page would tell a student their guess was right). Raises
+    :class:`FeedbackWithheld` on active content (script not written by the
+    template, event handler, ``javascript:`` URL): the caller then
+    publishes no feedback for this notebook. Student raw cells are shown
+    as escaped text.
     ``mathjax_url`` points the page at a local MathJax (offline math);
     default: the template's CDN copy.
     """
-    safe = safe_notebook(nb)
+    safe = safe_notebook(redact_hidden(nb, hidden_lines)[0])
     page, _ = _exporter(mathjax_url).from_notebook_node(safe)
-    leaks = text_leaks(page, hidden_lines)
-    if leaks:
-        raise FeedbackWithheld(f"hidden test visible in feedback ({len(leaks)} line(s))")
     active = active_content(page, mathjax_url)
     if active:
         raise FeedbackWithheld("active content in feedback: " + ", ".join(active[:3]))
@@ -366,6 +368,44 @@ _SCRIPT_REF = re.compile(r"^(\s*\[[^\]\n]+\]:\s*<?\s*)(?:javascript|vbscript|dat
 
 
 _NEEDS_CLEANING = re.compile(r"<[A-Za-z/!?]|(?:javascript|vbscript|data)\s*:", re.I)
+
+
+def raw_as_text(source: str) -> str:
+    """A raw cell as a Markdown cell showing its text (escaped, never HTML)."""
+    return "<pre>" + html.escape(str(source)) + "</pre>" if str(source).strip() else ""
+
+
+def _instructor(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader") or {}
+    return bool(meta.get("grade") or meta.get("locked")) and not meta.get("solution")
+
+
+def redact_hidden(nb, secret_lines) -> tuple[object, list[str]]:
+    """``(copy of nb, grade ids)``: instructor cells whose source still shows a hidden line, redacted.
+
+    A safety net behind the real protections (hidden blocks are never in the
+    release, hidden-block outputs are never kept, a hidden failure is shown
+    as a generic message). Only the instructor's cell *sources* are scanned:
+    scanning what a student cell printed (or what a visible test echoed of a
+    student's return value) would tell the student whether a guessed line is
+    in a hidden test, and a student can only print what they already know.
+    Such a cell keeps a placeholder source and no outputs; the page is
+    published and nothing in the status tells the student (the worker adds a
+    note for the instructor in ``report.json``).
+    """
+    nb = copy.deepcopy(nb)
+    squashed = [re.sub(r"\s+", "", line) for line in secret_lines]
+    squashed = [line for line in squashed if line]
+    redacted = []
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code" or not _instructor(cell):
+            continue
+        text = re.sub(r"\s+", "", strip_hidden(_joined(cell.get("source", "")))[0])
+        if any(line in text for line in squashed):
+            cell["source"] = PLACEHOLDER
+            cell["outputs"] = [_note("(this test's details are not shown / 此测试的详情不显示)")]
+            redacted.append(str((cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")))
+    return nb, redacted
 
 
 def safe_markdown(source: str) -> str:
@@ -397,8 +437,11 @@ def gradebook_notebook(nb):
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader") or {}
         instructor = bool(meta.get("locked")) and not meta.get("solution")
-        if cell.get("cell_type") in ("markdown", "raw") and not instructor:
+        if cell.get("cell_type") == "markdown" and not instructor:
             cell["source"] = safe_markdown(_joined(cell.get("source", "")))
+            cell.pop("attachments", None)
+        elif cell.get("cell_type") == "raw":  # pasted verbatim into the Formgrader page: escape
+            cell["source"] = html.escape(_joined(cell.get("source", "")))
             cell.pop("attachments", None)
         elif cell.get("cell_type") == "code":
             cell["outputs"] = [o for o in (safe_output(o, budget, inline_svg_ok=False)

@@ -34,10 +34,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder import report, shard as sharding
-from autograder.worker import SLACK, expected_cells
+from autograder.students import assignment_folder, list_submissions
+from autograder.worker import MAX_RESULT, SLACK, expected_cells
 
-MAX_LINE = 256 << 20
-MAX_TEXT = 64 << 20
+#: Longest line accepted from a worker (its own cap, worker.MAX_RESULT, plus slack).
+MAX_LINE = MAX_RESULT + (1 << 20)
+#: Largest feedback page or autograded notebook accepted (characters).
+MAX_TEXT = 24 << 20
 UNSANDBOXED = " [unsandboxed]"
 
 
@@ -50,69 +53,6 @@ def student_seed(run_seed: int, assignment: str, student: str) -> int:
     """Per-submission seed, a function of the run seed only (not of jobs or shards)."""
     digest = hashlib.sha256(f"{run_seed}/{assignment}/{student}".encode("utf-8", "surrogateescape")).digest()
     return int.from_bytes(digest[:4], "big")
-
-
-def _submissions(folder: Path) -> list:
-    """``[(student id, path or None, refusal or None)]`` (trustio's :mod:`autograder.students`)."""
-    try:
-        from autograder.students import list_submissions
-    except ImportError:  # TEMPORARY until trustio's students.py is merged (lead: remove)
-        out = []
-        for p in sorted(Path(folder).iterdir()):
-            if p.is_symlink():
-                out.append((p.name, None, "symlinked student folder refused"))
-            elif p.is_dir():
-                out.append((p.name, p, None))
-        return out
-    return [(s.student, s.path, s.refused) for s in list_submissions(folder)]
-
-
-def _assignment_folder(path, assignment):
-    try:
-        from autograder.students import Submission, assignment_folder
-    except ImportError:  # TEMPORARY until trustio's students.py is merged (lead: remove)
-        folder = Path(path) / assignment
-        if folder.is_symlink():
-            return None, "symlinked assignment folder refused"
-        return (folder, None) if folder.is_dir() else (None, "no submission folder")
-    return assignment_folder(Submission("", Path(path), None), assignment)
-
-
-def _checksum(folder: Path) -> str:
-    if hasattr(report, "source_checksum"):
-        return report.source_checksum(folder)
-    digest = hashlib.sha256()  # TEMPORARY until trustio's report.py is merged (lead: remove)
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    if hasattr(report, "write_atomic"):
-        return report.write_atomic(path, text)
-    path.parent.mkdir(parents=True, exist_ok=True)  # TEMPORARY (lead: remove)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _write_outputs(out: Path, rows: list, runs: list) -> None:
-    if hasattr(report, "write_outputs"):
-        return report.write_outputs(out, rows, {"runs": runs})
-    report.write_report(out / "report.json", runs, rows)  # TEMPORARY (lead: remove)
-    report.write_grades(out / "grades.csv", rows)
-
-
-def _completed(out: Path, assignment: str, checksum: str, seed: int) -> dict:
-    if hasattr(report, "completed"):
-        return report.completed(out, assignment, checksum, seed)
-    if not (out / "report.json").is_file():  # TEMPORARY until trustio's report.py is merged (lead: remove)
-        return {}
-    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    for run in data["runs"]:
-        if (run.get("assignment"), run.get("source_checksum"), run.get("seed")) != (assignment, checksum, seed):
-            raise ValueError(f"cannot resume {out}: other assignment, source or seed")
-    return {row["student"]: row for row in data["submissions"]}
 
 
 def prepare_spec(course: Path, assignment: str, *, timeout: int, memory_mb, sandboxed: bool,
@@ -176,7 +116,7 @@ class _Worker:
                                      preexec_fn=_die_with_parent)
         self.proc.stdin.write(spec_line.encode() + b"\n")
         self.proc.stdin.flush()
-        self.buffer, self.ready, self.task = b"", False, None
+        self.buffer, self.overlong, self.ready, self.task = bytearray(), False, False, None
         self.deadline = time.monotonic() + 300  # start-up
 
     def send(self, task: dict, seconds: float) -> None:
@@ -186,19 +126,31 @@ class _Worker:
         self.proc.stdin.flush()
 
     def lines(self) -> tuple[list, bool]:
+        """Complete JSON lines read so far; a line over :data:`MAX_LINE` bytes becomes ``None``.
+
+        Only the new chunk is searched for a newline (linear in the output,
+        whatever the worker sends), and an overlong line is dropped as it
+        arrives instead of being held.
+        """
         chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
-        self.buffer += chunk
         out = []
-        while b"\n" in self.buffer:
-            line, self.buffer = self.buffer.split(b"\n", 1)
-            if line.strip():
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if not self.overlong:
+                self.buffer += piece
+                if len(self.buffer) > MAX_LINE:
+                    self.buffer, self.overlong = bytearray(), True
+                    out.append(None)
+            if end < 0:
+                break
+            if not self.overlong and self.buffer.strip():
                 try:
-                    out.append(json.loads(line))
+                    out.append(json.loads(bytes(self.buffer)))
                 except (ValueError, RecursionError):
                     out.append(None)
-        if len(self.buffer) > MAX_LINE:
-            out.append(None)
-            self.buffer = b""
+            self.buffer, self.overlong, start = bytearray(), False, end + 1
         return out, not chunk
 
     def kill(self) -> None:
@@ -291,7 +243,7 @@ def _publish(out: Path, student: str, assignment: str, result: dict) -> None:
     for folder, pages, suffix in (("feedback", result["feedback"], ".html"),
                                   ("autograded", result["autograded"], ".ipynb")):
         for name, text in pages.items():
-            _write_atomic(out / folder / student / assignment / (Path(name).stem + suffix), text)
+            report.write_atomic(out / folder / student / assignment / (Path(name).stem + suffix), text)
 
 
 def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_result, log):
@@ -403,19 +355,19 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
                              "(Debian/Ubuntu: apt-get install bubblewrap) on a Linux machine with user "
                              "namespaces or run as root; or pass --no-sandbox to run student code with the "
                              "grader's rights (only on a throw-away machine; every row then says unsandboxed)")
-    entries = _submissions(submissions)
+    entries = [(s.student, s, s.refused) for s in list_submissions(submissions)]
     shard_kn = sharding.parse_shard(shard) if shard else None
     if shard_kn:
         keep = set(sharding.select_shard([e[0] for e in entries], *shard_kn))
         entries = [e for e in entries if e[0] in keep]
-    checksum = _checksum(course / "source" / assignment)
+    checksum = report.source_checksum(course / "source" / assignment)
     if resume and seed is None and (out / "report.json").is_file():
         try:
             seed = json.loads((out / "report.json").read_text(encoding="utf-8"))["runs"][0]["seed"]
         except (ValueError, KeyError, IndexError, TypeError):
             pass
     run_seed = int(seed) if seed is not None else secrets.randbits(32)
-    kept = _completed(out, assignment, checksum, run_seed) if resume else {}
+    kept = report.completed(out, assignment, checksum, run_seed) if resume else {}
     previous_runs = []
     if kept:
         previous_runs = json.loads((out / "report.json").read_text(encoding="utf-8")).get("runs", [])
@@ -456,13 +408,13 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
         expected = expected_cells(sources)
         notebooks = sorted(sources)
         tasks = []
-        for index, (student, path, refused) in enumerate(entries):
+        for index, (student, submission, refused) in enumerate(entries):
             if student in rows:
                 continue
             for folder in ("feedback", "autograded"):  # nothing stale from an earlier run
                 shutil.rmtree(out / folder / student / assignment, ignore_errors=True)
             seed_s = student_seed(run_seed, assignment, student)
-            folder, why = (None, refused) if refused else _assignment_folder(path, assignment)
+            folder, why = assignment_folder(submission, assignment)
             if folder is None:
                 rows[student] = _row(student, assignment, seed_s, _failed(expected, why), sandbox)
                 continue
@@ -472,7 +424,7 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
         def flush(force=False):
             if force or time.monotonic() - last_write[0] > 1.0:
                 run["duration_s"] = round(time.time() - started, 2)
-                _write_outputs(out, list(rows.values()), runs)
+                report.write_outputs(out, list(rows.values()), {"runs": runs})
                 last_write[0] = time.monotonic()
 
         def on_result(task, result):

@@ -150,15 +150,38 @@ def clean_row(row) -> dict:
     return out
 
 
+#: First characters that make a spreadsheet read a cell as a formula (CSV/formula injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_field(text: str) -> str:
+    """``text`` safe to open in a spreadsheet: a formula-like value gets a leading ``'``.
+
+    A student folder named ``=HYPERLINK(...)`` or ``@SUM(...)`` would
+    otherwise run as a formula in Excel or LibreOffice. ``report.json``
+    keeps the exact id; :func:`read_grades` removes the quote again.
+    """
+    return "'" + text if text.startswith(FORMULA_START + ("'",)) else text  # "'" too: stays reversible
+
+
+def unquote_field(text: str) -> str:
+    """Inverse of :func:`csv_field` for a value read back from ``grades.csv``."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_START + ("'",)) else text
+
+
 def grades_csv(results) -> str:
-    """The text of ``grades.csv``: one row per result, sorted by assignment then student."""
+    """The text of ``grades.csv``: one row per result, sorted by assignment then student.
+
+    Text fields that start like a formula (:data:`FORMULA_START`) are
+    prefixed with ``'`` (:func:`csv_field`).
+    """
     rows = sorted((clean_row(r) for r in results), key=lambda r: (r["assignment"], r["student"]))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for r in rows:
-        writer.writerow([r["student"], r["assignment"], _number(r["score"]),
-                         _number(r["max_score"]), r["status"]])
+        writer.writerow([csv_field(r["student"]), csv_field(r["assignment"]), _number(r["score"]),
+                         _number(r["max_score"]), csv_field(r["status"])])
     return buffer.getvalue()
 
 
@@ -175,8 +198,10 @@ def write_grades(path: Path, results) -> None:
 
 
 def read_grades(path: Path) -> list[dict]:
+    """Rows of ``grades.csv`` with the exact values (the formula guard's ``'`` removed)."""
     with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+        return [{k: unquote_field(v) if isinstance(v, str) else v for k, v in row.items()}
+                for row in csv.DictReader(handle)]
 
 
 def write_report(path: Path, runs, results) -> None:

@@ -17,6 +17,7 @@ import contextlib
 import io
 import linecache
 import os
+import re
 import time
 
 from autograder.jail import GRACE, Sandbox, SandboxError
@@ -40,14 +41,67 @@ def _text(source) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def to_python(source: str) -> str:
-    """IPython syntax (``%magic``, ``!cmd``) as plain Python."""
-    from IPython.core.inputtransformer2 import TransformerManager
+#: Student code the trusted worker transforms (IPython syntax) at most; a cell over a limit is
+#: not run (its place runs ``raise RuntimeError(...)`` in the sandbox) and the status says so.
+#: IPython's transformer costs ~15 us x lines per escaped line (``%``, ``!``, ``?``), so these
+#: bound it to ~1 s per notebook; honest cells are < 50 lines and < 2 KB.
+MAX_CELL_BYTES = 100_000
+MAX_CELL_LINES = 2_000
+MAX_CODE_LINES = 20_000
+MAX_CODE_BYTES = 1_000_000
+MAX_MAGIC_LINES = 50
+#: Most (escaped lines x lines) summed over the notebook's cells (IPython re-tokenizes the whole
+#: cell once per escaped line: 2,000 lines x 50 ``%`` lines took 1-8 s); 0.3-1.2 s at the limit.
+MAX_TRANSFORM_COST = 20_000
+#: Most cells a notebook may have (honest ones have < 30); more is refused with an ``error:``.
+MAX_CELLS = 300
+#: Most student output (UTF-8 bytes of stdout, stderr and errors, all cells) kept per notebook.
+OUTPUT_BUDGET = 2_000_000
+OUTPUT_NOTE = "(output limit reached: not shown / 输出过多，未显示)"
+_MAGIC = re.compile(r"^\s*[%!]|=\s*[%!]|\?\s*$", re.M)
 
-    try:
-        return TransformerManager().transform_cell(source)
-    except Exception:  # noqa: BLE001 - left as is: it fails to compile in the sandbox
-        return source
+
+def to_python(source: str) -> str:
+    """IPython syntax (``%magic``, ``!cmd``) as plain Python (cached, see :mod:`autograder.astcheck`)."""
+    from autograder.astcheck import to_python as transform
+
+    return transform(source)
+
+
+def student_code(student_nb) -> list[tuple[int, str | None, str | None]]:
+    """``[(cell index, python or None, why not run or None)]`` for each student code cell.
+
+    Size limits are checked on the raw text before IPython's transformer
+    sees it: a cell over :data:`MAX_CELL_BYTES` / :data:`MAX_CELL_LINES`, or
+    past the notebook's totals (:data:`MAX_CODE_BYTES`, :data:`MAX_CODE_LINES`,
+    :data:`MAX_MAGIC_LINES` escaped lines, :data:`MAX_TRANSFORM_COST`), is not
+    transformed and not run.
+    """
+    out, lines_left, bytes_left, magics_left = [], MAX_CODE_LINES, MAX_CODE_BYTES, MAX_MAGIC_LINES
+    cost_left = MAX_TRANSFORM_COST
+    for index, cell in enumerate(student_nb.cells):
+        if cell.cell_type != "code" or is_test(cell):
+            continue
+        text = _text(cell.source)
+        size, lines = len(text.encode("utf-8", "surrogatepass")), text.count("\n") + 1
+        magics = len(_MAGIC.findall(text)) if ("%" in text or "!" in text or "?" in text) else 0
+        why = None
+        if size > MAX_CELL_BYTES or lines > MAX_CELL_LINES:
+            why = (f"cell {index + 1} not run: too large for the grader ({lines} lines, {size} bytes; "
+                   f"limit {MAX_CELL_LINES} lines, {MAX_CELL_BYTES} bytes)")
+        elif size > bytes_left or lines > lines_left:
+            why = (f"cell {index + 1} not run: the notebook's code exceeds the grader's limit "
+                   f"({MAX_CODE_LINES} lines, {MAX_CODE_BYTES} bytes)")
+        elif magics > magics_left or magics * lines > cost_left:
+            why = (f"cell {index + 1} not run: too many IPython %/! lines for its length "
+                   f"(at most {MAX_MAGIC_LINES} in the notebook; fewer in long cells)")
+        if why:
+            out.append((index, None, why))
+            continue
+        lines_left, bytes_left, magics_left = lines_left - lines, bytes_left - size, magics_left - magics
+        cost_left -= magics * lines
+        out.append((index, to_python(text), None))
+    return out
 
 
 def graded_names(source_nb) -> list[str]:
@@ -108,7 +162,7 @@ def _run_trusted(code: str, namespace: dict, filename: str) -> tuple[str, dict |
 
 def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory_mb: int | None,
                      sandboxed: bool, files: dict[str, bytes] | None = None,
-                     submission_seconds: float | None = None) -> dict:
+                     submission_seconds: float | None = None, cells: list | None = None) -> dict:
     """Run and score one sanitized notebook.
 
     Returns ``{"tests": [{grade_id, points, score, outputs: {...}}],
@@ -119,9 +173,15 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
     budget = submission_seconds if submission_seconds is not None else timeout + 20
     deadline = started + budget
     names = graded_names(source_nb)
-    cells = [(i, to_python(_text(c.source))) for i, c in enumerate(student_nb.cells)
-             if c.cell_type == "code" and not is_test(c)]
+    planned = student_code(student_nb) if cells is None else cells
     result = {"tests": [], "student_cells": {}, "problems": [], "names": {}, "notes": [], "timings": {}}
+    cells = []
+    for index, code, why in planned:
+        if why:
+            result["problems"].append(why)
+            code = f"raise RuntimeError({why!r})"
+        cells.append((index, code))
+    output_left = [OUTPUT_BUDGET]
     sandbox = Sandbox(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb,
                       cpu_seconds=int(budget) + 5)
     keys = []
@@ -138,7 +198,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         try:
             for position, (index, _) in enumerate(cells):
                 message, _ = sandbox.recv(timeout + GRACE, f"cell {index + 1}")
-                result["student_cells"][index] = _cell_report(message, position)
+                result["student_cells"][index] = _budgeted(_cell_report(message, position), output_left)
             message, _ = sandbox.recv(timeout + GRACE, "the end of the student's cells")
             available = _names_report(message, names)
         except SandboxError:
@@ -216,6 +276,24 @@ def _cell_report(message: dict, position: int) -> dict:
         error = {"ename": _string(error.get("type"), 100), "evalue": _string(error.get("message")),
                  "traceback": _string(error.get("traceback", ""))}
     return {"stdout": _string(message["stdout"]), "stderr": _string(message["stderr"]), "error": error}
+
+
+def _budgeted(report: dict, left: list[int]) -> dict:
+    """``report`` with its texts cut to what is ``left`` of the notebook's output budget (bytes)."""
+    fields = [("stdout", report, "stdout"), ("stderr", report, "stderr")]
+    if report["error"]:
+        fields += [("evalue", report["error"], "evalue"), ("traceback", report["error"], "traceback")]
+    noted = False
+    for _, holder, key in fields:
+        data = holder[key].encode("utf-8", "surrogatepass")
+        if len(data) <= left[0]:
+            left[0] -= len(data)
+            continue
+        keep = data[:left[0]].decode("utf-8", "ignore")
+        left[0] = 0
+        holder[key] = keep + ("" if noted else ("\n" if keep else "") + OUTPUT_NOTE)
+        noted = True
+    return report
 
 
 def _names_report(message: dict, names: list[str]) -> dict:

@@ -24,9 +24,16 @@ import traceback
 from pathlib import Path
 
 from autograder import scorer
+from autograder.students import pick_notebooks
 
 #: Seconds a worker may take per submission beyond the notebooks' own limits.
 SLACK = 60
+#: What the student sees for a failure inside a hidden test (the message goes to report.json only).
+HIDDEN_FAILED = "隐藏测试未通过 / a hidden test of {grade_id} failed"
+#: Most entries kept in each of errors, flags, repairs, notes (one per flagged cell adds up).
+MAX_ITEMS = 100
+#: Largest result line a worker sends (bytes of JSON); the parent refuses longer lines.
+MAX_RESULT = 48 << 20
 
 
 def expected_cells(sources: dict) -> list[dict]:
@@ -36,53 +43,31 @@ def expected_cells(sources: dict) -> list[dict]:
             for name, nb in sorted(sources.items()) for c in nb.cells if scorer.is_test(c)]
 
 
-def _read(path: Path):
-    from autograder import sanitize
-
-    try:
-        from autograder.students import read_regular
-    except ImportError:  # TEMPORARY until trustio's students.py is merged (lead: remove)
-        read_regular = None
-    if read_regular is None:
-        return sanitize.read_notebook(path)
-    try:
-        data = read_regular(path)
-    except (OSError, ValueError) as exc:
-        return None, f"notebook {path.name}: {exc}"
-    import tempfile
-
-    # sanitize.read_notebook takes a path: hand it the bytes we read, never the student's file again.
-    with tempfile.NamedTemporaryFile(suffix=".ipynb") as handle:
-        handle.write(data)
-        handle.flush()
-        nb, reason = sanitize.read_notebook(Path(handle.name))
-    return nb, (reason.replace(Path(handle.name).name, path.name) if reason else None)
+#: Most UTF-8 bytes of student Markdown/raw text kept in the executed notebook and the feedback.
+MAX_TEXT_BYTES = 1_000_000
 
 
-def _pick(folder: Path, expected: list[str]) -> dict:
-    try:
-        from autograder.students import pick_notebooks
-    except ImportError:  # TEMPORARY until trustio's students.py is merged (lead: remove)
-        found = sorted(p.name for p in folder.glob("*.ipynb"))
-        out = {"notebooks": {}, "missing": [], "errors": [], "repairs": []}
-        renames = {}
-        if len(expected) == 1 and expected[0] not in found and len(found) == 1:
-            renames[expected[0]] = found[0]
-            out["repairs"].append(f"notebook '{found[0]}' graded as '{expected[0]}'")
-        for name in expected:
-            path = folder / renames.get(name, name)
-            if path.is_symlink():
-                out["errors"].append(f"symlinked notebook {name} refused (not followed)")
-            elif not path.is_file():
-                out["missing"].append(name)
-                out["errors"].append(f"missing notebook {name}")
-            else:
-                out["notebooks"][name] = path
-        return out
-    return pick_notebooks(folder, expected)
+def trim_for_display(nb, skip=frozenset()):
+    """``nb`` with what would only cost rendering time cut: the source of cells that are not run
+    (``skip``: over the size limits) to its first 20 lines, student text cells past
+    :data:`MAX_TEXT_BYTES` to a note. Rendering (pygments, Markdown) is linear but slow: a 25 MB
+    notebook of such cells would pin the worker for minutes."""
+    left = MAX_TEXT_BYTES
+    for index, cell in enumerate(nb.cells):
+        meta = scorer.nbgrader_meta(cell)
+        if index in skip:
+            head = "\n".join(scorer._text(cell.source).splitlines()[:20])  # noqa: SLF001
+            cell.source = head + "\n# ... (not run, not shown: too large / 单元格过大，未运行)"
+        elif cell.cell_type in ("markdown", "raw") and not (meta.get("locked") and not meta.get("solution")):
+            size = len(scorer._text(cell.source).encode("utf-8", "surrogatepass"))  # noqa: SLF001
+            if size > left:
+                cell.source = "(text not shown: size limit / 文字过多，未显示)"
+                size = 0
+            left -= size
+    return nb
 
 
-def static_notes(name: str, student_nb, source_nb, release_nb) -> list[str]:
+def static_notes(name: str, student_nb, source_nb, release_nb, skip=frozenset()) -> list[str]:
     """The static scan of the student's code: a note for the instructor, never points."""
     from autograder import astcheck
     from autograder.sanitize import normalize_source
@@ -95,7 +80,7 @@ def static_notes(name: str, student_nb, source_nb, release_nb) -> list[str]:
     flags = []
     for index, cell in enumerate(student_nb.cells):
         meta = scorer.nbgrader_meta(cell)
-        if cell.cell_type != "code" or (meta and not meta.get("solution")):
+        if cell.cell_type != "code" or (meta and not meta.get("solution")) or index in skip:
             continue
         if not meta and normalize_source(cell.source) in shipped:
             continue
@@ -106,11 +91,11 @@ def static_notes(name: str, student_nb, source_nb, release_nb) -> list[str]:
     return flags
 
 
-def similarity(student_nb) -> list[dict]:
+def similarity(student_nb, skip=frozenset()) -> list[dict]:
     """Similarity of each solution function to :mod:`helpers.mechanisms` (a note, never points)."""
     functions = {}
-    for cell in student_nb.cells:
-        if cell.cell_type != "code" or not scorer.nbgrader_meta(cell).get("solution"):
+    for index, cell in enumerate(student_nb.cells):
+        if cell.cell_type != "code" or not scorer.nbgrader_meta(cell).get("solution") or index in skip:
             continue
         try:
             tree = ast.parse(cell.source)
@@ -148,10 +133,13 @@ def executed_notebook(student_nb, scored: dict):
                 if block["text"] and not block["hidden"]:
                     outputs.append(nbformat.v4.new_output("stream", name="stdout", text=block["text"]))
             error = test["error"]
-            if error:
-                where = " (in a hidden test / 隐藏测试)" if test["hidden_failed"] else ""
+            if error and test["hidden_failed"]:  # the message may quote hidden arguments: report.json only
+                text = HIDDEN_FAILED.format(grade_id=test["grade_id"])
+                outputs.append(nbformat.v4.new_output("error", ename="HiddenTestFailed", evalue=text,
+                                                      traceback=[text]))
+            elif error:
                 outputs.append(nbformat.v4.new_output("error", ename=error["ename"], evalue=error["evalue"],
-                                                      traceback=[f"{error['ename']}{where}: {error['evalue']}"]))
+                                                      traceback=[f"{error['ename']}: {error['evalue']}"]))
             cell.metadata.setdefault("autograder", {}).update(score=test["score"], points=test["points"])
         else:
             report = scored["student_cells"].get(index)
@@ -170,34 +158,6 @@ def executed_notebook(student_nb, scored: dict):
     return nb
 
 
-_EXPORTER = None
-
-
-def feedback_page(nb, hidden: list[str]) -> tuple[str | None, str | None]:
-    """``(html, None)`` or ``(None, why it is withheld)``."""
-    from autograder import feedback
-
-    if hasattr(feedback, "feedback_html"):
-        try:
-            return feedback.feedback_html(nb, hidden), None
-        except ValueError as exc:  # feedback.FeedbackWithheld
-            return None, f"feedback withheld: {str(exc)[:200]}"
-    # TEMPORARY until trustio's feedback.py is merged (lead: remove): nbconvert's sanitizer.
-    import html
-    import re
-
-    from nbconvert import HTMLExporter
-
-    global _EXPORTER
-    if _EXPORTER is None:
-        _EXPORTER = HTMLExporter(sanitize_html=True)
-    page, _ = _EXPORTER.from_notebook_node(nb)
-    text = re.sub(r"\s+", "", html.unescape(re.sub(r"<[^>]+>", "", page)))
-    if any(re.sub(r"\s+", "", line) in text for line in hidden):
-        return None, "feedback withheld: a hidden test would be visible"
-    return page, None
-
-
 def grade_one(task: dict, spec: dict) -> dict:
     """Grade one submission; always returns a JSON-able result."""
     import nbformat
@@ -210,13 +170,17 @@ def grade_one(task: dict, spec: dict) -> dict:
     scores = {}
     try:
         folder = Path(task["path"])
-        picked = _pick(folder, sorted(spec["sources"]))
+        picked = pick_notebooks(folder, sorted(spec["sources"]))
         for key in ("errors", "repairs"):
             result[key] += picked[key]
         for name, path in sorted(picked["notebooks"].items()):
-            student, reason = _read(path)
+            student, reason = sanitize.read_notebook(path)
             if student is None:
                 result["errors"].append(reason)
+                continue
+            if len(student.cells) > scorer.MAX_CELLS:
+                result["errors"].append(f"notebook {name} has {len(student.cells)} cells (the grader's limit "
+                                        f"is {scorer.MAX_CELLS}); remove the extra cells and submit again")
                 continue
             source, release = spec["sources"][name], spec["releases"][name]
             try:
@@ -227,25 +191,30 @@ def grade_one(task: dict, spec: dict) -> dict:
             result["flags"] += issues.flags
             result["repairs"] += issues.repairs
             result["errors"] += issues.errors
-            result["flags"] += static_notes(name, nb, source, release)
-            result["similarity"] += similarity(nb)
+            cells = scorer.student_code(nb)  # size limits checked, IPython syntax transformed once
+            skip = frozenset(index for index, _, why in cells if why)
+            nb = trim_for_display(nb, skip)
+            result["flags"] += static_notes(name, nb, source, release, skip)
+            result["similarity"] += similarity(nb, skip)
             scored = scorer.score_submission(
                 nb, source, seed=task["seed"], timeout=spec["timeout"], memory_mb=spec["memory_mb"],
-                sandboxed=spec["sandboxed"], files=spec["files"], submission_seconds=spec["submission_seconds"])
+                sandboxed=spec["sandboxed"], files=spec["files"], submission_seconds=spec["submission_seconds"],
+                cells=cells)
             result["errors"] += scored["problems"]
             result["notes"] += scored["notes"]
             result["timings"][name] = scored["timings"]
             for test in scored["tests"]:
                 scores[(name, test["grade_id"])] = (test["score"], test["error"])
             executed = executed_notebook(nb, scored)
-            result["autograded"][name] = nbformat.writes(executed)
+            result["autograded"][name] = nbformat.writes(feedback.gradebook_notebook(executed))
             hidden = [line for c in source.cells if c.cell_type == "code"
                       for line in feedback.hidden_lines(scorer._text(c.source))]  # noqa: SLF001
-            page, why = feedback_page(executed, hidden)
-            if page is None:
-                result["errors"].append(why)
-            else:
-                result["feedback"][name] = page
+            for grade_id in feedback.redact_hidden(executed, hidden)[1]:
+                result["notes"].append(f"feedback: test {grade_id} redacted (it showed a hidden-test line)")
+            try:
+                result["feedback"][name] = feedback.feedback_html(executed, hidden)
+            except feedback.FeedbackWithheld as exc:
+                result["errors"].append(f"feedback withheld: {str(exc)[:200]}")
     except Exception:  # noqa: BLE001 - one broken submission must not stop the batch
         result["errors"].append("autograder: " + traceback.format_exc().strip().splitlines()[-1][:200])
     for cell in expected_cells(spec["sources"]):
@@ -256,8 +225,25 @@ def grade_one(task: dict, spec: dict) -> dict:
         if row.get("flagged"):
             result["notes"].append(f"{row['function']} looks copied from helpers.mechanisms "
                                    f"(similarity {row['similarity']})")
+    for key in ("errors", "flags", "repairs", "notes"):  # the parent accepts at most 200 strings each
+        items = list(dict.fromkeys(result[key]))
+        result[key] = items[:MAX_ITEMS] + ([f"... and {len(items) - MAX_ITEMS} more"] if len(items) > MAX_ITEMS else [])
     result["seconds"] = round(time.monotonic() - started, 3)
     return result
+
+
+def message(index: int, result: dict) -> str:
+    """The result line for the parent, at most :data:`MAX_RESULT` bytes.
+
+    Past the cap the pages are dropped (the scores and errors stay) and the
+    status says why; the parent refuses any longer line anyway.
+    """
+    line = json.dumps({"index": index, "result": result}, ensure_ascii=True)
+    if len(line) > MAX_RESULT:
+        result = dict(result, feedback={}, autograded={},
+                      errors=result["errors"] + [f"feedback not written: larger than {MAX_RESULT >> 20} MiB"])
+        line = json.dumps({"index": index, "result": result}, ensure_ascii=True)
+    return line
 
 
 def load_spec(line: str) -> dict:
@@ -285,7 +271,7 @@ def main() -> None:
             continue
         task = json.loads(line)
         result = grade_one(task, spec)
-        protocol.write(json.dumps({"index": task["index"], "result": result}, ensure_ascii=True) + "\n")
+        protocol.write(message(task["index"], result) + "\n")
 
 
 if __name__ == "__main__":

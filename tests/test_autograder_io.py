@@ -258,13 +258,21 @@ def test_feedback_html_is_inert_and_hides_the_hidden_tests():
     assert "check_laplace_noise_basics(laplace_noise)" in visible  # visible tests stay
 
 
-def test_feedback_html_withholds_a_page_that_leaks():
+def test_feedback_html_redacts_a_leaking_test_cell_and_is_no_oracle():
     nb = nbformat.read(SOURCE, as_version=4)
-    leak = nbformat.v4.new_code_cell("x")
-    leak.outputs = [nbformat.v4.new_output("stream", name="stdout", text=_secrets()[0])]
-    nb.cells.append(leak)
-    with pytest.raises(feedback.FeedbackWithheld, match="hidden test"):
-        feedback.feedback_html(nb, _secrets())
+    test = next(c for c in nb.cells if (c.metadata.get("nbgrader") or {}).get("grade")
+                and not c.metadata["nbgrader"].get("solution") and c.cell_type == "code")
+    test.source = "check_visible()\n" + _secrets()[0]  # a hidden line outside its markers (our bug)
+    page = feedback.feedback_html(nb, _secrets())
+    assert feedback.text_leaks(page, _secrets()) == []
+    assert feedback.redact_hidden(nb, _secrets())[1] == [test.metadata["nbgrader"]["grade_id"]]
+    # A student cell printing a guessed hidden line is shown as is: a changed or withheld page
+    # would confirm the guess.
+    guess = nbformat.v4.new_code_cell("print(guess)")
+    guess.outputs = [nbformat.v4.new_output("stream", name="stdout", text=_secrets()[0])]
+    nb.cells.append(guess)
+    assert feedback.redact_hidden(nb, _secrets())[1] == [test.metadata["nbgrader"]["grade_id"]]
+    assert feedback.text_leaks(feedback.feedback_html(nb, _secrets()), _secrets()) == [_secrets()[0]]
 
 
 def test_feedback_html_caps_images_before_decoding():
