@@ -164,18 +164,6 @@ def test_noise_check_catches_a_scale_off_by_a_factor_of_two(factor):
         pb.check_noise_matches_budget(make_accountant, answer_count, seed=3)
 
 
-def test_corpus_passes_the_autograders_static_inspection():
-    """No corpus solution (wrong ones included) is flagged as hostile: they must be graded, not quarantined."""
-    from autograder import astcheck, recheck
-
-    protected = astcheck.imported_names(recheck.instructor_code(nbformat.read(
-        build.notebook_path(build.REPO / "source", ASSIGNMENT), as_version=4)))
-    for entry in build.corpus_entries(ASSIGNMENT):
-        for name, code in entry["solutions"].items():
-            assert astcheck.inspect_code(code, protected) == [], (entry["id"], name)
-            assert f"def {name}" in astcheck.definitions_only(code, protected), (entry["id"], name)
-
-
 @pytest.mark.nbgrader
 def test_release_and_corpus_through_build_grade(tmp_path):
     release = _cells("release")
