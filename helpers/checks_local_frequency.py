@@ -38,6 +38,7 @@ import numpy as np
 
 from helpers.checks import (
     ALPHA,
+    _call,
     _expect_value_error,
     _fail,
     _say,
@@ -96,24 +97,7 @@ def _reference_estimate(reports: np.ndarray, k: int, epsilon: float) -> np.ndarr
     return (counts - reports.shape[-1] * q) / (p - q)
 
 
-# --- calling student code ------------------------------------------------------------
-
-
-def _call(func: Callable, *args):
-    """Call student code; turn its exceptions into bilingual check failures."""
-    name = getattr(func, "__name__", "function")
-    try:
-        return func(*args)
-    except AssertionError:
-        raise
-    except NotImplementedError:
-        raise _fail(f"{name} 还没有实现（NotImplementedError）。", f"{name} is not implemented yet (NotImplementedError).") from None
-    except Exception as error:  # noqa: BLE001  (any crash is reported, not hidden)
-        shown = ", ".join("rng" if isinstance(a, np.random.Generator) else _short(a) for a in args)
-        raise _fail(
-            f"调用 {name}({shown}) 时出错：{type(error).__name__}: {error}",
-            f"{name}({shown}) raised {type(error).__name__}: {error}",
-        ) from None
+# --- calling student code (helpers.checks._call turns crashes into bilingual failures) ---
 
 
 def _no_forbidden_sources(func: Callable) -> None:
