@@ -129,6 +129,28 @@ def snippet(assignment: str, function: str, variant: str) -> str:
     return (HERE / assignment / function / f"{variant}.py").read_text(encoding="utf-8")
 
 
+def corpus_problems(assignment: str, failing_cells) -> list[str]:
+    """What is wrong with the checks on ``assignment``'s corpus, run directly (empty when nothing).
+
+    ``failing_cells(solutions)`` returns ``{grade_id: message}`` for the graded cells that fail.
+    Correct solutions must pass every cell; each wrong one must fail the cells the manifest
+    names, with a bilingual message (no crash of the check itself).
+    """
+    problems = []
+    for entry in corpus_entries(assignment):
+        failed = failing_cells(entry["solutions"])
+        if entry["kind"] == "correct" and failed:
+            problems.append(f"{entry['id']} ({entry['why']}) failed {failed}")
+        if entry["kind"] == "wrong":
+            missing = set(entry["expect_zero"]) - set(failed)
+            if missing:
+                problems.append(f"{entry['id']} ({entry['why']}) passed {sorted(missing)}")
+            for grade_id, message in failed.items():
+                if message.startswith("CRASH") or not any("\u4e00" <= ch <= "\u9fff" for ch in message):
+                    problems.append(f"{entry['id']}: {grade_id}: not a bilingual check message: {message[:200]}")
+    return problems
+
+
 def corpus_entries(assignment: str) -> list[dict]:
     """Every corpus submission of ``assignment``.
 
