@@ -751,7 +751,7 @@ def test_student_bundle_has_no_solutions_or_hidden_tests(tmp_path):
                      "Makefile", "README.md"}
     assert not {"source", "autograder", "tests"} & names
     assert (out / "helpers" / "checks" / "laplace.py").is_file()
-    assert 'packages = ["helpers"]' in (out / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'include = ["helpers", "helpers.*"]' in (out / "pyproject.toml").read_text(encoding="utf-8")
     assert bundle.find_secrets(out, REPO / "source") == []
     secrets = bundle.secrets_of(REPO / "source")
     assert secrets["solutions"] and secrets["hidden"]
