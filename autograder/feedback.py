@@ -38,6 +38,8 @@ from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from autograder.sanitize import img_attribute, strip_remote_markdown, strip_remote_svg
+
 BEGIN = "### BEGIN HIDDEN TESTS"
 END = "### END HIDDEN TESTS"
 PLACEHOLDER = "# (hidden tests are not shown / 隐藏测试不显示)"
@@ -124,7 +126,7 @@ ALLOWED_TAGS = frozenset({
     "details", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "kbd",
     "li", "ol", "p", "pre", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
     "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var", "img", "center"})
-ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align"], "a": ["href"], "img": ["src", "alt", "width", "height"],
+ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align"], "a": ["href"], "img": img_attribute,  # no remote src
                       "td": ["colspan", "rowspan"],
                       "th": ["colspan", "rowspan"], "col": ["span"], "colgroup": ["span"]}
 
@@ -198,6 +200,8 @@ def safe_output(output, budget: list[int], *, inline_svg_ok: bool = True) -> dic
                 if mime != "image/svg+xml" and not _BASE64.fullmatch(value):
                     dropped.append(mime)
                     continue
+                if mime == "image/svg+xml":
+                    value = strip_remote_svg(value)
                 kept[mime] = value
             elif mime == "text/html":
                 kept[mime] = clean_html(_cut(_joined(value)))
@@ -416,7 +420,7 @@ def safe_markdown(source: str) -> str:
     without anything tag- or script-URL-like are returned unchanged (so
     ``$x < y$`` and `` `a <= b` `` keep their spelling).
     """
-    source = str(source)
+    source = strip_remote_markdown(str(source))
     if not _NEEDS_CLEANING.search(source):
         return source
     return _SCRIPT_REF.sub(r"\1#", _SCRIPT_URL.sub("](#)", clean_html(source)))

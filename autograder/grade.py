@@ -154,6 +154,12 @@ class _Worker:
         return out, not chunk
 
     def kill(self) -> None:
+        if self.proc.poll() is None:  # SIGTERM first: the worker removes its sandboxes' cgroups
+            try:
+                self.proc.terminate()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except OSError:
@@ -317,6 +323,12 @@ def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_resul
                     retire(worker)
     finally:
         for worker in workers:
+            if worker.task is not None:  # interrupted mid-submission: let it remove its sandboxes
+                try:
+                    worker.proc.terminate()
+                except OSError:
+                    pass
+        for worker in workers:
             try:
                 worker.proc.stdin.close()
                 worker.proc.wait(timeout=10)
@@ -347,8 +359,9 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     if not (course / "source" / assignment).is_dir():
         raise ValueError(f"unknown assignment {assignment!r}: no folder {course / 'source' / assignment}")
     if sandbox:
-        from autograder.jail import probe
+        from autograder.jail import probe, sweep_stale
 
+        sweep_stale()  # cgroups and uid slots of graders killed by SIGKILL
         why = probe()
         if why:
             raise ValueError(f"{why}. Student code must run in a sandbox: install bubblewrap "
@@ -374,7 +387,10 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     started = time.time()
     submission_seconds = timeout + 20
     notebooks_count = max(1, len(list((course / "source" / assignment).glob("*.ipynb"))))
-    per_task = notebooks_count * 2 * submission_seconds + SLACK
+    # Time limits count the sandboxes' CPU time; their wall-clock backstop is WALL_FACTOR x as long.
+    from autograder.jail import WALL_FACTOR, WALL_SLACK
+
+    per_task = notebooks_count * (WALL_FACTOR * submission_seconds + WALL_SLACK) + SLACK
     run = {"assignment": assignment, "seed": run_seed, "source_checksum": checksum, "shard": shard,
            "jobs": jobs, "timeout": timeout, "memory_mb": memory_mb,
            "sandbox": "bubblewrap" if sandbox else "none (--no-sandbox: student code ran with the grader's rights)",

@@ -31,8 +31,10 @@ validated by its caller, and any breach kills the sandbox.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -48,6 +50,9 @@ RUNNER_DIR = Path(__file__).resolve().parent / "sandbox"
 SANDBOX_UID = 65534
 SITE_IN_SANDBOX = "/opt/site-packages"
 RUNNER_IN_SANDBOX = "/opt/runner"
+#: The Python installation inside (bound there, so that no host path shows in ``sys.executable``,
+#: ``/proc/self/cmdline`` or ``sys.path``); libpython is found through LD_LIBRARY_PATH.
+PYTHON_IN_SANDBOX = "/opt/python"
 #: Seconds granted beyond the runner's own alarm before the sandbox is killed.
 GRACE = 3.0
 #: The only writable place inside (a size-capped tmpfs); there is no /tmp: no path inside looks
@@ -109,12 +114,7 @@ def bwrap_command(*, tmpfs_mb: int, uid: int, seccomp_fd: int | None = None) -> 
         elif path.is_dir():
             cmd += ["--ro-bind", str(path), f"/{top}"]
     cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-    for parent in reversed(prefix.parents):
-        if str(parent) != "/" and not str(parent).startswith("/usr"):
-            cmd += ["--perms", "0755", "--dir", str(parent)]
-    if not str(prefix).startswith("/usr/"):
-        cmd += ["--ro-bind", str(prefix), str(prefix)]
-    cmd += ["--perms", "0755", "--dir", "/opt",
+    cmd += ["--perms", "0755", "--dir", "/opt", "--ro-bind", str(prefix), PYTHON_IN_SANDBOX,
             "--ro-bind", str(site), SITE_IN_SANDBOX,
             "--ro-bind", str(RUNNER_DIR), RUNNER_IN_SANDBOX]
     for entry in _hidden_entries(site):
@@ -123,11 +123,32 @@ def bwrap_command(*, tmpfs_mb: int, uid: int, seccomp_fd: int | None = None) -> 
     cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "0755", "--dir", "/home",
             "--size", str(tmpfs_mb << 20), "--perms", "01777", "--tmpfs", HOME, "--remount-ro", "/",
             "--chdir", HOME]
-    for key, value in ENV.items():
+    for key, value in dict(ENV, LD_LIBRARY_PATH=f"{PYTHON_IN_SANDBOX}/lib").items():
         cmd += ["--setenv", key, value]
     if seccomp_fd is not None:
         cmd += ["--seccomp", str(seccomp_fd)]
     return cmd
+
+
+def sandbox_python() -> str:
+    """The interpreter as the sandbox sees it (the base installation bound at :data:`PYTHON_IN_SANDBOX`)."""
+    return f"{PYTHON_IN_SANDBOX}/bin/{Path(sys._base_executable).name}"  # noqa: SLF001
+
+
+def args_through_fd(cmd: list[str]) -> tuple[list[str], int | None]:
+    """``cmd`` with bubblewrap's options passed through a pipe (``bwrap --args FD``), and the fd.
+
+    Inside, ``/proc/1/cmdline`` is bubblewrap's argv: given on the command line, the options
+    would show every host path bound into the sandbox (checkout, venv, Python installation).
+    """
+    split = cmd.index(sandbox_python()) if sandbox_python() in cmd else len(cmd)
+    options = b"".join(a.encode() + b"\0" for a in cmd[1:split])
+    if len(options) > 60_000:  # more than a pipe holds without a reader: keep them visible
+        return cmd, None
+    fd, w = os.pipe()
+    os.write(w, options)
+    os.close(w)
+    return [cmd[0], "--args", str(fd)] + cmd[split:], fd
 
 
 def _die_with_parent() -> None:
@@ -155,8 +176,13 @@ LOCK_DIR = Path("/run/autograder-uid-slots" if os.access("/run", os.W_OK)
 PIDS_MAX = 64
 
 
-def _claim_uid() -> tuple[int, int | None]:
-    """A uid no other live sandbox on this machine holds, and the lock fd that holds it."""
+def _claim_uid() -> tuple[int, tuple[int, Path] | None]:
+    """A uid no other live sandbox on this machine holds, and the lock (fd, path) that holds it.
+
+    The lock file is removed when the slot is released (:func:`_release_uid`) or found stale
+    (:func:`sweep_stale`), so a claim checks, once it holds the lock, that its file is still the
+    one at the path (a file removed between ``open`` and ``flock`` would protect nothing).
+    """
     import fcntl
     import pwd
     try:
@@ -170,16 +196,61 @@ def _claim_uid() -> tuple[int, int | None]:
             continue  # a named account: not ours to use
         except KeyError:
             pass
+        path = LOCK_DIR / str(slot)
+        for _ in range(3):
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError:
+                return SANDBOX_UID, None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                break  # held by a live sandbox: next slot
+            try:
+                same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except OSError:
+                same = False
+            if same:
+                os.write(fd, str(os.getpid()).encode())  # for a human reading the folder
+                return uid, (fd, path)
+            os.close(fd)  # removed meanwhile: claim the slot's new file
+    return SANDBOX_UID, None
+
+
+def _release_uid(lock: tuple[int, Path]) -> None:
+    """Free a slot: its file is removed while the lock is still held, then closed."""
+    fd, path = lock
+    try:
+        if os.stat(path).st_ino == os.fstat(fd).st_ino:
+            os.unlink(path)
+    except OSError:
+        pass
+    os.close(fd)
+
+
+def _sweep_locks() -> list[str]:
+    """Remove lock files of uid slots that no live sandbox holds (their grader was killed)."""
+    import fcntl
+
+    removed = []
+    try:
+        names = [n for n in os.listdir(LOCK_DIR) if n.isdigit()]
+    except OSError:
+        return removed
+    for name in names:
         try:
-            fd = os.open(LOCK_DIR / str(slot), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = os.open(LOCK_DIR / name, os.O_RDWR | os.O_CLOEXEC)
         except OSError:
-            return SANDBOX_UID, None
+            continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return uid, fd
         except OSError:
             os.close(fd)
-    return SANDBOX_UID, None
+            continue  # held: a live sandbox
+        _release_uid((fd, LOCK_DIR / name))
+        removed.append(str(LOCK_DIR / name))
+    return removed
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
@@ -212,67 +283,99 @@ def _write(path: Path, value: str) -> None:
         f.write(value)
 
 
-class Cgroup:
-    """A cgroup (v2, or v1 memory + pids) holding one sandbox: memory without swap and pids capped.
+#: CPU weight of every sandbox (v1 ``cpu.shares``, v2 ``cpu.weight``; the kernels' defaults): all
+#: sandboxes are siblings with equal weights, so a submission that runs 62 busy children gets one
+#: sandbox's share of the CPU, not 62 processes' worth, and a classmate graded beside it keeps its own.
+CPU_SHARES, CPU_WEIGHT = 1024, 100
+#: Name of every group this module makes: ``autograder-<pid of the grading process>-<ns>``; the pid
+#: tells :func:`sweep_stale` whether its owner is gone.
+GROUP_PREFIX = "autograder-"
 
+
+class Cgroup:
+    """A cgroup (v2, or v1 memory + pids + cpu + cpuacct) holding one sandbox.
+
+    Memory without swap and pids are capped, the CPU is shared fairly between sandboxes (equal
+    weights), and the CPU time of everything in the group is read back (:meth:`cpu_seconds`: the
+    submission's time limits count its own CPU, not the time its neighbours take from it).
     v1 memory cgroups charge shmem/tmpfs pages to the group of the task that touches them and,
     on kernels >= 4.6 without ``cgroup.memory=nokmem``, kernel memory (inodes, dentries) to
     ``memory.usage_in_bytes`` too, so one limit covers heap, SysV shm, memfd, the tmpfs and
     its inodes. v1 groups are made inside the grader's own group (its limits keep applying);
     v2 ones under the root of the hierarchy (a v2 group with processes cannot delegate
-    controllers to children).
+    controllers to children). Without the cpu controller the group is made anyway (no fair
+    share; :attr:`how` says so); without cpuacct, time limits fall back to wall-clock time.
     """
 
-    def __init__(self, dirs: list[Path], version: int):
+    def __init__(self, dirs: list[Path], version: int, where: dict[str, Path] | None = None):
         self.dirs, self.version = dirs, version
+        #: controller -> its folder of this group (v2: the one folder).
+        self.where = where or {"memory": dirs[0]}
 
     @classmethod
     def create(cls, memory_bytes: int, pids: int) -> tuple["Cgroup | None", str]:
         """The cgroup, or ``None`` and why not (never raises)."""
-        name = f"autograder-{os.getpid()}-{time.monotonic_ns()}"
+        name = f"{GROUP_PREFIX}{os.getpid()}-{time.monotonic_ns()}"
         mounts = _mounts()
         v1 = {c: m for kind, m, opts in mounts if kind == "cgroup" and "rw" in opts
-              for c in ("memory", "pids") if c in opts}
+              for c in ("memory", "pids", "cpu", "cpuacct") if c in opts}
         v2 = [m for kind, m, opts in mounts if kind == "cgroup2" and "rw" in opts]
         errors = []
         if "memory" in v1 and "pids" in v1:
-            dirs = [Path(v1[c] + _own_cgroup(c).rstrip("/")) / name for c in ("memory", "pids")]
-            group = cls(dirs, 1)
+            where = {c: Path(v1[c] + _own_cgroup(c).rstrip("/")) / name for c in v1}
+            dirs = list(dict.fromkeys(where[c] for c in ("memory", "pids", "cpu", "cpuacct") if c in where))
+            group = cls(dirs, 1, where)
             try:
                 for d in dirs:
                     d.mkdir()
-                mem = dirs[0]
+                mem = where["memory"]
                 _write(mem / "memory.limit_in_bytes", str(memory_bytes))
                 if (mem / "memory.memsw.limit_in_bytes").exists():  # no swap either
                     _write(mem / "memory.memsw.limit_in_bytes", str(memory_bytes))
                 else:
                     _write(mem / "memory.swappiness", "0")
-                _write(dirs[1] / "pids.max", str(pids))
-                return group, "cgroup v1 (memory.limit_in_bytes, memory.memsw.limit_in_bytes, pids.max)"
+                _write(where["pids"] / "pids.max", str(pids))
+                cpu = "no cpu controller: no fair share"
+                if "cpu" in where:
+                    _write(where["cpu"] / "cpu.shares", str(CPU_SHARES))
+                    cpu = "cpu.shares"
+                return group, f"cgroup v1 (memory.limit_in_bytes, memory.memsw.limit_in_bytes, pids.max, {cpu})"
             except OSError as exc:
                 group.remove()
                 errors.append(f"cgroup v1: {exc.strerror or exc}")
         for mount in v2:
             root = Path(mount)
             try:
-                if not {"memory", "pids"} <= set((root / "cgroup.controllers").read_text().split()):
+                available = set((root / "cgroup.controllers").read_text().split())
+                if not {"memory", "pids"} <= available:
                     errors.append("cgroup v2 without the memory and pids controllers")
                     continue
                 parent = root / "autograder"
                 parent.mkdir(exist_ok=True)
-                _write(root / "cgroup.subtree_control", "+memory +pids")
-                _write(parent / "cgroup.subtree_control", "+memory +pids")
+                wanted = "+memory +pids" + (" +cpu" if "cpu" in available else "")
+                for folder in (root, parent):
+                    try:
+                        _write(folder / "cgroup.subtree_control", wanted)
+                    except OSError:  # e.g. cpu refused (real-time tasks in the root): without it
+                        _write(folder / "cgroup.subtree_control", "+memory +pids")
             except OSError as exc:
                 errors.append(f"cgroup v2: {exc.strerror or exc}")
                 continue
-            group = cls([parent / name], 2)
+            d = parent / name
+            group = cls([d], 2, {c: d for c in ("memory", "pids", "cpu", "cpuacct")})
             try:
-                group.dirs[0].mkdir()
-                _write(group.dirs[0] / "memory.max", str(memory_bytes))
-                if (group.dirs[0] / "memory.swap.max").exists():
-                    _write(group.dirs[0] / "memory.swap.max", "0")
-                _write(group.dirs[0] / "pids.max", str(pids))
-                return group, "cgroup v2 (memory.max, memory.swap.max = 0, pids.max)"
+                d.mkdir()
+                _write(d / "memory.max", str(memory_bytes))
+                if (d / "memory.swap.max").exists():
+                    _write(d / "memory.swap.max", "0")
+                _write(d / "pids.max", str(pids))
+                cpu = "no cpu controller: no fair share"
+                try:
+                    _write(d / "cpu.weight", str(CPU_WEIGHT))
+                    cpu = "cpu.weight"
+                except OSError:
+                    pass
+                return group, f"cgroup v2 (memory.max, memory.swap.max = 0, pids.max, {cpu})"
             except OSError as exc:
                 group.remove()
                 errors.append(f"cgroup v2: {exc.strerror or exc}")
@@ -284,18 +387,15 @@ class Cgroup:
             _write(d / "cgroup.procs", str(os.getpid()))
 
     def pids(self) -> list[int]:
-        found = set()
-        for d in self.dirs:
-            try:
-                found.update(int(p) for p in (d / "cgroup.procs").read_text().split())
-            except (OSError, ValueError):
-                pass
-        return sorted(found)
+        return _group_pids(self.dirs)
 
-    def _stat(self, names: tuple[str, ...], key: str | None = None) -> int | None:
+    def _stat(self, names: tuple[str, ...], key: str | None = None, controller: str = "memory") -> int | None:
+        folder = self.where.get(controller)
+        if folder is None:
+            return None
         for n in names:
             try:
-                text = (self.dirs[0] / n).read_text()
+                text = (folder / n).read_text()
             except OSError:
                 continue
             if key is None:
@@ -313,33 +413,106 @@ class Cgroup:
     def oom_kills(self) -> int:
         return self._stat(("memory.events",) if self.version == 2 else ("memory.oom_control",), "oom_kill") or 0
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) used so far by every process ever in the group; ``None`` if unknown."""
+        if self.version == 2:
+            usec = self._stat(("cpu.stat",), "usage_usec", "cpu")
+            return None if usec is None else usec / 1e6
+        ns = self._stat(("cpuacct.usage",), None, "cpuacct")
+        return None if ns is None else ns / 1e9
+
     def remove(self) -> None:
         """Kill every process in the group, then remove it."""
-        kill_file = self.dirs[0] / "cgroup.kill"
-        for attempt in range(200):
-            pids = self.pids()
-            if not pids:
+        _remove_group(self.dirs)
+
+
+def _group_pids(dirs) -> list[int]:
+    found = set()
+    for d in dirs:
+        try:
+            found.update(int(p) for p in (d / "cgroup.procs").read_text().split())
+        except (OSError, ValueError):
+            pass
+    return sorted(found)
+
+
+def _remove_group(dirs: list[Path]) -> None:
+    kill_file = dirs[0] / "cgroup.kill"
+    for attempt in range(200):
+        pids = _group_pids(dirs)
+        if not pids:
+            break
+        if kill_file.exists():
+            try:
+                _write(kill_file, "1")
+            except OSError:
+                pass
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.005 if attempt < 20 else 0.05)
+    for d in dirs:
+        for attempt in range(100):
+            try:
+                d.rmdir()
                 break
-            if kill_file.exists():
-                try:
-                    _write(kill_file, "1")
-                except OSError:
-                    pass
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.005 if attempt < 20 else 0.05)
-        for d in self.dirs:
-            for attempt in range(100):
-                try:
-                    d.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.01)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: someone else's live process
+        return True
+    return True
+
+
+def sweep_stale() -> list[str]:
+    """Remove what graders killed by SIGKILL left behind; the paths removed.
+
+    Groups named ``autograder-<pid>-...`` whose pid is gone (their processes are killed first),
+    searched in every cgroup hierarchy down to a few levels (a grader's own group may be a
+    session scope), and uid-slot lock files no live sandbox holds. A live grader's groups and
+    slots are never touched: their owner pid exists, their lock is held.
+    """
+    import re
+
+    removed = []
+    pattern = re.compile(re.escape(GROUP_PREFIX) + r"(\d+)-\d+$")
+    stale: dict[str, list[Path]] = {}
+    for _, mount, opts in _mounts():
+        if "rw" not in opts:
+            continue
+        for folder, subdirs, _ in _walk(Path(mount), depth=5):
+            for d in subdirs:
+                m = pattern.match(d)
+                if m and not _pid_alive(int(m.group(1))):
+                    stale.setdefault(d, []).append(folder / d)
+    for dirs in stale.values():
+        _remove_group(dirs)
+        removed += [str(d) for d in dirs if not d.exists()]
+    removed += _sweep_locks()
+    return removed
+
+
+def _walk(root: Path, depth: int):
+    stack = [(root, 0)]
+    while stack:
+        folder, level = stack.pop()
+        try:
+            subdirs = [e.name for e in os.scandir(folder) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        yield folder, subdirs, level
+        if level < depth:
+            stack += [(folder / d, level + 1) for d in subdirs if not d.startswith(GROUP_PREFIX)]
 
 
 # Syscalls no honest solution needs; most reach memory or state outside the sandbox's limits
@@ -442,28 +615,58 @@ def probe(tmpfs_mb: int = 16) -> str | None:
     """``None`` when bubblewrap can start a sandboxed Python here, else why not."""
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
-    python = str(Path(sys.base_prefix).resolve() / "bin" / Path(sys._base_executable).name)  # noqa: SLF001
-    cmd = bwrap_command(tmpfs_mb=tmpfs_mb, uid=SANDBOX_UID) + [python, "-I", "-S", "-c", "pass"]
+    cmd, fd = args_through_fd(bwrap_command(tmpfs_mb=tmpfs_mb, uid=SANDBOX_UID)
+                              + [sandbox_python(), "-I", "-S", "-c", "pass"])
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=30,
+                              pass_fds=[fd] if fd is not None else [])
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap could not start ({exc})"
+    finally:
+        if fd is not None:
+            os.close(fd)
     if proc.returncode != 0:
         return f"bubblewrap could not start a sandbox: {proc.stderr.strip()[:300]}"
     return None
 
 
+#: Sandboxes of this process not yet killed (:func:`stop_all` on exit or SIGTERM).
+_LIVE: set = set()
+#: A step's wall-clock backstop is WALL_FACTOR x its CPU limit + WALL_SLACK seconds: generous, since
+#: the CPU limit is the real one and a loaded machine (2 cores, other jobs) stretches wall time.
+WALL_FACTOR, WALL_SLACK = 3.0, 10.0
+#: Seconds between two readings of a waiting sandbox's CPU time.
+CPU_POLL = 0.25
+
+
+def stop_all() -> None:
+    """Kill every live sandbox of this process: its processes, cgroup and uid slot go with it."""
+    for box in list(_LIVE):
+        try:
+            box.kill("stopped")
+        except Exception:  # noqa: BLE001 - best effort on the way out
+            pass
+
+
+atexit.register(stop_all)
+
+
 class Sandbox:
     """One student's runner, in bubblewrap (or, with ``sandboxed=False``, a plain process).
 
-    ``deadline`` (``time.monotonic()``) is the wall-clock limit of the whole
-    submission: past it the sandbox is killed, whatever it is doing.
+    ``deadline`` (``time.monotonic()``) is the wall-clock backstop of the whole
+    submission: past it the sandbox is killed, whatever it is doing. ``cpu_budget``
+    (seconds) is the submission's real limit, counted in the CPU time of its own
+    cgroup (every process in it), so that a busy neighbour does not use it up; each
+    :meth:`recv` also counts its ``seconds`` in that CPU time, with a wall-clock
+    backstop of :data:`WALL_FACTOR` times as long. Without a cgroup both count wall time.
     """
 
     def __init__(self, *, sandboxed: bool, deadline: float, memory_mb: int | None,
-                 cpu_seconds: int, tmpfs_mb: int = 256, uid: int | None = None):
-        self.deadline, self.problem = deadline, None
-        self.cgroup, self.uid_lock, self.memory_peak = None, None, None
+                 cpu_seconds: int, tmpfs_mb: int = 256, uid: int | None = None,
+                 cpu_budget: float | None = None):
+        self.deadline, self.problem, self.cpu_budget = deadline, None, cpu_budget
+        self.cgroup, self.uid_lock, self.memory_peak, self.cpu_used = None, None, None, None
         self.memory_mb = memory_mb
         to_child_r, self.to_child = os.pipe()
         self.from_child, from_child_w = os.pipe()
@@ -471,7 +674,6 @@ class Sandbox:
         if memory_mb:
             limits["as"] = int(memory_mb) << 20
         self.limits = limits
-        python = str(Path(sys.base_prefix).resolve() / "bin" / Path(sys._base_executable).name)  # noqa: SLF001
         self.tmp = None
         #: What the kernel enforces for this sandbox as a whole (report.json, tests).
         self.isolation = {"memory_isolation": "rlimit only (no sandbox)", "seccomp": "none (no sandbox)",
@@ -496,13 +698,16 @@ class Sandbox:
             self.isolation = {"memory_isolation": how if self.cgroup else f"rlimit only ({how})",
                               "seccomp": seccomp if program is not None else f"none ({seccomp})",
                               "uid": str(uid)}
-            cmd = bwrap_command(tmpfs_mb=tmpfs_mb, uid=uid, seccomp_fd=seccomp_fd) + [
-                python, "-I", "-S", f"{RUNNER_IN_SANDBOX}/runner.py", str(to_child_r), str(from_child_w),
-                str(uid), SITE_IN_SANDBOX]
+            cmd, args_fd = args_through_fd(bwrap_command(tmpfs_mb=tmpfs_mb, uid=uid, seccomp_fd=seccomp_fd) + [
+                sandbox_python(), "-I", "-S", f"{RUNNER_IN_SANDBOX}/runner.py", str(to_child_r),
+                str(from_child_w), str(uid), SITE_IN_SANDBOX])
+            if args_fd is not None:
+                pass_fds.append(args_fd)
             cwd, env = "/", {}
         else:  # --no-sandbox: same runner and limits, none of the isolation
             self.uid = os.getuid()
             self.tmp = tempfile.mkdtemp(prefix="autograder-nosandbox-")
+            python = str(Path(sys.base_prefix).resolve() / "bin" / Path(sys._base_executable).name)  # noqa: SLF001
             cmd = [python, "-I", "-S", str(RUNNER_DIR / "runner.py"), str(to_child_r), str(from_child_w),
                    "0", str(_site_packages())]
             cwd, env = self.tmp, dict(ENV, HOME=self.tmp, TMPDIR=self.tmp, MPLCONFIGDIR=self.tmp)
@@ -528,19 +733,14 @@ class Sandbox:
                 self.cgroup = None
                 group.remove()
                 self.isolation["memory_isolation"] = f"rlimit only (cannot join the cgroup: {exc})"
-                if seccomp_fd is not None:  # the pipe was read by nobody: refill it
-                    os.close(pass_fds.pop())
-                    seccomp_fd, w = os.pipe()
-                    os.write(w, program)
-                    os.close(w)
-                    pass_fds.append(seccomp_fd)
-                    cmd[cmd.index("--seccomp") + 1] = str(seccomp_fd)
+                # The child failed before executing bubblewrap: the seccomp and --args pipes are unread.
                 self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet,
                                              pass_fds=pass_fds, cwd=cwd, env=env, start_new_session=True,
                                              preexec_fn=_die_with_parent)
         finally:
             for fd in pass_fds:
                 os.close(fd)
+        _LIVE.add(self)
 
     @property
     def alive(self) -> bool:
@@ -555,18 +755,42 @@ class Sandbox:
             self.kill("the student's process ended")
             raise SandboxError(self.problem) from None
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time of everything in the sandbox so far (its cgroup), ``None`` without one."""
+        return self.cgroup.cpu_seconds() if self.cgroup is not None else None
+
     def recv(self, seconds: float, what: str) -> tuple[dict, bytes]:
-        """The next message within ``seconds`` (and the submission's deadline)."""
+        """The next message within ``seconds`` of the sandbox's CPU time (and the submission's limits).
+
+        Counted in the CPU time of the sandbox's cgroup when there is one (polled while waiting),
+        with a wall-clock backstop of :data:`WALL_FACTOR` x ``seconds`` + :data:`WALL_SLACK`;
+        otherwise in wall time. The whole submission: :attr:`cpu_budget` of CPU, :attr:`deadline`.
+        """
         if self.problem:
             raise SandboxError(self.problem)
-        deadline = min(time.monotonic() + seconds, self.deadline)
+        start_cpu = self.cpu_seconds()
+        wall = seconds if start_cpu is None else WALL_FACTOR * seconds + WALL_SLACK
+        deadline = min(time.monotonic() + wall, self.deadline)
         try:
+            while start_cpu is not None:
+                used = self.cpu_seconds()
+                if used is not None and used - start_cpu > seconds:
+                    self.kill(f"timeout: {what} exceeded {seconds - GRACE:.3g} s of CPU time")
+                    raise SandboxError(self.problem)
+                if used is not None and self.cpu_budget is not None and used > self.cpu_budget:
+                    self.kill("timeout: the submission exceeded its CPU time limit")
+                    raise SandboxError(self.problem)
+                wait = deadline - time.monotonic()
+                if wait <= 0:
+                    raise TimeoutError
+                if select.select([self.from_child], [], [], min(wait, CPU_POLL))[0]:
+                    break
             return wire.recv(self.from_child, deadline)
         except TimeoutError:
             if deadline >= self.deadline:
                 self.kill("timeout: the submission exceeded its time limit")
             else:
-                self.kill(f"timeout: {what} exceeded {seconds - GRACE:.3g} s")
+                self.kill(f"timeout: {what} exceeded {wall - GRACE:.3g} s")
         except EOFError:
             code = self.proc.poll()
             self.kill("the student's process ended" + (f" (exit status {code})" if code is not None else "")
@@ -589,10 +813,11 @@ class Sandbox:
         self.proc.wait()
         if self.cgroup is not None:  # whatever escaped the session or the PID namespace's end
             self.memory_peak = self.cgroup.peak()
+            self.cpu_used = self.cgroup.cpu_seconds()
             self.cgroup.remove()
             self.cgroup = None
         if self.uid_lock is not None:  # nothing of this uid runs any more: the slot is free
-            os.close(self.uid_lock)
+            _release_uid(self.uid_lock)
             self.uid_lock = None
         for fd in (self.to_child, self.from_child):
             try:
@@ -603,6 +828,7 @@ class Sandbox:
         if self.tmp:
             shutil.rmtree(self.tmp, ignore_errors=True)
             self.tmp = None
+        _LIVE.discard(self)
 
     def close(self) -> None:
         """Ask the runner to quit, then make sure everything is gone."""

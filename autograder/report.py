@@ -150,23 +150,30 @@ def clean_row(row) -> dict:
     return out
 
 
-#: First characters that make a spreadsheet read a cell as a formula (CSV/formula injection).
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: First characters that make a spreadsheet read a cell as a formula (CSV/formula injection), also
+#: after leading whitespace (LibreOffice and Excel skip it) and in their full-width forms (an IME
+#: types ``＝``; some spreadsheets normalize it to ``=``).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def _needs_quote(text: str) -> bool:
+    # "'" too, so that the quote stays reversible; lstrip() also drops Unicode spaces (U+3000, NBSP).
+    return text.startswith(FORMULA_START + ("'",)) or text.lstrip().startswith(FORMULA_START)
 
 
 def csv_field(text: str) -> str:
     """``text`` safe to open in a spreadsheet: a formula-like value gets a leading ``'``.
 
-    A student folder named ``=HYPERLINK(...)`` or ``@SUM(...)`` would
+    A student folder named ``=HYPERLINK(...)``, `` =1+1`` or ``＝1+1`` would
     otherwise run as a formula in Excel or LibreOffice. ``report.json``
     keeps the exact id; :func:`read_grades` removes the quote again.
     """
-    return "'" + text if text.startswith(FORMULA_START + ("'",)) else text  # "'" too: stays reversible
+    return "'" + text if _needs_quote(text) else text
 
 
 def unquote_field(text: str) -> str:
     """Inverse of :func:`csv_field` for a value read back from ``grades.csv``."""
-    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_START + ("'",)) else text
+    return text[1:] if text.startswith("'") and _needs_quote(text[1:]) else text
 
 
 def grades_csv(results) -> str:

@@ -20,7 +20,7 @@ import os
 import re
 import time
 
-from autograder.jail import GRACE, Sandbox, SandboxError
+from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, Sandbox, SandboxError
 from autograder.proxy import Proxy, standins
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -160,10 +160,69 @@ def _run_trusted(code: str, namespace: dict, filename: str) -> tuple[str, dict |
     return out.getvalue()[:TEXT_CAP], error
 
 
+def has_hidden_tests(source_nb) -> bool:
+    """Whether any test cell of ``source_nb`` holds a hidden block (then a second sandbox runs them)."""
+    return any(hidden for cell in source_nb.cells if is_test(cell)
+               for hidden, _ in split_hidden(_text(cell.source)))
+
+
+def _start(cells, names, files, *, sandboxed, deadline, memory_mb, budget, timeout) -> Sandbox:
+    """A sandbox running the student's ``cells`` (reports are read by the caller)."""
+    sandbox = Sandbox(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb,
+                      cpu_seconds=int(budget) + 5, cpu_budget=budget)
+    payload, spans = bytearray(), {}
+    for name, data in (files or {}).items():
+        spans[name] = [len(payload), len(data)]
+        payload += data
+    try:
+        sandbox.send({"cells": [code for _, code in cells], "files": spans, "graded": names,
+                      "limits": sandbox.limits, "cell_timeout": float(timeout),
+                      "call_timeout": float(timeout), "wall_factor": WALL_FACTOR}, bytes(payload))
+    except SandboxError:
+        pass
+    return sandbox
+
+
+def _student_cells(sandbox, cells, names, timeout, on_report=None) -> dict:
+    """Read the sandbox's report of each cell (``on_report(index, report)``), then the graded names."""
+    try:
+        for position, (index, _) in enumerate(cells):
+            message, _ = sandbox.recv(timeout + GRACE, f"cell {index + 1}")
+            report = _cell_report(message, position)
+            if on_report is not None:
+                on_report(index, report)
+        message, _ = sandbox.recv(timeout + GRACE, "the end of the student's cells")
+        return _names_report(message, names)
+    except SandboxError:
+        pass
+    except (TypeError, ValueError, KeyError) as exc:
+        sandbox.kill(f"malformed message from the sandbox: {str(exc)[:100]}")
+    return {}
+
+
+def hidden_problem(problem: str) -> str:
+    """What the status says when the hidden tests' sandbox failed: its kind only (no call, count or size)."""
+    kind = ("timeout" if problem.startswith("timeout") else
+            "memory limit exceeded" if problem.startswith("memory limit") else
+            "the student's process failed")
+    return f"hidden tests: {kind}"
+
+
 def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory_mb: int | None,
                      sandboxed: bool, files: dict[str, bytes] | None = None,
                      submission_seconds: float | None = None, cells: list | None = None) -> dict:
     """Run and score one sanitized notebook.
+
+    The visible tests call the student's functions in one sandbox, whose cells' output is shown.
+    The hidden blocks (``### BEGIN HIDDEN TESTS``) call them in a second, fresh sandbox that ran
+    the same cells (started at once, beside the first, only when the source has hidden tests);
+    its output is discarded, so nothing the student's process saw of a hidden test (arguments,
+    sizes, seeds) can reach what the first one says. Only pass/fail and the hidden failure's
+    message (kept for report.json; the student sees a generic text) come back.
+
+    Limits: ``submission_seconds`` (default ``timeout + 20``) of CPU time per sandbox and
+    ``timeout`` per cell or call, counted in the sandbox's own CPU time (its cgroup), with
+    wall-clock backstops :data:`autograder.jail.WALL_FACTOR` times as long.
 
     Returns ``{"tests": [{grade_id, points, score, outputs: {...}}],
     "student_cells": {cell index: {stdout, stderr, error}}, "problems": [...],
@@ -171,7 +230,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
     """
     started = time.monotonic()
     budget = submission_seconds if submission_seconds is not None else timeout + 20
-    deadline = started + budget
+    deadline = started + WALL_FACTOR * budget + WALL_SLACK
     names = graded_names(source_nb)
     planned = student_code(student_nb) if cells is None else cells
     result = {"tests": [], "student_cells": {}, "problems": [], "names": {}, "notes": [], "timings": {}}
@@ -182,40 +241,40 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             code = f"raise RuntimeError({why!r})"
         cells.append((index, code))
     output_left = [OUTPUT_BUDGET]
-    sandbox = Sandbox(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb,
-                      cpu_seconds=int(budget) + 5)
+    limits = dict(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb, budget=budget, timeout=timeout)
+    sandbox = _start(cells, names, files, **limits)
+    hidden_box = _start(cells, names, files, **limits) if has_hidden_tests(source_nb) else None
     keys = []
     previous_seed = os.environ.get("DP_COURSE_SEED")
     try:
-        payload, spans = bytearray(), {}
-        for name, data in (files or {}).items():
-            spans[name] = [len(payload), len(data)]
-            payload += data
-        sandbox.send({"cells": [code for _, code in cells], "files": spans, "graded": names,
-                      "limits": sandbox.limits, "cell_timeout": float(timeout),
-                      "call_timeout": float(timeout)}, bytes(payload))
-        available = {}
-        try:
-            for position, (index, _) in enumerate(cells):
-                message, _ = sandbox.recv(timeout + GRACE, f"cell {index + 1}")
-                result["student_cells"][index] = _budgeted(_cell_report(message, position), output_left)
-            message, _ = sandbox.recv(timeout + GRACE, "the end of the student's cells")
-            available = _names_report(message, names)
-        except SandboxError:
-            pass
-        except (TypeError, ValueError, KeyError) as exc:
-            sandbox.kill(f"malformed message from the sandbox: {str(exc)[:100]}")
+        def shown(index, report):
+            result["student_cells"][index] = _budgeted(report, output_left)
+
+        available = _student_cells(sandbox, cells, names, timeout, shown)
         result["names"] = available
         result["timings"]["student_cells"] = round(time.monotonic() - started, 3)
         functions, keys = standins([code for _, code in cells], tag=str(id(result)))
         namespace = {"__name__": "__main__", "get_ipython": lambda: _NoIPython(),
                      "display": lambda *a, **k: None}
         cell_deadline = [float("inf")]
+
+        def proxies(box, callable_names):
+            return {name: Proxy(box, name, timeout, functions.get(name), cell_deadline=lambda: cell_deadline[0])
+                    for name in names if callable_names.get(name) == "callable"}
+
+        visible = proxies(sandbox, available)
+        hidden = None  # built at the first hidden block: the second sandbox's cells run meanwhile
+
+        def bind(chosen):
+            for name in names:
+                if name in chosen:
+                    namespace[name] = chosen[name]
+                else:
+                    namespace.pop(name, None)
+
+        bind(visible)
         for name in names:
-            if available.get(name) == "callable":
-                namespace[name] = Proxy(sandbox, name, timeout, functions.get(name),
-                                        cell_deadline=lambda: cell_deadline[0])
-            elif name not in functions:
+            if name not in visible and name not in functions:
                 result["notes"].append(f"{name}: no def statement in the student's code")
         os.environ["DP_COURSE_SEED"] = str(seed)
         tick = time.monotonic()
@@ -223,18 +282,26 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             meta = nbgrader_meta(cell)
             if cell.cell_type != "code" or not meta or meta.get("solution"):
                 continue
-            cell_deadline[0] = time.monotonic() + timeout
+            cell_deadline[0] = time.monotonic() + WALL_FACTOR * timeout + WALL_SLACK
             if not is_test(cell):
                 _, error = _run_trusted(_text(cell.source), namespace, f"<instructor {number}>")
                 if error:
                     result["notes"].append(f"instructor cell {meta.get('grade_id')} failed: {error['ename']}")
                 continue
             outputs, error, hidden_failed = [], None, False
-            for hidden, code in split_hidden(_text(cell.source)):
-                text, error = _run_trusted(code, namespace, f"<test {meta.get('grade_id')}>")
-                outputs.append({"hidden": hidden, "text": text})
+            for is_hidden, code in split_hidden(_text(cell.source)):
+                if is_hidden and hidden is None:
+                    hidden_tick = time.monotonic()
+                    hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout))
+                    result["timings"]["hidden_cells_wait"] = round(time.monotonic() - hidden_tick, 3)
+                bind(hidden if is_hidden else visible)
+                try:
+                    text, error = _run_trusted(code, namespace, f"<test {meta.get('grade_id')}>")
+                finally:
+                    bind(visible)
+                outputs.append({"hidden": is_hidden, "text": "" if is_hidden else text})
                 if error:
-                    hidden_failed = hidden
+                    hidden_failed = is_hidden
                     break
             points = float(meta.get("points") or 0)
             result["tests"].append({"grade_id": meta.get("grade_id"), "points": points,
@@ -243,14 +310,20 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         result["timings"]["tests"] = round(time.monotonic() - tick, 3)
     finally:
         sandbox.close()
+        if hidden_box is not None:
+            hidden_box.close()
         for key in keys:
             linecache.cache.pop(key, None)
         if previous_seed is None:
             os.environ.pop("DP_COURSE_SEED", None)
         else:
             os.environ["DP_COURSE_SEED"] = previous_seed
+    result["timings"]["cpu"] = {"visible": _rounded(sandbox.cpu_used),
+                                "hidden": _rounded(hidden_box.cpu_used) if hidden_box is not None else None}
     if sandbox.problem and sandbox.problem != "stopped":
         result["problems"].append(sandbox.problem)
+    if hidden_box is not None and hidden_box.problem and hidden_box.problem != "stopped":
+        result["problems"].append(hidden_problem(hidden_box.problem))
     for report in result["student_cells"].values():
         if report.get("error") and report["error"]["ename"] == "CellTimeoutError":
             result["problems"].append("timeout: a cell exceeded the time limit")
@@ -258,6 +331,10 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             result["problems"].append("memory limit exceeded")
     result["problems"] = list(dict.fromkeys(result["problems"]))
     return result
+
+
+def _rounded(value):
+    return None if value is None else round(value, 3)
 
 
 def _string(value, cap: int = TEXT_CAP) -> str:

@@ -258,6 +258,15 @@ def load_spec(line: str) -> dict:
 
 def main() -> None:
     # Results go to the original stdout; anything else printed goes to stderr.
+    import signal
+
+    from autograder import jail
+
+    def stop(signum, frame):  # the grader was stopped: take the sandboxes' cgroups and uid slots along
+        jail.stop_all()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

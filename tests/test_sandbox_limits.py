@@ -208,7 +208,10 @@ def test_cgroup_v2_files(tmp_path, monkeypatch):
     (d,) = group.dirs
     assert d.parent == tmp_path / "autograder"
     assert (d / "memory.max").read_text() == str(300 << 20) and (d / "pids.max").read_text() == "17"
-    assert (tmp_path / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (tmp_path / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+    assert (d / "cpu.weight").read_text() == str(jail.CPU_WEIGHT) and "cpu.weight" in how  # fair share
+    (d / "cpu.stat").write_text("usage_usec 2500000\nuser_usec 2000000\n")
+    assert group.cpu_seconds() == 2.5  # time limits read the group's own CPU time here
     (tmp_path / "cgroup.controllers").write_text("cpu\n")
     group, how = jail.Cgroup.create(300 << 20, 17)
     assert group is None and "without the memory and pids controllers" in how

@@ -98,6 +98,21 @@ def _alarm(signum, frame):
     raise CellTimeoutError("time limit exceeded / 超过时间限制")
 
 
+#: Wall-clock backstop of a cell or call, in multiples of its limit (the job's ``wall_factor``).
+_WALL = [3.0]
+
+
+def _arm(seconds):
+    """Interrupt the cell or call after ``seconds`` of this process's CPU time (0: disarm).
+
+    CPU, not wall time: a classmate's busy sandbox beside this one must not use up the limit
+    (the trusted side counts the whole sandbox's CPU, children included). A wall-clock timer
+    ``_WALL`` times as long catches a cell that sleeps or blocks.
+    """
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * _WALL[0])
+
+
 def _limits(spec: dict) -> None:
     names = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "nproc": resource.RLIMIT_NPROC,
              "fsize": resource.RLIMIT_FSIZE, "nofile": resource.RLIMIT_NOFILE, "core": resource.RLIMIT_CORE}
@@ -178,6 +193,8 @@ def main():
             f.write(payload[span[0]:span[0] + span[1]])
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing us
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
+    _WALL[0] = float(job.get("wall_factor", _WALL[0]))
     _limits(job["limits"])
     # The student's cells get a module of their own: honest names such as ``_send`` or ``wire`` must
     # not replace the runner's (whose functions keep their own globals).
@@ -192,13 +209,13 @@ def main():
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         error = None
         with _Capture(workdir) as out:
-            signal.setitimer(signal.ITIMER_REAL, job["cell_timeout"])
+            _arm(job["cell_timeout"])
             try:
                 exec(compile(source, filename, "exec"), namespace)
             except BaseException as exc:  # noqa: BLE001 - SystemExit too: the cell failed
                 error = _error(exc)
             finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                _arm(0)
         _send({"cell": index, "stdout": out.text[0], "stderr": out.text[1], "error": error})
     names = {}
     for name in job["graded"]:
@@ -241,7 +258,7 @@ def _serve(request, data, namespace, call_timeout):
     count = 1 if repeat is None else int(repeat)
     reply, payload, results = {}, bytearray(), []
     func = namespace.get(request["call"])
-    signal.setitimer(signal.ITIMER_REAL, min(call_timeout * count, float(request.get("timeout", call_timeout))))
+    _arm(min(call_timeout * count, float(request.get("timeout", call_timeout))))
     try:
         for _ in range(count):
             args = wire.decode(request["args"], data, generators)
@@ -262,9 +279,9 @@ def _serve(request, data, namespace, call_timeout):
                 reply["error"] = {"type": "ValueError",
                                   "message": f"{request['call']} returned too much data in {count} calls"}
                 break
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _arm(0)
     except BaseException as exc:  # noqa: BLE001
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _arm(0)
         payload = bytearray()
         reply["error"] = {"type": type(exc).__name__[:100], "message": _text(exc)}
     if "error" not in reply:
