@@ -92,7 +92,8 @@ class _Served:
 
     def __init__(self, rng):
         self.rng, self.allowed = rng, _restriction(rng)
-        self.pending = None  # (state before, required, sent)
+        self.pending = None  # (required, sent) of the last uniforms sent ahead
+        self.undo = None
         self.calls = self.draws = 0
         self.forbidden: list[str] = []
 
@@ -101,15 +102,30 @@ class _Served:
             if used != 0 or calls != 0:
                 raise wire.WireError("draws used that were never sent")
             return
-        state, required, sent = self.pending
+        required, sent = self.pending
         if not (type(used) is int and type(calls) is int and 0 <= calls <= used <= sent - required):
             raise wire.WireError("bad count of used draws")
-        bit = _bit_generator(self.rng)
-        bit.state = state
-        bit.advance(required + used)
+        self._give_back(sent - required - used)
         self.pending = None
         self.calls += calls
         self.draws += required + used
+
+    def _take(self, count: int) -> np.ndarray:
+        """The next ``count`` uniforms (a RecordingGenerator's tape first)."""
+        if self.allowed is not None:
+            return object.__getattribute__(self.rng, "_take")(count)
+        self.undo = (_bit_generator(self.rng).state, count)
+        return np.random.Generator.random(self.rng, count)
+
+    def _give_back(self, unused: int) -> None:
+        """As if the last ``_take``'s final ``unused`` numbers had never been drawn."""
+        if self.allowed is not None:
+            object.__getattribute__(self.rng, "_give_back")(unused)
+            return
+        state, count = self.undo
+        bit = _bit_generator(self.rng)
+        bit.state = state
+        bit.advance(count - unused)
 
     def serve(self, method, args, kwargs, ahead):
         """``(reply, payload)`` for ``rng.method(*args, **kwargs)``."""
@@ -139,14 +155,18 @@ class _Served:
                     and params.get("a", params.get("x")) > MAX_DRAW) or (
                     method == "bytes" and not 0 <= int(params["length"]) <= MAX_DRAW):
                 raise ValueError(f"rng.{method}: too many numbers asked for in grading (at most {MAX_DRAW})")
-            prefetch = (method == "random" and type(ahead) is int and 0 < ahead <= MAX_AHEAD
-                        and params["dtype"] == np.float64 and type(params["size"]) is int)
-            if prefetch:
+            uniforms = method == "random" and params["dtype"] == np.float64
+            if uniforms and type(ahead) is int and 0 < ahead <= MAX_AHEAD and type(params["size"]) is int:
                 required = params["size"]
-                state = _bit_generator(self.rng).state
-                value = np.random.Generator.random(self.rng, required + ahead)
-                self.pending = (state, required, required + ahead)
+                value = self._take(required + ahead)
+                self.pending = (required, required + ahead)
                 self.calls += 1
+            elif uniforms:
+                size = params["size"]
+                value = self._take(_count(size))
+                value = float(value[0]) if size is None else value.reshape(size)
+                self.calls += 1
+                self.draws += int(np.size(value))
             else:
                 if method == "shuffle":
                     target = params["x"]
