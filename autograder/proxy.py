@@ -2,11 +2,14 @@
 
 A :class:`Proxy` sends its arguments to the sandbox as plain data and
 rebuilds the result as plain data (:mod:`autograder.sandbox.wire`). A
-``numpy.random.Generator`` argument crosses as its PCG64 state and is set
-to the state the student's code ended with (validated); a
-``helpers.checks.RecordingGenerator`` also crosses its restriction (only
-``rng.random``) and gets back its call counts and the forbidden methods the
-student asked for. A student exception is raised again as the same built-in
+``numpy.random.Generator`` argument is *served*: no state crosses; the
+sandbox gets a stand-in whose every method call is a request answered here
+(:class:`_Served`) from the real generator, which therefore ends the call in
+the state one process would have left. A ``helpers.checks.RecordingGenerator``
+is served only ``random``: the judge counts the calls and draws and refuses
+and records any other method, so its record is the judge's, not the
+student's. Lists, dicts and arrays that a single call modified come back
+(validated as plain data) and are applied to the caller's objects. A student exception is raised again as the same built-in
 type (``ValueError`` stays ``ValueError``), otherwise as an ``Exception``
 subclass of the same name; nothing the sandbox sends is imported or run.
 
@@ -20,7 +23,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import linecache
+import math
 import time
 import types
 
@@ -34,18 +39,157 @@ MAX_CALLS = 2_000_000
 MAX_REPEAT = 200_000
 
 
-def _restriction(rng) -> list[str] | None:
+def _restriction(rng) -> frozenset | None:
+    """The methods a ``helpers.checks.RecordingGenerator`` allows (``None``: any)."""
     try:
         from helpers import checks
     except ImportError:  # pragma: no cover - the trusted side always has helpers
         return None
     if isinstance(rng, checks.RecordingGenerator):
-        return sorted(checks._ALLOWED_RNG)  # noqa: SLF001
+        return frozenset(checks._ALLOWED_RNG)  # noqa: SLF001
     return None
 
 
 def _bit_generator(rng):
     return object.__getattribute__(rng, "bit_generator")
+
+
+#: Generator methods the judge serves. Not served: the generator's state (``bit_generator``,
+#: ``spawn``) and samplers whose cost the arguments can make unbounded.
+SERVED = frozenset(n for n in dir(np.random.Generator) if not n.startswith("_")) - {
+    "bit_generator", "spawn", "zipf", "multivariate_hypergeometric", "multivariate_normal",
+    "noncentral_chisquare", "noncentral_f", "logseries"}
+#: Most numbers one served request may ask for (and most uniforms sent ahead).
+MAX_DRAW = 1 << 24
+MAX_AHEAD = 1 << 16
+_SIGNATURES: dict = {}
+
+
+def _signature(method: str):
+    if method not in _SIGNATURES:
+        _SIGNATURES[method] = inspect.signature(getattr(np.random.Generator, method))
+    return _SIGNATURES[method]
+
+
+def _count(size) -> int:
+    if size is None:
+        return 1
+    shape = size if isinstance(size, (tuple, list)) else (size,)
+    if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in shape):
+        raise TypeError("size must be an int or a tuple of ints")
+    return math.prod(max(int(n), 0) for n in shape)
+
+
+class _Served:
+    """The judge's side of one generator passed to the student: it draws, records and refuses.
+
+    A ``random`` request may be answered with ``ahead`` extra uniforms, which the
+    stand-in uses for the next requests; at the next exchange it says how many
+    it used, and the generator is set back to exactly that many draws (PCG64
+    ``advance``), so its state is what one process would have left. Only what
+    was sent can be claimed as used.
+    """
+
+    def __init__(self, rng):
+        self.rng, self.allowed = rng, _restriction(rng)
+        self.pending = None  # (required, sent) of the last uniforms sent ahead
+        self.undo = None
+        self.calls = self.draws = 0
+        self.forbidden: list[str] = []
+
+    def settle(self, used, calls) -> None:
+        if self.pending is None:
+            if used != 0 or calls != 0:
+                raise wire.WireError("draws used that were never sent")
+            return
+        required, sent = self.pending
+        if not (type(used) is int and type(calls) is int and 0 <= calls <= used <= sent - required):
+            raise wire.WireError("bad count of used draws")
+        self._give_back(sent - required - used)
+        self.pending = None
+        self.calls += calls
+        self.draws += required + used
+
+    def _take(self, count: int) -> np.ndarray:
+        """The next ``count`` uniforms (a RecordingGenerator's tape first)."""
+        if self.allowed is not None:
+            return object.__getattribute__(self.rng, "_take")(count)
+        self.undo = (_bit_generator(self.rng).state, count)
+        return np.random.Generator.random(self.rng, count)
+
+    def _give_back(self, unused: int) -> None:
+        """As if the last ``_take``'s final ``unused`` numbers had never been drawn."""
+        if self.allowed is not None:
+            object.__getattribute__(self.rng, "_give_back")(unused)
+            return
+        state, count = self.undo
+        bit = _bit_generator(self.rng)
+        bit.state = state
+        bit.advance(count - unused)
+
+    def serve(self, method, args, kwargs, ahead):
+        """``(reply, payload)`` for ``rng.method(*args, **kwargs)``."""
+        if type(method) is not str or not method.isidentifier() or len(method) > 50:
+            raise wire.WireError("bad method name")
+        if self.allowed is not None and method not in self.allowed:
+            self.forbidden.append(method)
+            return {"refused": f"rng.{method} 不允许使用：只能用 rng.random(...) 生成均匀随机数，再自己变换。 / "
+                               f"rng.{method} is not allowed here: draw uniforms with rng.random(...) and transform "
+                               f"them yourself."}, b""
+        if method not in SERVED:
+            return {"refused": f"rng.{method} 在评分时不可用。 / rng.{method} is not available in grading."}, b""
+        try:
+            bound = _signature(method).bind(self.rng, *args, **kwargs)
+            bound.apply_defaults()
+            params = bound.arguments
+            if params.get("out") is not None:
+                raise TypeError(f"rng.{method}: out= is not supported in grading")
+            if "dtype" in params and isinstance(params["dtype"], str):
+                if params["dtype"] not in wire.DTYPES:
+                    raise TypeError(f"rng.{method}: dtype {params['dtype']!r} is not supported")
+                params["dtype"] = wire.DTYPES[params["dtype"]]
+            largest = max([np.size(v) for v in params.values() if isinstance(v, (np.ndarray, list, tuple))
+                           and v is not params.get("size")] + [1])
+            if _count(params.get("size")) * largest > MAX_DRAW or (
+                    method in ("choice", "permutation") and isinstance(params.get("a", params.get("x")), int)
+                    and params.get("a", params.get("x")) > MAX_DRAW) or (
+                    method == "bytes" and not 0 <= int(params["length"]) <= MAX_DRAW):
+                raise ValueError(f"rng.{method}: too many numbers asked for in grading (at most {MAX_DRAW})")
+            uniforms = method == "random" and params["dtype"] == np.float64
+            if uniforms and type(ahead) is int and 0 < ahead <= MAX_AHEAD and type(params["size"]) is int:
+                required = params["size"]
+                value = self._take(required + ahead)
+                self.pending = (required, required + ahead)
+                self.calls += 1
+            elif uniforms:
+                size = params["size"]
+                value = self._take(_count(size))
+                value = float(value[0]) if size is None else value.reshape(size)
+                self.calls += 1
+                self.draws += int(np.size(value))
+            else:
+                if method == "shuffle":
+                    target = params["x"]
+                    np.random.Generator.shuffle(self.rng, target, params["axis"])
+                    value = target
+                else:
+                    value = getattr(np.random.Generator, method)(*bound.args, **bound.kwargs)
+                if method == "random":
+                    self.calls += 1
+                    self.draws += int(np.size(value))
+        except (TypeError, ValueError, OverflowError, IndexError, KeyError) as exc:
+            return {"error": str(exc)[:500], "type": "TypeError" if isinstance(exc, TypeError) else "ValueError"}, b""
+        payload = bytearray()
+        return {"value": wire.encode(value, payload, [])}, bytes(payload)
+
+    def record(self) -> None:
+        """Add what was drawn and refused to a RecordingGenerator's record."""
+        if self.allowed is None:
+            return
+        get = object.__getattribute__
+        object.__setattr__(self.rng, "calls", get(self.rng, "calls") + self.calls)
+        object.__setattr__(self.rng, "draws", get(self.rng, "draws") + self.draws)
+        get(self.rng, "forbidden").extend(self.forbidden)
 
 
 def student_exception(kind: str, message: str, restricted: bool) -> BaseException:
@@ -89,10 +233,11 @@ class Proxy:
         """``[self(*args, **kwargs) for _ in range(n)]`` in one round trip to the sandbox.
 
         Same results, generator states and exceptions as the loop: the runner
-        decodes fresh copies of the arguments for every call, the generators'
-        state runs on from call to call, and the first exception ends the batch
-        (raised here, the generators left as the failing call left them). The
-        time limit is ``n`` call limits, within the test cell's.
+        decodes fresh copies of the arguments for every call (nothing a call
+        modifies comes back), the generators' draws run on from call to call,
+        and the first exception ends the batch (raised here, the generators
+        left as the failing call left them). The time limit is ``n`` call
+        limits, within the test cell's.
         """
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= MAX_REPEAT:
             raise ValueError(f"call_repeatedly: n must be an int in 0..{MAX_REPEAT}, got {n!r}")
@@ -107,52 +252,82 @@ class Proxy:
         self.calls += count
         if self.calls > MAX_CALLS:
             raise RuntimeError(f"{name}: too many calls")
-        payload, generators = bytearray(), []
-        tree_args = wire.encode(tuple(args), payload, generators)["$t"]
-        tree_kwargs = wire.encode(dict(kwargs), payload, generators)
-        specs = []
+        payload, generators, containers = bytearray(), [], []
+        tree_args = wire.encode(tuple(args), payload, generators, containers)["$t"]
+        tree_kwargs = wire.encode(dict(kwargs), payload, generators, containers)
         for rng in generators:
             if not isinstance(_bit_generator(rng), np.random.PCG64):
                 raise TypeError(f"{name}: only PCG64 generators can be passed to student code")
-            allowed = _restriction(rng)
-            specs.append({"state": _bit_generator(rng).state, "allowed": allowed})
+        served = [_Served(rng) for rng in generators]
         # The runner interrupts the call itself at ``limit``; the sandbox is killed only at ``limit + GRACE``.
         limit = max(0.01, min(self._timeout * count, self._cell_deadline() - time.monotonic()))
-        request = {"call": name, "args": {"$t": tree_args}, "kwargs": tree_kwargs, "rngs": specs, "timeout": limit}
+        request = {"call": name, "args": {"$t": tree_args}, "kwargs": tree_kwargs,
+                   "rngs": [{"allowed": None if s.allowed is None else sorted(s.allowed)} for s in served],
+                   "timeout": limit}
         if repeat is not None:
             request["repeat"] = repeat
         self._sandbox.send(request, bytes(payload))
         what = f"a call of {name}" if repeat is None else f"{repeat} calls of {name}"
-        reply, data = self._sandbox.recv(limit + GRACE, what)
+        deadline = time.monotonic() + limit + GRACE
         try:
-            outcome = self._apply(reply, data, generators, specs, repeat)
+            while True:
+                reply, data = self._sandbox.recv(deadline - time.monotonic(), what)
+                if not (isinstance(reply, dict) and "draw" in reply):
+                    break
+                self._sandbox.send(*self._draw(reply, data, served))
+            outcome = self._apply(reply, data, served, containers, repeat)
         except (wire.WireError, KeyError, TypeError, ValueError, OverflowError) as exc:
             self._sandbox.kill(f"malformed reply from the sandbox to {what}: {str(exc)[:100]}")
             raise SandboxError(self._sandbox.problem) from None
+        finally:
+            for server in served:  # what was drawn and refused stays on record, whatever the outcome
+                server.record()
         if isinstance(outcome, BaseException):
             raise outcome
         return outcome
 
-    def _apply(self, reply, data, generators, specs, repeat=None):
-        if not isinstance(reply, dict) or set(reply) - {"ok", "error", "rngs"} or ("ok" in reply) == ("error" in reply):
+    @staticmethod
+    def _draw(request, data, served):
+        """The answer to one ``rng.<method>(...)`` asked by the student's code."""
+        if set(request) - {"draw", "method", "args", "kwargs", "used", "calls", "ahead"}:
+            raise wire.WireError("bad draw request")
+        index = request["draw"]
+        if type(index) is not int or not 0 <= index < len(served) or type(request["args"]) is not list:
+            raise wire.WireError("bad draw request")
+        server = served[index]
+        server.settle(request["used"], request["calls"])
+        args = wire.decode({"$t": request["args"]}, data, None)
+        kwargs = wire.decode(request["kwargs"], data, None)
+        if type(kwargs) is not dict:
+            raise wire.WireError("bad draw request")
+        return server.serve(request["method"], args, kwargs, request.get("ahead"))
+
+    def _apply(self, reply, data, served, containers, repeat=None):
+        if not isinstance(reply, dict) or set(reply) - {"ok", "error", "rngs", "mutated"} \
+                or ("ok" in reply) == ("error" in reply):
             raise wire.WireError("bad reply")
         states = reply["rngs"]
-        if type(states) is not list or len(states) != len(generators):
-            raise wire.WireError("bad generator states")
-        updates = []
-        for rng, spec, entry in zip(generators, specs, states):
-            if type(entry) is not dict:
+        if type(states) is not list or len(states) != len(served):
+            raise wire.WireError("bad generator entries")
+        for server, entry in zip(served, states):
+            if type(entry) is not dict or set(entry) != {"used", "calls"}:
                 raise wire.WireError("bad generator entry")
-            state = wire.pcg64_state(entry.get("state"))
-            record = None
-            if spec["allowed"] is not None:
-                calls, draws, forbidden = entry.get("calls"), entry.get("draws"), entry.get("forbidden")
-                if not (type(calls) is int and type(draws) is int and 0 <= calls <= 1 << 40
-                        and 0 <= draws <= 1 << 50 and type(forbidden) is list and len(forbidden) <= 100
-                        and all(type(f) is str and f.isidentifier() and len(f) <= 50 for f in forbidden)):
-                    raise wire.WireError("bad generator record")
-                record = (calls, draws, forbidden)
-            updates.append((rng, state, record))
+            server.settle(entry["used"], entry["calls"])
+        changes = []
+        mutated = reply.get("mutated", [])
+        if type(mutated) is not list or (mutated and repeat is not None) or len(mutated) > len(containers):
+            raise wire.WireError("bad mutations")
+        generators = [server.rng for server in served]
+        for item in mutated:
+            if type(item) is not list or len(item) != 2 or type(item[0]) is not int \
+                    or not 0 <= item[0] < len(containers):
+                raise wire.WireError("bad mutation")
+            changes.append((containers[item[0]], wire.decode(item[1], data, generators)))
+        for target, new in changes:
+            if type(new) is not type(target) and not (isinstance(target, np.ndarray) and type(new) is np.ndarray):
+                raise wire.WireError("a mutated argument changed its type")
+            if isinstance(target, np.ndarray) and (new.shape != target.shape or new.dtype != target.dtype):
+                raise wire.WireError("a mutated array changed its shape or dtype")
         if "ok" in reply and repeat is not None:
             results = reply["ok"]
             if type(results) is not list or len(results) != repeat:
@@ -165,14 +340,18 @@ class Proxy:
             if type(error) is not dict or type(error.get("type")) is not str or type(error.get("message")) is not str:
                 raise wire.WireError("bad error")
             outcome = student_exception(error["type"], error["message"],
-                                        any(spec["allowed"] is not None for spec in specs))
-        for rng, state, record in updates:  # only once everything is valid
-            _bit_generator(rng).state = state
-            if record is not None:
-                get = object.__getattribute__
-                object.__setattr__(rng, "calls", get(rng, "calls") + record[0])
-                object.__setattr__(rng, "draws", get(rng, "draws") + record[1])
-                get(rng, "forbidden").extend(record[2])
+                                        any(server.allowed is not None for server in served))
+        # Only once everything is valid: the caller's objects change as the student's code changed them
+        # (inner objects first; an outer one that changed takes their new content with it).
+        for target, new in reversed(changes):
+            if isinstance(target, np.ndarray):
+                if target.flags.writeable:
+                    target[...] = new
+            elif isinstance(target, list):
+                target[:] = new
+            else:
+                target.clear()
+                target.update(new)
         return outcome
 
 

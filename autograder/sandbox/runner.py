@@ -9,9 +9,11 @@
    file (capped), reporting ``{"cell", "stdout", "stderr", "error"}``.
 3. Report which graded names are callable, then serve ``{"call"}`` requests
    until ``{"quit"}`` or end of input: arguments and results are plain data
-   (:mod:`wire`), a ``Generator`` arrives as its PCG64 state and goes back
-   with the state it ended in. ``{"call", "repeat": n}`` makes n calls with the
-   same arguments in one round trip (the checks' sampling loops).
+   (:mod:`wire`); a ``Generator`` argument becomes a :class:`ServedGenerator`,
+   whose draws are asked of the judge during the call (``{"draw"}`` messages);
+   the lists, dicts and arrays a call modified go back with the answer.
+   ``{"call", "repeat": n}`` makes n calls with the same arguments in one round
+   trip (the checks' sampling loops).
 
 Everything here can be changed by the student's code once it runs; the
 trusted side validates every message and believes nothing else.
@@ -49,45 +51,167 @@ class CellTimeoutError(BaseException):
 
 
 class ForbiddenRngMethod(AttributeError):
-    """A method other than the allowed ones was asked of a restricted generator."""
+    """A generator method that the judge refused (same name as helpers.checks')."""
 
 
-_GENERATOR_PUBLIC = frozenset(n for n in dir(np.random.Generator) if not n.startswith("_"))
+class GraderRngError(RuntimeError):
+    """A served generator used outside the call it was passed to."""
 
 
-_RESTRICTED = {}
+#: Most uniforms sent ahead of a ``random`` request (the stand-in serves the next requests from
+#: them; the judge rewinds its generator to what was really used at the next exchange).
+PREFETCH_MAX = 1 << 16
+_OUT_METHODS = frozenset({"random", "standard_normal", "standard_exponential", "standard_gamma"})
 
 
-def restricted_generator(state: dict, allowed: frozenset):
-    """A Generator that allows only ``allowed`` methods (as helpers.checks' RecordingGenerator)."""
-    cls = _RESTRICTED.get(allowed)
-    if cls is None:
-        class RecordingGenerator(np.random.Generator):
-            def random(self, size=None, dtype=np.float64, out=None):
-                result = np.random.Generator.random(self, size, dtype, out)
-                record = object.__getattribute__(self, "_record")
-                record["calls"] += 1
-                record["draws"] += int(np.size(result))
-                return result
+class _Link:
+    """The exchange of one request: generators answer only while it is live."""
 
-            def __getattribute__(self, name):
-                if name in _GENERATOR_PUBLIC and name not in allowed:
-                    object.__getattribute__(self, "_record")["forbidden"].append(name)
-                    raise ForbiddenRngMethod(
-                        f"rng.{name} 不允许使用：只能用 rng.random(...) 生成均匀随机数，再自己变换。 / "
-                        f"rng.{name} is not allowed here: draw uniforms with rng.random(...) and transform them yourself.")
-                return object.__getattribute__(self, name)
-
-        cls = _RESTRICTED[allowed] = RecordingGenerator
-    rng = cls(_bit_generator(state))
-    object.__setattr__(rng, "_record", {"calls": 0, "draws": 0, "forbidden": []})
-    return rng
+    def __init__(self):
+        self.live = True
 
 
-def _bit_generator(state: dict):
-    bit = np.random.PCG64(0)
-    bit.state = state
-    return bit
+class ServedGenerator:
+    """What student code receives for a ``numpy.random.Generator`` in grading.
+
+    It holds no generator state: every method call asks the trusted side,
+    which draws from its own generator, records the method and the number of
+    draws, refuses what the assignment forbids, and sends the numbers back.
+    ``isinstance(rng, np.random.Generator)`` is true (``__class__``), but it is
+    not a Generator: ``np.random.Generator.laplace(rng)`` raises ``TypeError``.
+    Uniforms of ``random`` come in blocks (the judge sends some ahead) so that
+    Python loops of scalar ``rng.random()`` cost one exchange per block, and the
+    next exchange tells the judge how many were used.
+    """
+
+    def __init__(self, index: int, link: _Link):
+        self.__dict__.update(_served_index=index, _link=link, _buffer=None, _pos=0, _local=0, _ahead=64)
+
+    @property
+    def __class__(self):  # noqa: D105 - isinstance(rng, np.random.Generator) holds, as in the notebook
+        return np.random.Generator
+
+    def __repr__(self):
+        return "Generator(served by the grader)"
+
+    def _settle(self):
+        d = self.__dict__
+        buf = d["_buffer"]
+        used = 0 if buf is None else d["_pos"]
+        calls = d["_local"]
+        d.update(_buffer=None, _pos=0, _local=0)
+        return used, calls
+
+    def _ask(self, method, args, kwargs, prefetch=0):
+        d = self.__dict__
+        if not d["_link"].live:
+            raise GraderRngError("这个 rng 属于之前的一次调用，不能再用。 / this rng belonged to an earlier call "
+                                 "and cannot be used any more.")
+        kwargs = dict(kwargs)
+        if "dtype" in kwargs and kwargs["dtype"] is not None and not isinstance(kwargs["dtype"], str):
+            try:
+                kwargs["dtype"] = np.dtype(kwargs["dtype"]).name
+            except TypeError:
+                pass
+        used, calls = self._settle()
+        payload, gens = bytearray(), []
+        try:
+            tree_args = wire.encode(tuple(args), payload, gens)["$t"]
+            tree_kwargs = wire.encode(kwargs, payload, gens)
+        except TypeError as exc:
+            raise TypeError(f"rng.{method}: {exc}") from None
+        if gens:
+            raise TypeError(f"rng.{method}: a generator cannot be an argument here")
+        message = {"draw": d["_served_index"], "method": str(method), "args": tree_args, "kwargs": tree_kwargs,
+                   "used": used, "calls": calls}
+        if prefetch:
+            message["ahead"] = prefetch
+        # No timeout between the request and its answer: the channel must stay in step.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        try:
+            _send(message, payload)
+            reply, data = wire.recv(IN_FD)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+        if "refused" in reply:
+            raise ForbiddenRngMethod(str(reply["refused"]))
+        if "error" in reply:
+            kind = {"TypeError": TypeError, "ValueError": ValueError}.get(reply.get("type"), ValueError)
+            raise kind(str(reply["error"]))
+        return wire.decode(reply["value"], data)
+
+    def random(self, size=None, dtype=np.float64, out=None):
+        """Uniform numbers in [0, 1), drawn by the judge."""
+        if out is not None:
+            if not isinstance(out, np.ndarray):
+                raise TypeError("rng.random: out must be a numpy array")
+            out[...] = self.random(out.shape, out.dtype)
+            return out
+        try:
+            double = np.dtype(dtype) == np.float64
+        except TypeError:
+            double = False
+        shape = (size,) if isinstance(size, (int, np.integer)) and not isinstance(size, bool) else size
+        if not double or not (size is None or (isinstance(shape, tuple) and all(
+                isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0 for n in shape))):
+            return self._ask("random", (size,), {"dtype": dtype})
+        count = 1 if size is None else int(np.prod(shape, dtype=np.int64))
+        d = self.__dict__
+        buf = d["_buffer"]
+        if buf is not None and count <= buf.size - d["_pos"]:
+            values = buf[d["_pos"]:d["_pos"] + count]
+            d["_pos"] += count
+            if count:
+                d["_local"] += 1
+        else:
+            ahead = d["_ahead"]
+            d["_ahead"] = min(2 * ahead, PREFETCH_MAX)
+            sent = self._ask("random", (count,), {}, prefetch=ahead)
+            if not isinstance(sent, np.ndarray) or sent.dtype != np.float64 or sent.ndim != 1 \
+                    or not count <= sent.size <= count + ahead:
+                raise GraderRngError("rng.random: bad answer from the grader")
+            values = sent[:count]
+            d.update(_buffer=sent[count:], _pos=0)
+        if size is None:
+            return float(values[0])
+        return values.reshape(shape).copy()
+
+
+def _served_method(name):
+    def method(self, *args, **kwargs):
+        if name in _OUT_METHODS and kwargs.get("out") is not None:
+            out = kwargs.pop("out")
+            if not isinstance(out, np.ndarray):
+                raise TypeError(f"rng.{name}: out must be a numpy array")
+            kwargs.update(size=out.shape, dtype=out.dtype)
+            out[...] = self._ask(name, args, kwargs)
+            return out
+        if name == "shuffle":  # in place, as numpy's
+            x = args[0] if args else kwargs.get("x")
+            shuffled = self._ask(name, args, kwargs)
+            if isinstance(x, np.ndarray):
+                x[...] = shuffled
+            elif isinstance(x, list):
+                x[:] = shuffled
+            return None
+        return self._ask(name, args, kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _name in (n for n in dir(np.random.Generator) if not n.startswith("_") and n != "random"):
+    if _name == "bit_generator":
+        continue
+    setattr(ServedGenerator, _name, _served_method(_name))
+
+
+@property
+def _no_bit_generator(self):
+    raise ForbiddenRngMethod("rng.bit_generator 在评分时不可用：随机数由评分程序提供。 / rng.bit_generator is not "
+                             "available in grading: the grader serves the random numbers.")
+
+
+ServedGenerator.bit_generator = _no_bit_generator
 
 
 def _send(header, payload=b""):
@@ -242,27 +366,31 @@ def main():
 def _serve(request, data, namespace, call_timeout):
     """Answer one ``{"call"}`` request; with ``"repeat": n``, n calls in a row, as a loop would make them.
 
-    Each call gets freshly decoded arguments (so an argument modified in place
-    does not leak into the next call) and the same generators (so their state
-    runs on). The time limit covers the whole batch. The first exception (or
-    unsendable result) ends the batch and is the reply, with the generators'
-    state as that call left it; otherwise ``"ok"`` is the list of the n results.
+    Generators are :class:`ServedGenerator` stand-ins, the same for every call
+    of the request (their draws run on). Each call gets freshly decoded
+    arguments (so an argument modified in place does not leak into the next
+    call). A single call (no ``repeat``) reports the lists, dicts and arrays of
+    its arguments that it modified (``"mutated"``: index and new content), so
+    that the judge applies the change to the caller's objects, as in one process.
+    The time limit covers the whole batch. The first exception (or unsendable
+    result) ends the batch and is the reply; otherwise ``"ok"`` is the result
+    (the list of the n results).
     """
-    generators = []
-    for spec in request["rngs"]:
-        if spec.get("allowed") is not None:
-            generators.append(restricted_generator(spec["state"], frozenset(spec["allowed"])))
-        else:
-            generators.append(np.random.Generator(_bit_generator(spec["state"])))
+    link = _Link()
+    generators = [ServedGenerator(index, link) for index in range(len(request["rngs"]))]
     repeat = request.get("repeat")
     count = 1 if repeat is None else int(repeat)
     reply, payload, results = {}, bytearray(), []
+    containers, before = [], None
     func = namespace.get(request["call"])
     _arm(min(call_timeout * count, float(request.get("timeout", call_timeout))))
     try:
         for _ in range(count):
-            args = wire.decode(request["args"], data, generators)
-            kwargs = wire.decode(request["kwargs"], data, generators)
+            found = [] if repeat is None else None
+            args = wire.decode(request["args"], data, generators, found)
+            kwargs = wire.decode(request["kwargs"], data, generators, found)
+            if found is not None:
+                containers, before = found, [_snapshot(c, generators) for c in found]
             result = func(*args, **kwargs)
             try:
                 returned_generators = []
@@ -284,22 +412,55 @@ def _serve(request, data, namespace, call_timeout):
         _arm(0)
         payload = bytearray()
         reply["error"] = {"type": type(exc).__name__[:100], "message": _text(exc)}
+    link.live = False
     if "error" not in reply:
         reply["ok"] = results[0] if repeat is None else results
-    states = []
-    for rng in generators:
-        entry = {"state": object.__getattribute__(rng, "bit_generator").state}
-        record = rng.__dict__.get("_record") if hasattr(rng, "__dict__") else None
-        if record is not None:
-            entry.update(calls=record["calls"], draws=record["draws"], forbidden=record["forbidden"][:100])
-        states.append(entry)
-    reply["rngs"] = states
+    reply["rngs"] = [dict(zip(("used", "calls"), rng._settle())) for rng in generators]
+    if before is not None:
+        mutated = []
+        for index, (container, old) in enumerate(zip(containers, before)):
+            extra = bytearray()
+            try:
+                now = _snapshot(container, generators, extra)
+            except (TypeError, RecursionError) as exc:
+                reply.pop("ok", None)
+                reply["error"] = {"type": "TypeError", "message": f"{request['call']} put a value that cannot "
+                                  f"be graded into an argument: {_text(exc)}"}
+                mutated = []
+                break
+            if now != old:
+                mutated.append([index, _shift(now[0], len(payload))])
+                payload += extra
+        if mutated:
+            reply["mutated"] = mutated
     try:
         _send(reply, payload)
     except wire.WireError as exc:  # e.g. a result larger than the channel allows
         reply.pop("ok", None)
+        reply.pop("mutated", None)
         reply["error"] = {"type": "ValueError", "message": f"{request['call']} returned too much data: {exc}"}
         _send(reply)
+
+
+def _snapshot(container, generators, payload=None):
+    """``(tree, bytes)`` of an argument's content: compared before and after the call."""
+    own = bytearray() if payload is None else payload
+    tree = wire.encode(container, own, list(generators))
+    return tree, bytes(own)
+
+
+def _shift(tree, offset):
+    """``tree`` with its arrays' payload offsets moved by ``offset`` (it joins the reply's payload)."""
+    if type(tree) is list:
+        return [_shift(v, offset) for v in tree]
+    if type(tree) is dict and "$d" in tree:
+        return {"$d": {k: _shift(v, offset) for k, v in tree["$d"].items()}}
+    if type(tree) is dict and "$t" in tree:
+        return {"$t": _shift(tree["$t"], offset)}
+    if type(tree) is dict and "$a" in tree:
+        return {**tree, "$a": [tree["$a"][0] + offset, tree["$a"][1]]}
+    return tree
+
 
 if __name__ == "__main__":
     main()

@@ -11,7 +11,7 @@ Values are plain data only; the JSON tree tags what JSON cannot say::
     {"$d": {"key": value}}            dict (str keys)
     {"$a": [offset, nbytes], "dtype": "float64", "shape": [2, 3]}   ndarray
     {"$s": "float64", "v": 1.5}       numpy scalar
-    {"$g": index}                     a numpy Generator (its state travels beside the call)
+    {"$g": index}                     a numpy Generator (served by the trusted side: no state crosses)
     {"$f": "nan" | "inf" | "-inf"}    non-finite float
 
 Decoding never executes, imports or unpickles anything: dtypes come from
@@ -95,12 +95,16 @@ def is_generator(value) -> bool:
     return isinstance(value, np.random.Generator)
 
 
-def encode(value, payload: bytearray, generators: list) -> object:
-    """``value`` as a JSON tree; arrays appended to ``payload``, generators to ``generators``."""
-    return _encode(value, payload, generators, 0)
+def encode(value, payload: bytearray, generators: list, containers: list | None = None) -> object:
+    """``value`` as a JSON tree; arrays appended to ``payload``, generators to ``generators``.
+
+    ``containers``, when given, receives every list, dict and array of ``value`` in
+    the order :func:`decode` meets them (so both sides can name them by index).
+    """
+    return _encode(value, payload, generators, 0, containers)
 
 
-def _encode(value, payload, generators, depth):
+def _encode(value, payload, generators, depth, containers=None):
     if depth > MAX_DEPTH:
         raise TypeError("data nested too deeply")
     if value is None or isinstance(value, (bool, str)):
@@ -118,9 +122,11 @@ def _encode(value, payload, generators, depth):
             v = [_encode(float(v.real), payload, generators, depth + 1),
                  _encode(float(v.imag), payload, generators, depth + 1)]
         elif isinstance(v, float):
-            v = _encode(v, payload, generators, depth + 1)
+            v = _encode(v, payload, generators, depth + 1, containers)
         return {"$s": dtype.name, "v": v}
     if type(value) is np.ndarray or isinstance(value, np.ndarray):
+        if containers is not None:
+            containers.append(value)
         arr = np.ascontiguousarray(np.asarray(value))
         if arr.dtype.name not in DTYPES or arr.ndim > MAX_DIMS:
             raise TypeError(f"array of dtype {arr.dtype} cannot cross (allowed: {', '.join(DTYPES)})")
@@ -130,26 +136,36 @@ def _encode(value, payload, generators, depth):
         return {"$a": [offset, arr.nbytes], "dtype": arr.dtype.name, "shape": list(arr.shape)}
     if is_generator(value):
         generators.append(value)
-        return {"$g": len(generators) - 1}
+        # A sandbox stand-in names the trusted generator it stands for.
+        index = value.__dict__.get("_served_index") if type(getattr(value, "__dict__", None)) is dict else None
+        return {"$g": index if type(index) is int else len(generators) - 1}
     if type(value) is tuple:
-        return {"$t": [_encode(v, payload, generators, depth + 1) for v in value]}
+        return {"$t": [_encode(v, payload, generators, depth + 1, containers) for v in value]}
     if type(value) is list:
-        return [_encode(v, payload, generators, depth + 1) for v in value]
+        if containers is not None:
+            containers.append(value)
+        return [_encode(v, payload, generators, depth + 1, containers) for v in value]
     if type(value) is dict:
         if not all(type(k) is str for k in value):
             raise TypeError("dict keys must be str")
-        return {"$d": {k: _encode(v, payload, generators, depth + 1) for k, v in value.items()}}
+        if containers is not None:
+            containers.append(value)
+        return {"$d": {k: _encode(v, payload, generators, depth + 1, containers) for k, v in value.items()}}
     raise TypeError(f"a value of type {type(value).__name__} cannot cross the sandbox boundary "
                     "(plain data only: None, bool, int, float, str, list, tuple, dict, numpy arrays)")
 
 
-def decode(tree, payload: bytes, generators: list | None = None):
-    """Rebuild plain data; ``generators[i]`` stands for ``{"$g": i}`` (``None``: refused)."""
+def decode(tree, payload: bytes, generators: list | None = None, containers: list | None = None):
+    """Rebuild plain data; ``generators[i]`` stands for ``{"$g": i}`` (``None``: refused).
+
+    ``containers``, when given, receives the lists, dicts and arrays built, in
+    the order :func:`encode` listed the originals.
+    """
     budget = [MAX_NODES]
-    return _decode(tree, payload, generators, 0, budget)
+    return _decode(tree, payload, generators, 0, budget, containers)
 
 
-def _decode(tree, payload, generators, depth, budget):
+def _decode(tree, payload, generators, depth, budget, containers=None):
     budget[0] -= 1
     if budget[0] < 0 or depth > MAX_DEPTH:
         raise WireError("data too large or nested too deeply")
@@ -162,13 +178,22 @@ def _decode(tree, payload, generators, depth, budget):
             raise WireError("string too long")
         return tree
     if type(tree) is list:
-        return [_decode(v, payload, generators, depth + 1, budget) for v in tree]
+        out = []
+        if containers is not None:
+            containers.append(out)
+        out.extend(_decode(v, payload, generators, depth + 1, budget, containers) for v in tree)
+        return out
     if type(tree) is not dict or len(tree) > 3:
         raise WireError(f"unexpected {type(tree).__name__}")
     if set(tree) == {"$t"} and type(tree["$t"]) is list:
-        return tuple(_decode(v, payload, generators, depth + 1, budget) for v in tree["$t"])
+        return tuple(_decode(v, payload, generators, depth + 1, budget, containers) for v in tree["$t"])
     if set(tree) == {"$d"} and type(tree["$d"]) is dict:
-        return {str(k)[:MAX_STR]: _decode(v, payload, generators, depth + 1, budget) for k, v in tree["$d"].items()}
+        out = {}
+        if containers is not None:
+            containers.append(out)
+        out.update((str(k)[:MAX_STR], _decode(v, payload, generators, depth + 1, budget, containers))
+                   for k, v in tree["$d"].items())
+        return out
     if set(tree) == {"$f"} and tree["$f"] in ("nan", "inf", "-inf"):
         return float(tree["$f"])
     if set(tree) == {"$s", "v"} and tree["$s"] in DTYPES:
@@ -185,7 +210,10 @@ def _decode(tree, payload, generators, depth, budget):
         except (OverflowError, ValueError, TypeError):
             raise WireError("numpy scalar out of range") from None
     if set(tree) == {"$a", "dtype", "shape"}:
-        return _array(tree, payload)
+        arr = _array(tree, payload)
+        if containers is not None:
+            containers.append(arr)
+        return arr
     if set(tree) == {"$g"} and type(tree["$g"]) is int and generators is not None \
             and 0 <= tree["$g"] < len(generators):
         return generators[tree["$g"]]

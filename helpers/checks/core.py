@@ -90,19 +90,66 @@ class RecordingGenerator(np.random.Generator):
     attempt to use another method (``laplace``, ``choice``, ``integers``...),
     which raises :class:`ForbiddenRngMethod`. Being a subclass, it passes
     ``isinstance(rng, numpy.random.Generator)``.
+
+    In grading the student's code never holds it: the autograder serves its
+    draws from the trusted process (``autograder.proxy``), which refuses the
+    other methods and keeps this record itself.
+
+    ``tape``: float64 uniforms to hand out first (then the generator's own),
+    so a check can replay or change the draws a function is built from;
+    ``keep=True`` keeps every float64 uniform handed out in ``drawn()``.
     """
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, tape: np.ndarray | None = None, keep: bool = False):
         super().__init__(np.random.PCG64(seed))
         object.__setattr__(self, "calls", 0)
         object.__setattr__(self, "draws", 0)
         object.__setattr__(self, "forbidden", [])
+        object.__setattr__(self, "_tape", None if tape is None else np.asarray(tape, dtype=float).ravel())
+        object.__setattr__(self, "_pos", 0)
+        object.__setattr__(self, "_kept", [] if keep else None)
+        object.__setattr__(self, "_undo", None)
 
     def random(self, size=None, dtype=np.float64, out=None):  # noqa: D102
-        result = np.random.Generator.random(self, size, dtype, out)
-        object.__setattr__(self, "calls", object.__getattribute__(self, "calls") + 1)
-        object.__setattr__(self, "draws", object.__getattribute__(self, "draws") + int(np.size(result)))
+        get = object.__getattribute__
+        if np.dtype(dtype) == np.float64 and out is None and (get(self, "_tape") is not None
+                                                              or get(self, "_kept") is not None):
+            count = 1 if size is None else int(np.prod(size, dtype=np.int64))
+            values = get(self, "_take")(count)
+            result = float(values[0]) if size is None else values.reshape(size)
+        else:
+            result = np.random.Generator.random(self, size, dtype, out)
+        object.__setattr__(self, "calls", get(self, "calls") + 1)
+        object.__setattr__(self, "draws", get(self, "draws") + int(np.size(result)))
         return result
+
+    def _take(self, count: int) -> np.ndarray:
+        """The next ``count`` float64 uniforms (tape first), not counted; undone by ``_give_back``."""
+        get = object.__getattribute__
+        tape, pos, kept = get(self, "_tape"), get(self, "_pos"), get(self, "_kept")
+        object.__setattr__(self, "_undo", (get(self, "bit_generator").state, pos,
+                                           None if kept is None else len(kept), count))
+        head = np.empty(0) if tape is None else tape[pos:pos + count]
+        values = np.concatenate([head, np.random.Generator.random(self, count - head.size)])
+        object.__setattr__(self, "_pos", pos + head.size)
+        if kept is not None:
+            kept.append(values.copy())
+        return values
+
+    def _give_back(self, unused: int) -> None:
+        """Undo the last ``_take``'s final ``unused`` numbers, as if they had never been drawn."""
+        get = object.__getattribute__
+        state, pos, kept_len, count = get(self, "_undo")
+        get(self, "bit_generator").state = state
+        object.__setattr__(self, "_pos", pos)
+        if kept_len is not None:
+            del get(self, "_kept")[kept_len:]
+        get(self, "_take")(count - unused)
+
+    def drawn(self) -> np.ndarray:
+        """Every float64 uniform handed out so far, in order (``keep=True``)."""
+        kept = object.__getattribute__(self, "_kept")
+        return np.concatenate(kept) if kept else np.empty(0)
 
     def __getattribute__(self, name: str):
         if name in _GENERATOR_PUBLIC and name not in _ALLOWED_RNG:

@@ -174,12 +174,13 @@ def _check_no_forbidden(func: Callable) -> None:
 
 
 def _check_rng_discipline(func: Callable, call: Callable[[np.random.Generator], Any], name: str, seed: int) -> None:
-    """Same seed ⇒ same output; other seed ⇒ other output; rng.random used."""
+    """Same seed ⇒ same output; other seed ⇒ other output; rng.random used; the output is built
+    from the draws (:func:`_check_built_from_draws`)."""
     fname = getattr(func, "__name__", "function")
     outputs = []
     rngs = []
-    for s in (seed, seed, seed + 1):
-        rng = RecordingGenerator(s)
+    for index, s in enumerate((seed, seed, seed + 1)):
+        rng = RecordingGenerator(s, keep=index == 0)
         before = _state(rng)
         out = _call(lambda: call(rng), rng=rng, name=fname)
         _after_call(func, rng)
@@ -204,4 +205,67 @@ def _check_rng_discipline(func: Callable, call: Callable[[np.random.Generator], 
             f"{fname}: rngs with different seeds gave identical outputs. Is a seed fixed inside the function, or "
             f"is the rng not used?",
         )
-    _say(name, seed, f"same seed -> same output, other seed -> other output; rng.random called {rng.calls} time(s)")
+    _check_built_from_draws(func, call, rng.drawn(), outputs[0], seed)
+    _say(name, seed, f"same seed -> same output, other seed -> other output; rng.random called {rng.calls} time(s); "
+                     f"output built from the draws")
+
+
+#: Stretches of the draws changed one at a time by :func:`_check_built_from_draws`.
+_STRETCHES = 8
+
+
+def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray,
+                            base: np.ndarray, seed: int) -> None:
+    """The output is a function of the uniforms drawn, each output element built from its own.
+
+    Replaying the same uniforms (from a generator of another seed, so nothing
+    but the draws is shared) must give the same output. Then the draws are cut
+    into ``_STRETCHES`` stretches, and each stretch in turn is replaced by other
+    uniforms: every honest construction (inverse CDF, sign × exponential,
+    difference of exponentials, Gumbel-max, loops) builds each output element
+    from uniforms of its own, so changing ``k`` uniforms changes at most ``k``
+    output elements. A generator seeded from the draws (or any mixing of all
+    draws) changes every element at once. Deterministic: no false failure.
+    What it cannot see: a function of one output's own draws only (e.g. a
+    ready-made sampler seeded per element) looks like any other transform.
+    """
+    fname = getattr(func, "__name__", "function")
+
+    def run(tape, s):
+        rng = RecordingGenerator(s, tape=tape)
+        out = _call(lambda: call(rng), rng=rng, name=fname)
+        _after_call(func, rng)
+        return np.asarray(out, dtype=float)
+
+    def changed(out):
+        if out.shape != base.shape:
+            return base.size
+        return int(np.sum(~((out == base) | (np.isnan(out) & np.isnan(base)))))
+
+    if drawn.size == 0:
+        return
+    replay = run(drawn, seed + 2)
+    if changed(replay):
+        raise _fail(
+            f"{fname}：把同样的 rng.random 抽样再给一次，输出却不同（{changed(replay)} 个元素变了）。输出必须只由 rng.random 给出的数决定。",
+            f"{fname}: handed the same rng.random draws again, it returned a different output ({changed(replay)} "
+            f"element(s) changed). The output must depend only on the numbers rng.random gives.",
+        )
+    if base.size < 2:
+        return
+    edges = np.linspace(0, drawn.size, min(_STRETCHES, drawn.size) + 1).astype(int)
+    other = np.random.default_rng([seed, 17]).random(drawn.size)
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        if hi == lo:
+            continue
+        tape = drawn.copy()
+        tape[lo:hi] = other[lo:hi]
+        moved = changed(run(tape, seed))
+        if moved > hi - lo:
+            raise _fail(
+                f"{fname}：只换掉 rng.random 抽到的 {hi - lo} 个数（第 {lo + 1}–{hi} 个），就有 {moved} 个输出元素变了。"
+                f"每个输出应由它自己用到的均匀数构造；用抽到的数做种子新建生成器、或把所有抽样混在一起，都不是自己实现抽样。",
+                f"{fname}: replacing {hi - lo} of the numbers drawn with rng.random (numbers {lo + 1}-{hi}) changed "
+                f"{moved} output elements. Each output must be built from uniforms of its own; seeding a new generator "
+                f"from the draws, or mixing all draws together, is not building the sampler yourself.",
+            )

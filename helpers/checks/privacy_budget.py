@@ -119,13 +119,15 @@ class _Refused(Exception):
     """The student's function raised ValueError where a refusal is possible."""
 
 
-def _call(func: Callable, *args, refusable: bool = False):
-    """Call student code with deep copies of dict/list arguments (as across a process boundary).
+def _call(func: Callable, *args, refusable: bool = False, share: bool = False):
+    """Call student code with deep copies of dict/list arguments (``share``: the objects themselves,
+    so that what the call does to them shows, in a notebook as in grading).
 
     With ``refusable``, a ``ValueError`` becomes :class:`_Refused` (a refused query).
     """
     name = getattr(func, "__name__", "function")
-    args = tuple(copy.deepcopy(a) if isinstance(a, (dict, list)) else a for a in args)
+    if not share:
+        args = tuple(copy.deepcopy(a) if isinstance(a, (dict, list)) else a for a in args)
     try:
         return func(*args)
     except AssertionError:
@@ -174,8 +176,9 @@ def _new_state(make_accountant: Callable, total: float) -> dict:
 
 
 def _count(answer_count: Callable, state: dict, epsilon: float, rng: np.random.Generator,
-           values: np.ndarray = _CARROTS, threshold: float = 55.0, refusable: bool = False) -> tuple[float, dict]:
-    out = _call(answer_count, state, values, threshold, epsilon, rng, refusable=refusable)
+           values: np.ndarray = _CARROTS, threshold: float = 55.0, refusable: bool = False,
+           share: bool = False) -> tuple[float, dict]:
+    out = _call(answer_count, state, values, threshold, epsilon, rng, refusable=refusable, share=share)
     where = f"answer_count(state, values, {threshold:g}, {epsilon!r}, rng)"
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise _fail(f"{where} 应返回 (带噪声的计数, 新的账本) 两个值，实际返回 {_short(out)}。",
@@ -311,11 +314,20 @@ def _run_sequence(make_accountant: Callable, answer_count: Callable, total: floa
     state = _new_state(make_accountant, total)
     history: list[float] = []
     for i, (epsilon, accept) in enumerate(sequence):
+        before = copy.deepcopy(state)
         try:
-            _, new_state = _count(answer_count, state, epsilon, rng, refusable=True)
+            _, new_state = _count(answer_count, state, epsilon, rng, refusable=True, share=True)
             refused, message = False, ""
         except _Refused as refusal:
             refused, message = True, str(refusal)
+        if refused and state != before:
+            raise _fail(
+                f"answer_count 拒绝了 ε = {epsilon:g} 的查询，却已经改动了传入的账本（之前 {_short(before)}，之后 {_short(state)}）："
+                f"被拒绝的查询不能花掉预算。请先检查预算够不够，再记账（或返回一个新的账本，不修改传入的）。",
+                f"answer_count refused a query of ε = {epsilon:g} but had already changed the ledger it was given "
+                f"(before {_short(before)}, after {_short(state)}): a refused query must not spend budget. Check that "
+                f"the budget suffices before charging it (or return a new ledger instead of modifying the one passed in).",
+            )
         shown = " + ".join(f"{e:g}" for e in history) or "0"
         if refused and accept:
             zh, en = _boundary_diagnosis(total, history, epsilon, True)
