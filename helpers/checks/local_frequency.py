@@ -225,6 +225,15 @@ def _diagnose_grr(freq: np.ndarray, v: int, k: int, epsilon: float) -> tuple[str
                 f"the true value is reported with frequency {kept:.3f} ≈ p + (1-p)/k = {p_all:.3f}: the replacement is "
                 f"drawn from all k values (the true one included); draw it from the k-1 other values only",
                 "local_frequency.replacement_includes_truth")
+    for factor in (0.5, 2.0):
+        if abs(kept - reference_grr_probabilities(k, factor * epsilon)[0]) < 0.01:
+            return (f"保留真实值的频率 {kept:.3f} ≈ 用 {factor:g}ε 算出的 p：ε 多乘或多除了 2",
+                    f"the true value is kept with frequency {kept:.3f}, the p of {factor:g}ε: ε multiplied or divided by 2",
+                    "local_frequency.epsilon_factor_2")
+    if abs(kept - math.exp(epsilon) / (math.exp(epsilon) + k)) < 0.01:
+        return (f"保留真实值的频率 {kept:.3f} ≈ e^ε/(e^ε + k)：分母应为 e^ε + k - 1（p/q = e^ε）",
+                f"the true value is kept with frequency {kept:.3f} ≈ e^ε/(e^ε + k): the denominator is e^ε + k - 1 "
+                f"(so that p/q = e^ε)", "local_frequency.denominator_off_by_one")
     if float(np.max(others) - np.min(others)) > 0.05:
         return ("其他值的频率差别很大：替换值应在其他 k-1 个值中均匀抽取", "the other values have very different frequencies: "
                 "the replacement must be uniform over the k-1 other values", "local_frequency.replacement_not_uniform")
@@ -556,6 +565,10 @@ def _asymmetric_value(asymmetric_correct: Callable, n, n1, a, b) -> float:
 
 
 def _asymmetric_diagnosis(got: float, n, n1, a, b) -> tuple[str, str, str]:
+    truth = (n1 - n * b) / (a - b)
+    if not 0 <= truth <= n and math.isclose(got, max(0.0, min(n, truth)), rel_tol=1e-9, abs_tol=1e-12):
+        return ("把估计截断到了 [0, n]：截断后有偏；本作业要求无偏估计", "the estimate was clipped to [0, n]: clipping "
+                "biases it; the unbiased one is asked", "local_frequency.clipped_negative")
     if math.isclose(got, ((a - 1) * n + n1) / (2 * a - 1), rel_tol=1e-9):
         return ("用了对称随机响应的校正公式（把 a 当作 p）：这里 P(1|0) = b 不等于 1 - a",
                 "used the symmetric correction with p = a: here P(1|0) = b is not 1 - a",
