@@ -463,5 +463,6 @@ def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
             f"<title>班级评分报告 Class report</title><style>{_CSS}</style></head><body>"
             + "\n".join(body) + f"<script>{_SORT_JS}</script></body></html>\n")
     write_atomic(dest, page)
+    os.chmod(dest, 0o600)  # every student's id and scores: the instructor's eyes only
     return {"summary": summary, "seconds": round(time.monotonic() - started, 3), "path": str(dest),
             "manual": manual}
