@@ -216,7 +216,8 @@ def _figure(width: float, height: float):
 def plot_scores(a: dict) -> str:
     fig, ax = _figure(6.0, 2.6)
     top = a["max_score"] or 1.0
-    bins = [x - 0.25 for x in range(int(top) + 2)] if float(top).is_integer() and top <= 60 else 20
+    step = 1.0 if all(float(s).is_integer() for s in a["scores"]) else 0.5
+    bins = [step * i - step / 2 for i in range(int(top / step) + 2)] if top / step <= 120 else 40
     ax.hist(a["scores"], bins=bins, color="#4878a8")
     for value, style, label in ((a["median"], "-", "中位数 median"), (a["q1"], ":", "四分位 quartiles"), (a["q3"], ":", None)):
         ax.axvline(value, color="#c0392b", linestyle=style, label=label)
@@ -356,13 +357,12 @@ def _assignment_html(name: str, a: dict, links: _Links) -> list[str]:
                "<th>全部通过 passed (with hidden)</th><th>最常见的诊断 most common diagnoses</th></tr></thead><tbody>")
     for c in a["cells"]:
         hidden = _pct(c["passed"], c["n"]) if c["hidden"] else f"{_pct(c['passed'], c['n'])} <span class=muted>(无隐藏测试 no hidden tests)</span>"
-        diag = []
-        for group_id, d in list(c["diagnoses"].items())[:8]:
-            diag.append(f"<details><summary><code>{_e(group_id)}</code> × {d['count']}</summary>"
-                        f"<div class=muted>{_e(d['example'])}</div>{links.students(d['students'], name)}</details>")
-        more = len(c["diagnoses"]) - 8
-        if more > 0:
-            diag.append(f"<span class=muted>另有 {more} 种 / {more} more</span>")
+        diag = [f"<details><summary><code>{_e(group_id)}</code> × {d['count']}</summary>"
+                f"<div class=muted>{_e(d['example'])}</div>{links.students(d['students'], name)}</details>"
+                for group_id, d in c["diagnoses"].items()]
+        if len(diag) > 8:  # the most common first; the long tail folded
+            diag[8:] = [f"<details><summary class=muted>另有 {len(diag) - 8} 种 / {len(diag) - 8} more</summary>"
+                        + "".join(diag[8:]) + "</details>"]
         out.append(f"<tr><td><code>{_e(c['grade_id'])}</code></td><td class=n>{_num(c['points'])}</td>"
                    f"<td class=n>{_pct(c['visible_passed'], c['n'])}</td><td class=n>{hidden}</td>"
                    f"<td>{''.join(diag) or '<span class=muted>—</span>'}</td></tr>")
@@ -438,8 +438,8 @@ def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
     links = _Links(rows, dest.resolve().parent)
     body = ["<h1>班级评分报告 Class grading report</h1>",
             f"<p class=muted>{len(rows)} 份提交 submissions · {len(summary)} 个作业 assignments · "
-            f"评分输出 grading outputs: {_e(', '.join(str(o) for o in outs))} · "
-            f"{'沙箱 sandbox: ' + _e(runs[-1].get('sandbox')) if runs else ''}</p>",
+            f"评分输出 grading outputs: {_e(', '.join(str(o) for o in outs))}"
+            f"{' · 沙箱 sandbox: ' + _e(runs[-1].get('sandbox')) if runs else ''}</p>",
             "<p>本页列出学生的学号与成绩：只供教师查看。/ This page names students: for instructors only.</p>"]
     if manual:
         body.append(f"<p><b>分数为人工评分之后的最终分数</b>（nbgrader 成绩册 {_e(manual['path'])}，"
