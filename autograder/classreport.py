@@ -89,7 +89,7 @@ def apply_gradebook(rows: list[dict], gradebook: Path) -> dict:
             grades = {(Path(n.name).stem, g.name): g for n in submission.notebooks for g in n.grades}
             for cell in row.get("cells", []):
                 grade = grades.get((Path(str(cell.get("notebook"))).stem, cell.get("grade_id")))
-                if grade is None:
+                if grade is None or grade.score is None:
                     continue
                 if grade.manual_score is not None:
                     manual += 1
@@ -200,21 +200,23 @@ def summarize(rows: list[dict]) -> dict:
 
 def _png(fig) -> str:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
+    fig.savefig(buffer, format="png", dpi=90)  # fixed margins: a tight bounding box draws twice
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
-def _figure(width: float, height: float):
+def _figure(width: float, height: float, left: float = 0.8):
+    """A figure with fixed margins in inches (``left`` for the y labels)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(width, height))
     FigureCanvasAgg(fig)
+    fig.subplots_adjust(left=left / width, right=1 - 0.15 / width, bottom=0.6 / height, top=1 - 0.15 / height)
     return fig, fig.add_subplot()
 
 
 def plot_scores(a: dict) -> str:
-    fig, ax = _figure(6.0, 2.6)
+    fig, ax = _figure(7.0, 2.6)
     top = a["max_score"] or 1.0
     step = 1.0 if all(float(s).is_integer() for s in a["scores"]) else 0.5
     bins = [step * i - step / 2 for i in range(int(top / step) + 2)] if top / step <= 120 else 40
@@ -229,7 +231,8 @@ def plot_scores(a: dict) -> str:
 
 def plot_pass_rates(a: dict) -> str:
     cells = a["cells"]
-    fig, ax = _figure(6.0, 0.45 * len(cells) + 0.9)
+    fig, ax = _figure(7.0, 0.45 * len(cells) + 1.0,
+                      left=0.25 + 0.065 * max(len(c["grade_id"]) for c in cells))
     ys = range(len(cells))
     visible = [c["visible_passed"] / c["n"] * 100 for c in cells]
     whole = [c["passed"] / c["n"] * 100 for c in cells]
@@ -247,7 +250,7 @@ def plot_audits(cell: dict) -> str:
     import numpy as np
 
     points = cell["audits"]
-    fig, ax = _figure(6.0, 1.8)
+    fig, ax = _figure(7.0, 1.9, left=0.3)
     x = np.array([p["lower_bound"] for p in points])
     jitter = np.random.default_rng(0).uniform(-0.3, 0.3, x.size)  # fixed: the page does not change
     bad = np.array([p["exceeded"] for p in points])
@@ -265,7 +268,7 @@ def plot_audits(cell: dict) -> str:
 def plot_times(a: dict) -> str:
     import numpy as np
 
-    fig, ax = _figure(6.0, 1.8)
+    fig, ax = _figure(7.0, 1.9, left=0.3)
     seconds = np.array([t for _, t in a["seconds"]])
     slow = {s for s, _ in a["outliers"]}
     bad = np.array([s in slow for s, _ in a["seconds"]])
@@ -430,7 +433,7 @@ def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
     from helpers.plots import configure_fonts
 
     started = time.monotonic()
-    dest = Path(dest)
+    dest = Path(dest) / REPORT_NAME if Path(dest).is_dir() else Path(dest)
     runs, rows = load_outputs(outs)
     manual = apply_gradebook(rows, gradebook) if gradebook else None
     configure_fonts()
