@@ -436,7 +436,6 @@ def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
     dest = Path(dest) / REPORT_NAME if Path(dest).is_dir() else Path(dest)
     runs, rows = load_outputs(outs)
     manual = apply_gradebook(rows, gradebook) if gradebook else None
-    configure_fonts()
     summary = summarize(rows)
     links = _Links(rows, dest.resolve().parent)
     body = ["<h1>班级评分报告 Class grading report</h1>",
@@ -455,8 +454,12 @@ def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
     if len(summary) > 1:
         body.append("<p>" + " · ".join(f'<a href="#a-{_e(a)}">{_e(a)}</a>' for a in summary)
                     + ' · <a href="#table">学生 × 作业 table</a></p>')
-    for name, a in summary.items():
-        body += _assignment_html(name, a, links)
+    import matplotlib
+
+    with matplotlib.rc_context():  # the course's CJK fonts for these figures, the caller's settings kept
+        configure_fonts()
+        for name, a in summary.items():
+            body += _assignment_html(name, a, links)
     if len(summary) > 1:
         body += _table_html(summary, rows)
     page = ("<!DOCTYPE html><html lang=zh-CN><head><meta charset=utf-8>"
