@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder {grade,merge,bundle,import-gradebook} ...`` (thin layer).
+"""Command line: ``python -m autograder {grade,merge,report,bundle,import-gradebook} ...`` (thin layer).
 
 Exit status: 0 when the batch completed (whatever the grades), 2 for usage
 errors (bad options, unknown assignment, missing folders).
@@ -46,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("inputs", nargs="+", type=Path, help="output folders of grade runs")
     m.add_argument("--out", required=True, type=Path, help="merged output folder")
 
+    r = sub.add_parser("report", help="the class report: one HTML page over grading outputs (instructors only)")
+    r.add_argument("inputs", nargs="+", type=Path, help="output folders of grade runs (shards or assignments)")
+    r.add_argument("--out", required=True, type=Path, help="HTML file to write")
+    r.add_argument("--gradebook", type=Path, default=None,
+                   help="nbgrader gradebook.db: use the final scores after manual grading")
+
     b = sub.add_parser("bundle", help="build the student bundle (no source/, no solutions)")
     b.add_argument("--out", required=True, type=Path, help="folder, or a path ending in .zip")
     b.add_argument("--course", type=Path, default=None, help="course root (default: this repository)")
@@ -74,6 +80,12 @@ def main(argv=None) -> int:
 
             merged = merge(args.inputs, args.out)
             print(f"merged {len(merged['submissions'])} rows into {args.out / 'grades.csv'}",
+                  file=sys.stderr)
+        elif args.command == "report":
+            from autograder.classreport import build_report
+
+            built = build_report(args.inputs, args.out, gradebook=args.gradebook)
+            print(f"class report (instructors only) written to {args.out} in {built['seconds']:.1f} s",
                   file=sys.stderr)
         elif args.command == "bundle":
             from autograder.bundle import build_bundle

@@ -173,6 +173,28 @@ def _strings(value, cap=500, count=200) -> list[str]:
     return [v[:cap] for v in value]
 
 
+def _cell_details(got: dict) -> dict:
+    """What the class report reads of a cell: the diagnosis id, whether the cell has hidden tests and
+    failed in them, the privacy audits' ``{claimed, lower_bound, hidden}`` (``ValueError`` if malformed)."""
+    from autograder.scorer import DIAGNOSIS
+
+    diagnosis = got.get("diagnosis")
+    if diagnosis is not None and (type(diagnosis) is not str or not DIAGNOSIS.fullmatch(diagnosis)):
+        raise ValueError("bad diagnosis")
+    audits = got.get("audits", [])
+    if type(audits) is not list or len(audits) > 20:
+        raise ValueError("bad audits")
+    clean = []
+    for audit in audits:
+        if type(audit) is not dict or not all(type(audit.get(k)) in (int, float) and math.isfinite(audit[k])
+                                              for k in ("claimed", "lower_bound")):
+            raise ValueError("bad audit")
+        clean.append({"claimed": float(audit["claimed"]), "lower_bound": float(audit["lower_bound"]),
+                      "hidden": audit.get("hidden") is True})
+    return {"diagnosis": diagnosis, "hidden": got.get("hidden") is True,
+            "hidden_failed": got.get("hidden_failed") is True, "audits": clean}
+
+
 def validate(result, expected: list[dict], notebooks: list[str]) -> dict:
     """A worker's result, checked field by field (``ValueError`` when anything is off)."""
     if type(result) is not dict:
@@ -190,7 +212,8 @@ def validate(result, expected: list[dict], notebooks: list[str]) -> dict:
         message = got.get("message")
         if message is not None and type(message) is not str:
             raise ValueError("bad message")
-        clean_cells.append(dict(want, score=float(score), message=message[:2000] if message else None))
+        clean_cells.append(dict(want, score=float(score), message=message[:2000] if message else None,
+                                **_cell_details(got)))
     clean = {"cells": clean_cells}
     for key in ("errors", "flags", "repairs", "notes"):
         clean[key] = _strings(result.get(key, []))
@@ -204,7 +227,7 @@ def validate(result, expected: list[dict], notebooks: list[str]) -> dict:
     if type(similarity) is not list or len(similarity) > 100:
         raise ValueError("bad similarity")
     clean["similarity"] = [{k: v for k, v in row.items() if type(k) is str and type(v) in (str, int, float, bool)
-                            and k in ("function", "similarity", "nodes", "flagged")}
+                            and k in ("function", "similarity", "nodes", "flagged", "fingerprint")}
                            for row in similarity if type(row) is dict]
     timings = result.get("timings", {})
     clean["timings"] = {}
@@ -463,4 +486,11 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
         for sig, handler in old_handlers.items():
             signal.signal(sig, handler)
     _log(f"wrote {out / 'grades.csv'} ({len(rows)} rows) in {run['duration_s']} s", quiet)
+    try:
+        from autograder.classreport import REPORT_NAME, build_report
+
+        build_report([out], out / REPORT_NAME)
+        _log(f"class report (instructors only): {out / REPORT_NAME}", quiet)
+    except Exception as exc:  # noqa: BLE001 - the grades are written; the report is a view of them
+        _log(f"class report not written: {type(exc).__name__}: {exc}", quiet)
     return {"runs": runs, "submissions": sorted(rows.values(), key=lambda r: r["student"])}

@@ -1,4 +1,4 @@
-"""``grades.csv`` and ``report.json``: atomic writes, resume, merging shards.
+"""``grades.csv``, ``grades_by_question.csv`` and ``report.json``: atomic writes, resume, merging shards.
 
 Every output is written by :func:`write_atomic` (a temporary file in the same
 folder, ``fsync``, ``os.replace``), so a grader killed at any moment leaves
@@ -199,6 +199,28 @@ def report_json(runs, results) -> str:
     return json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False)
 
 
+#: Columns of ``grades_by_question.csv``: one row per (student, assignment, test cell).
+QUESTION_COLUMNS = ("student", "assignment", "cell", "score", "max")
+
+
+def grades_by_question_csv(results) -> str:
+    """The text of ``grades_by_question.csv`` (nbgrader #938): every test cell's score, sorted like
+    ``grades.csv``; ``cell`` is the grade id (``notebook:grade_id`` when an assignment has several
+    notebooks)."""
+    rows = sorted((clean_row(r) for r in results), key=lambda r: (r["assignment"], r["student"]))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(QUESTION_COLUMNS)
+    for r in rows:
+        cells = [c for c in r.get("cells") or [] if isinstance(c, dict)]
+        several = len({c.get("notebook") for c in cells}) > 1
+        for c in cells:
+            cell = f"{Path(str(c.get('notebook'))).stem}:{c.get('grade_id')}" if several else str(c.get("grade_id"))
+            writer.writerow([csv_field(r["student"]), csv_field(r["assignment"]), csv_field(cell),
+                             _number(_finite(c.get("score")) or 0.0), _number(_finite(c.get("points")) or 0.0)])
+    return buffer.getvalue()
+
+
 def write_grades(path: Path, results) -> None:
     """One row per submission, sorted by assignment then student (atomic)."""
     write_atomic(path, grades_csv(results))
@@ -234,6 +256,7 @@ def write_outputs(out: Path, rows, report: dict) -> None:
         text = json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)
     write_atomic(out / "report.json", text)
     write_atomic(out / "grades.csv", grades_csv(rows))
+    write_atomic(out / "grades_by_question.csv", grades_by_question_csv(rows))
 
 
 def source_checksum(folder: Path) -> str:

@@ -16,8 +16,10 @@ import ast
 import contextlib
 import io
 import linecache
+import math
 import os
 import re
+import sys
 import time
 
 from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, Sandbox, SandboxError
@@ -143,6 +145,25 @@ class _NoIPython:
         return lambda *args, **kwargs: None
 
 
+#: What a diagnosis id may look like (``laplace.scale_inverted``); anything else is dropped.
+DIAGNOSIS = re.compile(r"[a-z][a-z0-9_]{0,39}\.[a-z0-9_]{1,60}")
+
+
+def diagnosis_of(exc: BaseException) -> str | None:
+    """The check's id of the likely mistake (:class:`helpers.checks.CheckFailure`), else ``None``."""
+    value = getattr(exc, "diagnosis", None)
+    return value if type(value) is str and DIAGNOSIS.fullmatch(value) else None
+
+
+def _audits() -> list[dict]:
+    """``[{claimed, lower_bound}]`` of the privacy audits (:data:`helpers.audit.RECENT`) the checks
+    ran in this process since it was last cleared."""
+    audit = sys.modules.get("helpers.audit")
+    recent = list(getattr(audit, "RECENT", ())) if audit else []
+    return [{"claimed": float(r.claimed_epsilon), "lower_bound": float(r.epsilon)} for r in recent
+            if r.claimed_epsilon is not None and math.isfinite(r.epsilon)]
+
+
 def _run_trusted(code: str, namespace: dict, filename: str) -> tuple[str, dict | None]:
     """Run instructor code; ``(captured output, error or None)``."""
     out = io.StringIO()
@@ -152,7 +173,7 @@ def _run_trusted(code: str, namespace: dict, filename: str) -> tuple[str, dict |
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             exec(compile(to_python(code), filename, "exec"), namespace)
     except BaseException as exc:  # noqa: BLE001 - any failure of the cell is a failed test
-        error = {"ename": type(exc).__name__[:100], "evalue": str(exc)[:TEXT_CAP]}
+        error = {"ename": type(exc).__name__[:100], "evalue": str(exc)[:TEXT_CAP], "diagnosis": diagnosis_of(exc)}
         if isinstance(exc, KeyboardInterrupt):
             raise
     finally:
@@ -288,25 +309,32 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
                 if error:
                     result["notes"].append(f"instructor cell {meta.get('grade_id')} failed: {error['ename']}")
                 continue
-            outputs, error, hidden_failed = [], None, False
-            for is_hidden, code in split_hidden(_text(cell.source)):
+            outputs, error, hidden_failed, audits = [], None, False, []
+            blocks = split_hidden(_text(cell.source))
+            for is_hidden, code in blocks:
                 if is_hidden and hidden is None:
                     hidden_tick = time.monotonic()
                     hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout))
                     result["timings"]["hidden_cells_wait"] = round(time.monotonic() - hidden_tick, 3)
+                audit = sys.modules.get("helpers.audit")
+                if audit is not None:
+                    audit.RECENT.clear()
                 bind(hidden if is_hidden else visible)
                 try:
                     text, error = _run_trusted(code, namespace, f"<test {meta.get('grade_id')}>")
                 finally:
                     bind(visible)
                 outputs.append({"hidden": is_hidden, "text": "" if is_hidden else text})
+                audits += [dict(a, hidden=is_hidden) for a in _audits()]
                 if error:
                     hidden_failed = is_hidden
                     break
             points = float(meta.get("points") or 0)
             result["tests"].append({"grade_id": meta.get("grade_id"), "points": points,
                                     "score": points if error is None else 0.0,
-                                    "outputs": outputs, "error": error, "hidden_failed": hidden_failed})
+                                    "outputs": outputs, "error": error, "hidden_failed": hidden_failed,
+                                    "hidden": any(is_h for is_h, _ in blocks),
+                                    "audits": audits})
         result["timings"]["tests"] = round(time.monotonic() - tick, 3)
     finally:
         sandbox.close()

@@ -204,7 +204,7 @@ def grade_one(task: dict, spec: dict) -> dict:
             result["notes"] += scored["notes"]
             result["timings"][name] = scored["timings"]
             for test in scored["tests"]:
-                scores[(name, test["grade_id"])] = (test["score"], test["error"])
+                scores[(name, test["grade_id"])] = (test["score"], test["error"], test)
             executed = executed_notebook(nb, scored)
             result["autograded"][name] = nbformat.writes(feedback.gradebook_notebook(executed))
             hidden = [line for c in source.cells if c.cell_type == "code"
@@ -218,8 +218,10 @@ def grade_one(task: dict, spec: dict) -> dict:
     except Exception:  # noqa: BLE001 - one broken submission must not stop the batch
         result["errors"].append("autograder: " + traceback.format_exc().strip().splitlines()[-1][:200])
     for cell in expected_cells(spec["sources"]):
-        score, error = scores.get((cell["notebook"], cell["grade_id"]), (0.0, None))
-        cell.update(score=score, message=(f"{error['ename']}: {error['evalue']}"[:2000] if error else None))
+        score, error, test = scores.get((cell["notebook"], cell["grade_id"]), (0.0, None, {}))
+        cell.update(score=score, message=(f"{error['ename']}: {error['evalue']}"[:2000] if error else None),
+                    diagnosis=error.get("diagnosis") if error else None, hidden=test.get("hidden", False),
+                    hidden_failed=test.get("hidden_failed", False), audits=test.get("audits", [])[:20])
         result["cells"].append(cell)
     for row in result["similarity"]:
         if row.get("flagged"):

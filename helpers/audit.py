@@ -36,6 +36,7 @@ once to make it ~100x faster.
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -44,6 +45,12 @@ import numpy as np
 from helpers._validation import check_int, check_probability, check_rng, fail
 
 __all__ = ["clopper_pearson", "Event", "AuditResult", "epsilon_lower_bound"]
+
+#: The latest audits of this process that had a claimed ε, most recent last: the trusted grader,
+#: in whose process the checks run, reads and clears it around each test cell so that the class
+#: report can plot each student's lower bound against the claim (never filled by student code,
+#: which runs in another process).
+RECENT: deque = deque(maxlen=32)
 
 
 def clopper_pearson(k: Any, n: int, alpha: float) -> tuple[Any, Any]:
@@ -296,6 +303,8 @@ def epsilon_lower_bound(mechanism: Callable | None, d: Any, d_prime: Any, rng: n
             best, best_bound = result, bound
     assert best is not None
     best.candidates = tested
+    if claimed_epsilon is not None:
+        RECENT.append(best)
     return best
 
 

@@ -23,4 +23,7 @@ out="$course/autograder/$assignment"
 "$python" -m autograder grade --assignment "$assignment" --submissions "$course/submitted" \
     --out "$out" --course "$course" --jobs 2 "$@"
 "$python" -m autograder import-gradebook --assignment "$assignment" --out "$out" --course "$course"
+# the class report with the gradebook's final scores (manual grades included), owner-readable only
+"$python" -m autograder report "$out" --out "$out/class_report.html" --gradebook "$course/gradebook.db"
 echo "graded: $out/grades.csv"
+echo "class report (open it in the Formgrader's JupyterLab): $out/class_report.html"

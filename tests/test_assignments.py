@@ -26,6 +26,9 @@ HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("corpus_build", HERE / "corpus" / "build.py")
 build = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build)
+_spec = importlib.util.spec_from_file_location("classreport_checks", HERE / "classreport_checks.py")
+checks_of_report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(checks_of_report)
 
 pytestmark = pytest.mark.nbgrader
 
@@ -130,6 +133,8 @@ def test_source_release_and_corpus_through_autograde(assignment, tmp_path):
             if got["score"] >= got["max_score"] or zero:
                 problems.append(f"{entry['id']} ({entry['why']}) scored {got['score']}/{got['max_score']}; "
                                 f"expected 0 in {entry['expect_zero']}, got {got['cells']}")
+    # The class report `grade` wrote next to grades.csv agrees with grades.csv and report.json.
+    problems += checks_of_report.report_problems(tmp_path / "course")
     assert not problems, "\n".join(problems)
 
 

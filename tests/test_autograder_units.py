@@ -646,11 +646,14 @@ def test_worker_results_are_validated_field_by_field():
 
     expected = [{"notebook": "hw.ipynb", "grade_id": "t1", "points": 2.0},
                 {"notebook": "hw.ipynb", "grade_id": "t2", "points": 1.0}]
-    good = {"cells": [dict(expected[0], score=2.0, message=None), dict(expected[1], score=0, message="m")],
+    audit = {"claimed": 1.0, "lower_bound": 1.7, "hidden": True}
+    good = {"cells": [dict(expected[0], score=2.0, message=None),
+                      dict(expected[1], score=0, message="m", diagnosis="laplace.scale_inverted", audits=[audit])],
             "errors": [], "flags": ["f"], "repairs": [], "notes": [], "feedback": {"hw.ipynb": "<p>"},
             "autograded": {}, "similarity": [], "timings": {"a": 1}, "seconds": 1.5}
     clean = validate(json.loads(json.dumps(good)), expected, ["hw.ipynb"])
     assert [c["score"] for c in clean["cells"]] == [2.0, 0.0]
+    assert [(c["diagnosis"], c["audits"]) for c in clean["cells"]] == [(None, []), ("laplace.scale_inverted", [audit])]
     bad_cases = [None, [], {**good, "cells": good["cells"][:1]},
                  {**good, "cells": [dict(good["cells"][0], score=1.5), good["cells"][1]]},
                  {**good, "cells": [dict(good["cells"][0], score=100), good["cells"][1]]},
@@ -658,7 +661,12 @@ def test_worker_results_are_validated_field_by_field():
                  {**good, "cells": [dict(good["cells"][0], grade_id="x"), good["cells"][1]]},
                  {**good, "cells": [dict(good["cells"][0], score="2"), good["cells"][1]]},
                  {**good, "feedback": {"../../grades.csv": "x"}}, {**good, "errors": [1]},
-                 {**good, "errors": "x"}]
+                 {**good, "errors": "x"},
+                 {**good, "cells": [dict(good["cells"][0], diagnosis="<b>x</b>"), good["cells"][1]]},
+                 {**good, "cells": [dict(good["cells"][0], diagnosis=3), good["cells"][1]]},
+                 {**good, "cells": [dict(good["cells"][0], audits=[dict(audit, lower_bound="2")]), good["cells"][1]]},
+                 {**good, "cells": [dict(good["cells"][0], audits=[dict(audit, claimed=float("nan"))]), good["cells"][1]]},
+                 {**good, "cells": [dict(good["cells"][0], audits=[audit] * 21), good["cells"][1]]}]
     for bad in bad_cases:
         with pytest.raises((ValueError, TypeError)):
             validate(bad, expected, ["hw.ipynb"])

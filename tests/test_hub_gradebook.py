@@ -91,6 +91,33 @@ def test_import_gradebook_matches_grades_csv(tmp_path):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert len(gb.find_assignment(ASSIGNMENT).submissions) == 2
 
+    # issue 19: the worker recorded the check's diagnosis id; grades_by_question.csv; the class report
+    import json
+
+    from autograder.classreport import build_report
+
+    cells = {c["grade_id"]: c for c in next(r for r in json.loads((out / "report.json").read_text())["submissions"]
+                                              if r["student"] == "bob")["cells"]}
+    assert cells["test_laplace_mechanism_distribution"]["diagnosis"] == "laplace.scale_inverted"
+    assert all(c["diagnosis"] is None for g, c in cells.items() if c["score"] == c["points"])
+    with open(out / "grades_by_question.csv", newline="", encoding="utf-8") as handle:
+        by_question = {(r["student"], r["cell"]): (float(r["score"]), float(r["max"])) for r in csv.DictReader(handle)}
+    assert by_question[("bob", "test_laplace_mechanism_distribution")] == (0.0, 2.0)
+    assert {s: sum(v[0] for k, v in by_question.items() if k[0] == s) for s in STUDENTS} == expected
+    assert (out / "class_report.html").stat().st_mode & 0o077 == 0  # instructors only
+    # a manual grade in the Formgrader: the report built with --gradebook uses it and says so
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        gb.find_grade("test_laplace_mechanism_distribution", ASSIGNMENT, ASSIGNMENT, "bob").manual_score = 1.5
+        gb.db.commit()
+    _run("report", str(out), "--out", str(tmp_path / "final.html"), "--gradebook", str(course / "gradebook.db"),
+         cwd=course)
+    page = (tmp_path / "final.html").read_text(encoding="utf-8")
+    assert "after manual grading" in page and "1 manually graded cells" in page
+    final = build_report([out], tmp_path / "again.html", gradebook=course / "gradebook.db")["summary"][ASSIGNMENT]
+    assert dict(zip(final["students"], final["scores"])) == {"alice": 10.0, "bob": 9.5}
+    auto = build_report([out], tmp_path / "auto.html")["summary"][ASSIGNMENT]
+    assert dict(zip(auto["students"], auto["scores"])) == expected
+
 
 def test_import_flags_and_prefers_autograded_notebooks(tmp_path):
     """A hand-written grader output: a flagged row, OUT/autograded present, an unknown cell."""

@@ -147,4 +147,18 @@ def test_release_and_corpus_through_build_grade(tmp_path):
             zero = [c for c in entry["expect_zero"] if got["cells"].get(c) != 0]
             if got["score"] >= got["max_score"] or zero:
                 problems.append(f"{entry['id']} ({entry['why']}) scored {got['score']}; expected 0 in {entry['expect_zero']}: {got['cells']}")
+    # issue 19: the class report agrees with the outputs, and the grader recorded each audit's lower
+    # bound on ε (trusted side channel): above the claim for binary p, not for the correct ones
+    _spec = importlib.util.spec_from_file_location("classreport_checks", HERE / "classreport_checks.py")
+    report_checks = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(report_checks)
+    problems += report_checks.report_problems(tmp_path / "course")
+    from autograder.classreport import REPORT_NAME, build_report
+
+    cell = next(c for c in build_report([tmp_path / "course"], tmp_path / REPORT_NAME)["summary"][ASSIGNMENT]["cells"]
+                if c["grade_id"] == "test_perturb_privacy")
+    exceeded = {a["student"] for a in cell["audits"] if a["exceeded"]}
+    audited = {a["student"] for a in cell["audits"]}
+    if exceeded != {"wrong_grr_perturb_binary_p"} or not {"source_solution", "correct_0"} <= audited:
+        problems.append(f"audits in the report: {cell['audits']}")
     assert not problems, "\n".join(problems)

@@ -172,6 +172,7 @@ def _forbidden_message(fname: str, methods: list[str]) -> AssertionError:
         f"{fname} 调用了 {names}。本作业只允许 rng.random(...)：请用均匀随机数自己实现抽样（不能交给现成的抽样函数）。",
         f"{fname} called {names}. Only rng.random(...) is allowed in this assignment: build the sampler "
         f"from uniform numbers yourself instead of handing the job to a ready-made sampler.",
+        diagnosis="common.forbidden_rng_method",
     )
 
 
@@ -215,12 +216,14 @@ def _call(func: Callable, *args, rng: RecordingGenerator | None = None, name: st
     except ForbiddenRngMethod:
         raise _forbidden_message(name, rng.forbidden if rng is not None else ["?"]) from None
     except NotImplementedError:
-        raise _fail(f"{name} 还没有实现（NotImplementedError）。", f"{name} is not implemented yet (NotImplementedError).") from None
+        raise _fail(f"{name} 还没有实现（NotImplementedError）。", f"{name} is not implemented yet (NotImplementedError).",
+                    diagnosis="common.not_implemented") from None
     except Exception as error:  # noqa: BLE001  (any crash is reported, not hidden)
         shown = ", ".join("rng" if isinstance(a, np.random.Generator) else _short(a) for a in args)
         raise _fail(
             f"调用 {name}({shown}) 时出错：{type(error).__name__}: {error}",
             f"{name}({shown}) raised {type(error).__name__}: {error}",
+            diagnosis="common.crashed",
         ) from None
 
 
@@ -244,17 +247,19 @@ def _expect_value_error(func: Callable, args: tuple, why_zh: str, why_en: str) -
     except ValueError:
         return
     except NotImplementedError:
-        raise _fail(f"{name} 还没有实现。", f"{name} is not implemented yet.") from None
+        raise _fail(f"{name} 还没有实现。", f"{name} is not implemented yet.", diagnosis="common.not_implemented") from None
     except Exception as error:  # noqa: BLE001
         raise _fail(
             f"{name}({shown}) 应该抛出 ValueError（{why_zh}），却抛出了 {type(error).__name__}: {error}",
             f"{name}({shown}) should raise ValueError ({why_en}) but raised {type(error).__name__}: {error}",
+            diagnosis="common.wrong_exception",
         ) from None
     hint_zh = "注意：nan <= 0 为 False，需要单独检查 NaN（例如 math.isfinite）。" if "nan" in shown else ""
     hint_en = "Note: nan <= 0 is False, so NaN needs its own check (e.g. math.isfinite)." if "nan" in shown else ""
     raise _fail(
         f"{name}({shown}) 没有抛出 ValueError，期望抛出（{why_zh}）。{hint_zh}",
         f"{name}({shown}) did not raise ValueError; expected one ({why_en}). {hint_en}",
+        diagnosis="common.nan_accepted" if "nan" in shown else "common.no_value_error",
     )
 
 

@@ -54,21 +54,22 @@ def _exp_probs(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.nda
 
 
 def _exp_alternatives(scores: np.ndarray, epsilon: float, sensitivity: float) -> dict[str, tuple[str, str, np.ndarray]]:
+    """``{diagnosis id: (Chinese, English, the probabilities that mistake gives)}``."""
     s = np.asarray(scores, dtype=float)
     alts = {
-        "no2": ("指数中少了因子 2（用了 exp(εq/Δ)）", "missing factor 2 in the exponent (exp(εq/Δ) was used)", _exp_probs(s, 2 * epsilon, sensitivity)),
-        "eps_times_delta": ("用了 ε·Δ 而不是 ε/Δ", "ε·Δ used instead of ε/Δ", _exp_probs(s, epsilon * sensitivity ** 2, sensitivity)),
-        "no_delta": ("忘记除以灵敏度 Δ", "the sensitivity Δ is missing (not divided by Δ)", _exp_probs(s, epsilon * sensitivity, sensitivity)),
-        "reversed": ("符号反了：低分反而概率高", "wrong sign: low scores get the high probabilities", _exp_probs(-s, epsilon, sensitivity)),
-        "uniform": ("概率与分数无关（均匀）", "probabilities do not depend on the scores (uniform)", np.full(s.size, 1.0 / s.size)),
-        "argmax": ("总是输出最高分（没有随机性）", "always the highest score (no randomness)", np.eye(s.size)[int(np.argmax(s))]),
+        "exponential.missing_factor_2": ("指数中少了因子 2（用了 exp(εq/Δ)）", "missing factor 2 in the exponent (exp(εq/Δ) was used)", _exp_probs(s, 2 * epsilon, sensitivity)),
+        "exponential.eps_times_delta": ("用了 ε·Δ 而不是 ε/Δ", "ε·Δ used instead of ε/Δ", _exp_probs(s, epsilon * sensitivity ** 2, sensitivity)),
+        "exponential.sensitivity_ignored": ("忘记除以灵敏度 Δ", "the sensitivity Δ is missing (not divided by Δ)", _exp_probs(s, epsilon * sensitivity, sensitivity)),
+        "exponential.sign_reversed": ("符号反了：低分反而概率高", "wrong sign: low scores get the high probabilities", _exp_probs(-s, epsilon, sensitivity)),
+        "exponential.ignores_scores": ("概率与分数无关（均匀）", "probabilities do not depend on the scores (uniform)", np.full(s.size, 1.0 / s.size)),
+        "exponential.always_best": ("总是输出最高分（没有随机性）", "always the highest score (no randomness)", np.eye(s.size)[int(np.argmax(s))]),
     }
     if np.all(s > 0):
-        alts["proportional"] = ("概率正比于分数本身而不是 exp(...)", "probabilities proportional to the scores, not to exp(...)", s / s.sum())
+        alts["exponential.linear_in_scores"] = ("概率正比于分数本身而不是 exp(...)", "probabilities proportional to the scores, not to exp(...)", s / s.sum())
     with np.errstate(over="ignore", invalid="ignore"):
         raw = np.exp(epsilon * s / (2 * sensitivity))
     if np.all(np.isfinite(raw)) and abs(raw.sum() - 1) > 1e-3:
-        alts["unnormalized"] = ("没有归一化（概率之和不是 1）", "not normalized (the probabilities do not sum to 1)", raw)
+        alts["exponential.not_normalized"] = ("没有归一化（概率之和不是 1）", "not normalized (the probabilities do not sum to 1)", raw)
     return alts
 
 
@@ -80,6 +81,7 @@ def _probs_output(exponential_probabilities: Callable, scores, epsilon, sensitiv
         raise _fail(
             f"exponential_probabilities 应返回长度为 {k} 的 numpy 数组，实际返回 {type(out).__name__} {_short(out)}。",
             f"exponential_probabilities should return a numpy array of length {k}; it returned {type(out).__name__} {_short(out)}.",
+            diagnosis="exponential.wrong_output_type",
         )
     return arr
 
@@ -89,13 +91,15 @@ def _compare_probs(got: np.ndarray, scores, epsilon, sensitivity, rtol: float, a
     if np.allclose(got, expected, rtol=rtol, atol=atol):
         return
     guess_zh, guess_en = "检查公式 Pr[r] ∝ exp(ε q / (2Δq))", "check the formula Pr[r] ∝ exp(ε q / (2Δq))"
+    guess_id = "exponential.formula_wrong"
     if np.all(np.isfinite(got)):
-        for zh, en, alt in _exp_alternatives(np.asarray(scores, dtype=float), epsilon, sensitivity).values():
+        for key, (zh, en, alt) in _exp_alternatives(np.asarray(scores, dtype=float), epsilon, sensitivity).items():
             if alt.shape == got.shape and np.allclose(got, alt, rtol=1e-6, atol=1e-9):
-                guess_zh, guess_en = zh, en
+                guess_zh, guess_en, guess_id = zh, en, key
                 break
     else:
         guess_zh, guess_en = "结果含 nan/inf：是否在 exp 之前没有减去最大值（溢出）？", "result contains nan/inf: subtract the maximum logit before exp (overflow)?"
+        guess_id = "exponential.overflow"
     np_print = np.get_printoptions()
     np.set_printoptions(precision=4, suppress=False)
     try:
@@ -103,6 +107,7 @@ def _compare_probs(got: np.ndarray, scores, epsilon, sensitivity, rtol: float, a
             f"exponential_probabilities({list(scores)}, ε={epsilon:g}, Δq={sensitivity:g}) = {got}，期望 {expected}（{where}）。可能的错误：{guess_zh}。",
             f"exponential_probabilities({list(scores)}, epsilon={epsilon:g}, sensitivity={sensitivity:g}) = {got}; "
             f"expected {expected} ({where}). Likely mistake: {guess_en}.",
+            diagnosis=guess_id,
         )
     finally:
         np.set_printoptions(**np_print)
@@ -116,7 +121,8 @@ def check_exponential_probabilities_table(exponential_probabilities: Callable) -
         # The table prints 3 decimals or 2 significant digits.
         if not np.allclose(got, printed, rtol=0.04, atol=6e-4):
             _compare_probs(got, TABLE_6_4_SCORES, epsilon, 1.0, rtol=1e-9, atol=0, where="表 6-4 / Table 6-4")
-            raise _fail(f"与表 6-4 不符：{got} vs {printed}", f"does not match Table 6-4: {got} vs {printed}")
+            raise _fail(f"与表 6-4 不符：{got} vs {printed}", f"does not match Table 6-4: {got} vs {printed}",
+                        diagnosis="exponential.table_mismatch")
     print("[check_exponential_probabilities_table] Table 6-4 columns ε = 0, 0.1, 1 reproduced: OK")
 
 
@@ -132,7 +138,8 @@ def check_exponential_probabilities_formula(exponential_probabilities: Callable)
         got = _probs_output(exponential_probabilities, scores, epsilon, sensitivity)
         _compare_probs(got, scores, epsilon, sensitivity, rtol=1e-9, atol=1e-15, where="Pr[r] ∝ exp(ε q / (2Δq))")
         if abs(got.sum() - 1.0) > 1e-9:
-            raise _fail(f"概率之和为 {got.sum()}，应为 1。", f"probabilities sum to {got.sum()}, expected 1.")
+            raise _fail(f"概率之和为 {got.sum()}，应为 1。", f"probabilities sum to {got.sum()}, expected 1.",
+                        diagnosis="exponential.not_normalized")
     print("[check_exponential_probabilities_formula] exact values at (ε, Δq) = (0.7, 3), (2.5, 5), (0.7, 3), (0, 2): OK")
 
 
@@ -151,18 +158,21 @@ def check_exponential_probabilities_stable(exponential_probabilities: Callable) 
                 f"exponential_probabilities({scores}, {epsilon}, {sensitivity}) = {got} 含 nan/inf：exp(ε·q/(2Δq)) 溢出了。先减去最大的指数再取 exp。",
                 f"exponential_probabilities({scores}, {epsilon}, {sensitivity}) = {got} contains nan/inf: "
                 f"exp(ε·q/(2Δq)) overflows. Subtract the largest exponent before exponentiating.",
+                diagnosis="exponential.overflow",
             )
         if np.any(got < 0) or abs(got.sum() - 1.0) > 1e-9:
             raise _fail(
                 f"exponential_probabilities({scores}, {epsilon}, {sensitivity}) = {got}：概率必须非负且和为 1（和为 {got.sum():.6g}）。",
                 f"exponential_probabilities({scores}, {epsilon}, {sensitivity}) = {got}: probabilities must be "
                 f"non-negative and sum to 1 (sum {got.sum():.6g}).",
+                diagnosis="exponential.not_a_distribution",
             )
         return got
 
     one = probs([42.0], 1.0, 1.0)
     if not np.allclose(one, [1.0]):
-        raise _fail(f"只有一个候选时概率应为 [1.0]，得到 {one}。", f"one candidate must get probability [1.0]; got {one}.")
+        raise _fail(f"只有一个候选时概率应为 [1.0]，得到 {one}。", f"one candidate must get probability [1.0]; got {one}.",
+                    diagnosis="exponential.single_candidate_wrong")
     probs([-5.0, -1.0, -3.0], 0.7, 3.0)
     small = probs([2.0, 0.0, 1.0], 10.0, 1.0)
     big = probs([1e6 + 2.0, 1e6, 1e6 + 1.0], 10.0, 1.0)
@@ -171,6 +181,7 @@ def check_exponential_probabilities_stable(exponential_probabilities: Callable) 
             f"所有分数加上同一个常数（1e6）不应改变概率：{small} vs {big}。是否溢出或丢失了精度？",
             f"adding the same constant (1e6) to every score must not change the probabilities: {small} vs {big}. "
             f"Overflow or lost precision?",
+            diagnosis="exponential.not_shift_invariant",
         )
     print("[check_exponential_probabilities_stable] one candidate, negative scores, scores near 1e6 (no overflow, shift invariant): OK")
 
@@ -196,11 +207,13 @@ def _index_or_fail(out: Any, k: int, args_text: str) -> int:
         raise _fail(
             f"exponential_mechanism({args_text}) 应返回整数下标，实际返回 {type(out).__name__} {_short(out)}。",
             f"exponential_mechanism({args_text}) should return an int index; it returned {type(out).__name__} {_short(out)}.",
+            diagnosis="exponential.not_an_index",
         )
     if not 0 <= int(out) < k:
         raise _fail(
             f"exponential_mechanism({args_text}) 返回了 {out}，不在 0..{k - 1} 之内（下标差了 1？）。",
             f"exponential_mechanism({args_text}) returned {out}, outside 0..{k - 1} (off by one?).",
+            diagnosis="exponential.index_off_by_one",
         )
     return int(out)
 
@@ -221,6 +234,7 @@ def check_exponential_mechanism_basics(exponential_mechanism: Callable) -> None:
                     f"分数 [0, 1e6, 3]、ε = 1 时，输出 {out} 的概率小于 e^(-499998)，实际上只能输出 1（最高分）。是否溢出，或下标错位？",
                     f"with scores [0, 1e6, 3] and ε = 1, output {out} has probability below e^(-499998): only 1 "
                     f"(the best) is possible. Overflow, or an index off by one?",
+                    diagnosis="exponential.best_not_certain",
                 )
     _after_call(exponential_mechanism, rng)
     print("[check_exponential_mechanism_basics] int indices in range, one candidate, scores 1e6 (no overflow): OK")
@@ -274,9 +288,10 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
         tv_best = float(np.abs(alts[best][2] - freq).sum()) / 2
         tv_true = float(np.abs(expected_p - freq).sum()) / 2
         if tv_best < tv_true / 3:
-            guess_zh, guess_en = alts[best][0], alts[best][1]
+            guess_zh, guess_en, guess_id = alts[best][0], alts[best][1], best
         else:
             guess_zh, guess_en = "抽样方法有误（检查累积概率与下标的对应）", "the sampling step is wrong (check how cumulative probabilities map to indices)"
+            guess_id = "exponential.sampling_wrong"
         raise _fail(
             f"exponential_mechanism 的输出频率 {np.round(freq, 3)} 与期望概率 {np.round(expected_p, 3)} 不符"
             f"（分数 {scores_list}，ε = {epsilon:g}，Δq = {sensitivity:g}；卡方 = {result.statistic:.1f}，p = {result.pvalue:.2g} < {ALPHA:g}，"
@@ -285,6 +300,7 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
             f"{np.round(expected_p, 3)} (scores {scores_list}, ε = {epsilon:g}, Δq = {sensitivity:g}; chi-square = "
             f"{result.statistic:.1f}, p = {result.pvalue:.2g} < {ALPHA:g}, n = {n}, seed = {seed}; a correct "
             f"implementation fails with probability <= {ALPHA:g}). Likely mistake: {guess_en}.",
+            diagnosis=guess_id,
         )
     _say(name, seed, text + " -> OK")
 

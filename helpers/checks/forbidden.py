@@ -170,6 +170,7 @@ def _check_no_forbidden(func: Callable) -> None:
             f"{name} 使用了不允许的随机数来源或现成的抽样器：{listed}。只能用传入的 rng 的 rng.random(...)。",
             f"{name} uses a forbidden randomness source or ready-made sampler: {listed}. "
             f"Use only rng.random(...) of the rng you are given.",
+            diagnosis="common.forbidden_sampler",
         )
 
 
@@ -192,18 +193,21 @@ def _check_rng_discipline(func: Callable, call: Callable[[np.random.Generator], 
             f"{fname} 没有使用传入的 rng（rng.random 被调用了 0 次）。请用 rng.random(...) 产生随机数，不要用 np.random.* 或自己新建生成器。",
             f"{fname} did not use the rng it was given (rng.random was called 0 times). Draw your uniforms with "
             f"rng.random(...), not np.random.* or a generator you create yourself.",
+            diagnosis="common.rng_unused",
         )
     if outputs[0].shape != outputs[1].shape or not np.array_equal(outputs[0], outputs[1], equal_nan=True):
         raise _fail(
             f"{fname}：相同种子的 rng 给出了不同的输出。随机性必须全部来自传入的 rng（不要用 np.random.*、random 模块或全局状态）。",
             f"{fname}: two rngs with the same seed gave different outputs. All randomness must come from the rng "
             f"you are given (no np.random.*, no random module, no global state).",
+            diagnosis="common.rng_not_reproducible",
         )
     if outputs[0].shape == outputs[2].shape and np.array_equal(outputs[0], outputs[2], equal_nan=True):
         raise _fail(
             f"{fname}：不同种子的 rng 给出了完全相同的输出。是否在函数里固定了种子，或没有用 rng？",
             f"{fname}: rngs with different seeds gave identical outputs. Is a seed fixed inside the function, or "
             f"is the rng not used?",
+            diagnosis="common.rng_seed_fixed",
         )
     _check_built_from_draws(func, call, rng.drawn(), outputs[0], seed)
     _say(name, seed, f"same seed -> same output, other seed -> other output; rng.random called {rng.calls} time(s); "

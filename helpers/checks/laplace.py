@@ -51,16 +51,19 @@ def _as_float_array(out: Any, fname: str, shape: tuple) -> np.ndarray:
         raise _fail(
             f"{fname} 应返回 numpy 数组，实际返回了 {type(out).__name__}。",
             f"{fname} should return a numpy array; it returned {type(out).__name__}.",
+            diagnosis="laplace.not_an_array",
         )
     if out.shape != shape:
         raise _fail(
             f"{fname} 返回的数组形状是 {out.shape}，期望 {shape}（与 size 一致）。",
             f"{fname} returned an array of shape {out.shape}; expected {shape} (the requested size).",
+            diagnosis="laplace.wrong_shape",
         )
     if not np.issubdtype(out.dtype, np.floating):
         raise _fail(
             f"{fname} 返回的 dtype 是 {out.dtype}，期望浮点数。",
             f"{fname} returned dtype {out.dtype}; expected floating-point numbers.",
+            diagnosis="laplace.not_float",
         )
     if not np.all(np.isfinite(out)):
         bad = int(np.sum(~np.isfinite(out)))
@@ -68,13 +71,14 @@ def _as_float_array(out: Any, fname: str, shape: tuple) -> np.ndarray:
             f"{fname} 返回了 {bad} 个非有限值（inf 或 nan）。rng.random() 可能恰好返回 0，ln(0) = -inf：请避开 0（例如用 1-u）。",
             f"{fname} returned {bad} non-finite values (inf or nan). rng.random() can return exactly 0 and "
             f"ln(0) = -inf: make sure you never take the log of 0 (e.g. use 1 - u).",
+            diagnosis="laplace.log_of_zero",
         )
     return out
 
 
 def _diagnose_laplace(x: np.ndarray, b: float, context: str, sensitivity: float | None = None,
-                      epsilon: float | None = None) -> tuple[str, str]:
-    """Guess the mistake behind a Laplace sample that failed the KS test."""
+                      epsilon: float | None = None) -> tuple[str, str, str]:
+    """Guess the mistake behind a Laplace sample that failed the KS test: ``(Chinese, English, diagnosis id)``."""
     n = x.size
     mean = float(np.mean(x))
     b_hat = float(np.mean(np.abs(x - np.median(x))))  # MLE of the scale around the median
@@ -85,43 +89,52 @@ def _diagnose_laplace(x: np.ndarray, b: float, context: str, sensitivity: float 
     if distinct <= max(1, n // 10):
         return (f"{n} 个样本中只有 {distinct} 个不同的值：是否只抽了一个噪声（或少数几个）并用于整个数组？每个元素都需要自己的独立噪声（用 size 生成）。",
                 f"only {distinct} distinct values among {n} samples: was one noise value (or a few) drawn and used "
-                f"for the whole array? Every element needs its own independent noise (draw `size` of them).")
+                f"for the whole array? Every element needs its own independent noise (draw `size` of them).",
+                "laplace.one_noise_for_all")
     if np.all(x >= 0) or np.all(x <= 0):
         return (f"所有样本同号（{'全为正' if np.all(x >= 0) else '全为负'}）：缺少了符号（两个分支中的一个）。",
-                "all samples have the same sign: the random sign (one of the two branches) is missing.")
+                "all samples have the same sign: the random sign (one of the two branches) is missing.",
+                "laplace.missing_sign")
     if abs(mean - 0.5) < 6 * se_mean + 0.02 and abs(mean) > 6 * se_mean:
         return (f"测得均值 {mean:.2f}，期望 0：是否在噪声上加了一个均匀随机数 u2（教材 6.2.2 印刷公式的错误）？",
                 f"mean {mean:.2f}, expected 0: is a uniform number (u2) being added to the noise (the misprint "
-                f"in the formula of textbook §6.2.2)?")
+                f"in the formula of textbook §6.2.2)?", "laplace.extra_u2_term")
     if abs(mean) > 6 * se_mean:
         return (f"测得均值 {mean:.3f}，期望 0：噪声不对称（两个分支的概率或公式不对？）。",
-                f"mean {mean:.3f}, expected 0: the noise is not symmetric (wrong branch probabilities or formula?).")
-    candidates = {"b": b}
+                f"mean {mean:.3f}, expected 0: the noise is not symmetric (wrong branch probabilities or formula?).",
+                "laplace.asymmetric_noise")
+    # label shown to the student -> (scale that mistake gives, diagnosis id)
+    candidates = {"b": (b, "laplace.scale_wrong")}
     if sensitivity is not None and epsilon is not None:
         candidates.update({
-            "ε/Δ": epsilon / sensitivity,
-            "1/(ε·Δ)": 1.0 / (epsilon * sensitivity),
-            "ε·Δ": epsilon * sensitivity,
-            "1/ε": 1.0 / epsilon,
-            "Δ": sensitivity,
-            "Δ/(2ε)": sensitivity / (2 * epsilon),
-            "2Δ/ε": 2 * sensitivity / epsilon,
-            "ε": epsilon,
+            "ε/Δ": (epsilon / sensitivity, "laplace.scale_inverted"),
+            "1/(ε·Δ)": (1.0 / (epsilon * sensitivity), "laplace.scale_one_over_eps_delta"),
+            "ε·Δ": (epsilon * sensitivity, "laplace.scale_eps_times_delta"),
+            "1/ε": (1.0 / epsilon, "laplace.sensitivity_ignored"),
+            "Δ": (sensitivity, "laplace.epsilon_ignored"),
+            "Δ/(2ε)": (sensitivity / (2 * epsilon), "laplace.scale_halved"),
+            "2Δ/ε": (2 * sensitivity / epsilon, "laplace.scale_doubled"),
+            "ε": (epsilon, "laplace.scale_is_epsilon"),
         })
     else:
-        candidates.update({"1/b": 1.0 / b, "b/2": b / 2, "2b": 2 * b, "1": 1.0, "b²": b * b, "√b": math.sqrt(b)})
+        candidates.update({"1/b": (1.0 / b, "laplace.scale_inverted"), "b/2": (b / 2, "laplace.scale_halved"),
+                           "2b": (2 * b, "laplace.scale_doubled"), "1": (1.0, "laplace.scale_ignored"),
+                           "b²": (b * b, "laplace.scale_squared"), "√b": (math.sqrt(b), "laplace.scale_sqrt"),
+                           "b/√2": (b / math.sqrt(2), "laplace.scale_is_std")})
     ratio = b_hat / b
     if abs(ratio - 1) > 0.03:
-        best = min(candidates, key=lambda k: abs(math.log(b_hat / candidates[k])))
-        if best != "b" and abs(math.log(b_hat / candidates[best])) < 0.05:
-            return (f"测得尺度 ≈ {b_hat:.3f}，像是 {best} = {candidates[best]:.3f}；期望 b = {b:.3f}（{context}）。",
-                    f"measured scale ≈ {b_hat:.3f}, which looks like {best} = {candidates[best]:.3f}; expected "
-                    f"b = {b:.3f} ({context}).")
+        best = min(candidates, key=lambda k: abs(math.log(b_hat / candidates[k][0])))
+        scale, mistake = candidates[best]
+        if best != "b" and abs(math.log(b_hat / scale)) < 0.05:
+            return (f"测得尺度 ≈ {b_hat:.3f}，像是 {best} = {scale:.3f}；期望 b = {b:.3f}（{context}）。",
+                    f"measured scale ≈ {b_hat:.3f}, which looks like {best} = {scale:.3f}; expected "
+                    f"b = {b:.3f} ({context}).", mistake)
         return (f"测得尺度 ≈ {b_hat:.3f}，期望 b = {b:.3f}（{context}）。检查尺度公式。",
-                f"measured scale ≈ {b_hat:.3f}, expected b = {b:.3f} ({context}). Check the scale formula.")
+                f"measured scale ≈ {b_hat:.3f}, expected b = {b:.3f} ({context}). Check the scale formula.",
+                "laplace.scale_wrong")
     return (f"均值和尺度接近正确（{measured}），但分布形状不是拉普拉斯分布（是否用了别的分布，或只在一个分支上变换）？",
             f"mean and scale are close ({measured}) but the shape is not Laplace (another distribution, or a "
-            f"transform applied to one branch only?).")
+            f"transform applied to one branch only?).", "laplace.not_laplace_shape")
 
 
 def _ks_laplace(x: np.ndarray, b: float, name: str, seed: int, fname: str, context: str,
@@ -130,13 +143,14 @@ def _ks_laplace(x: np.ndarray, b: float, name: str, seed: int, fname: str, conte
     result = ks_test(x, lambda t: _laplace_cdf(t, b))
     text = f"KS test of n = {x.size} samples against Laplace(0, b = {b:.4g}): D = {result.statistic:.5f}, p = {result.pvalue:.3g}"
     if result.pvalue < ALPHA:
-        mistake_zh, mistake_en = _diagnose_laplace(x, b, context, sensitivity, epsilon)
+        mistake_zh, mistake_en, mistake_id = _diagnose_laplace(x, b, context, sensitivity, epsilon)
         raise _fail(
             f"{fname} 的输出不服从 Laplace(0, {b:.3f})：KS 检验 D = {result.statistic:.4f}，p = {result.pvalue:.2g} < {ALPHA:g}"
             f"（n = {x.size}，seed = {seed}；正确的实现被误判的概率 ≤ {ALPHA:g}）。可能的错误：{mistake_zh}",
             f"{fname}'s output is not Laplace(0, {b:.3f}): KS statistic D = {result.statistic:.4f}, "
             f"p = {result.pvalue:.2g} < {ALPHA:g} (n = {x.size}, seed = {seed}; a correct implementation fails "
             f"with probability <= {ALPHA:g}). Likely mistake: {mistake_en}",
+            diagnosis=mistake_id,
         )
     _say(name, seed, text + " -> OK")
 
@@ -205,11 +219,13 @@ def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
         raise _fail(
             f"laplace_mechanism(10.0, 1, 1, rng) 应返回一个浮点数，实际返回 {type(out).__name__} {_short(out)}。",
             f"laplace_mechanism(10.0, 1, 1, rng) should return a float; it returned {type(out).__name__} {_short(out)}.",
+            diagnosis="laplace.scalar_not_float",
         )
     if not math.isfinite(out) or out == 10.0:
         raise _fail(
             f"laplace_mechanism(10.0, 1, 1, rng) 返回了 {out}：应该是 10 加上有限的随机噪声。",
             f"laplace_mechanism(10.0, 1, 1, rng) returned {out}: expected 10 plus finite random noise.",
+            diagnosis="laplace.no_noise",
         )
     values = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     out = _call(laplace_mechanism, values, 1.0, 1.0, rng, rng=rng)
@@ -219,6 +235,7 @@ def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
             "laplace_mechanism 对数组的每个元素应该加上独立的噪声，但有些噪声完全相同（是否只抽了一个噪声？）。",
             "laplace_mechanism should add independent noise to each coordinate, but some noises are identical "
             "(was a single noise value drawn for the whole array?).",
+            diagnosis="laplace.one_noise_for_all",
         )
     for args, zh, en in (
         ((1.0, 1.0, 0.0, rng), "ε 必须 > 0", "epsilon must be > 0"),

@@ -114,6 +114,7 @@ def _no_forbidden_sources(func: Callable) -> None:
             f"{name} 使用了不允许的随机数来源或现成的实现：{listed}。随机数只能来自传入的 rng（它的方法都可以用），也不能导入 helpers。",
             f"{name} uses a forbidden randomness source or ready-made implementation: {listed}. Randomness must come "
             f"from the rng you are given (any of its methods is fine), and helpers may not be imported.",
+            diagnosis="common.forbidden_sampler",
         )
 
 
@@ -123,16 +124,19 @@ def _reports(out: Any, shape: tuple, k: int, args_text: str) -> np.ndarray:
             f"grr_perturb({args_text}) 应返回形状为 {shape} 的 numpy 整数数组，实际返回 {type(out).__name__} {_short(out)}。",
             f"grr_perturb({args_text}) should return an integer numpy array of shape {shape}; it returned "
             f"{type(out).__name__} {_short(out)}.",
+            diagnosis="local_frequency.wrong_output_type",
         )
     if not np.issubdtype(out.dtype, np.integer):
         raise _fail(
             f"grr_perturb 返回的 dtype 是 {out.dtype}，期望整数（例如 .astype(int)）。",
             f"grr_perturb returned dtype {out.dtype}; expected integers (e.g. .astype(int)).",
+            diagnosis="local_frequency.not_integer",
         )
     if out.size and (out.min() < 0 or out.max() >= k):
         raise _fail(
             f"grr_perturb 返回了 0..{k - 1} 以外的值：{np.unique(out[(out < 0) | (out >= k)])[:10]}（k = {k}）。",
             f"grr_perturb returned values outside 0..{k - 1}: {np.unique(out[(out < 0) | (out >= k)])[:10]} (k = {k}).",
+            diagnosis="local_frequency.value_out_of_range",
         )
     return out.astype(np.int64)
 
@@ -181,46 +185,61 @@ def check_grr_perturb_basics(grr_perturb: Callable, seed: int | None = None) -> 
                 "grr_perturb 没有使用传入的 rng（调用后它的状态没有变化）。请用 rng 的方法产生随机数，不要用 np.random.* 或自己新建生成器。",
                 "grr_perturb did not use the rng it was given (its state did not change). Draw your random numbers "
                 "with the rng's methods, not np.random.* or a generator you create yourself.",
+                diagnosis="common.rng_unused",
             )
     if not np.array_equal(outs[0], outs[1]):
         raise _fail(
             "grr_perturb：相同种子的 rng 给出了不同的输出。随机性必须全部来自传入的 rng。",
             "grr_perturb: two rngs with the same seed gave different outputs. All randomness must come from the rng you are given.",
+            diagnosis="common.rng_not_reproducible",
         )
     if np.array_equal(outs[0], outs[2]):
         raise _fail(
             "grr_perturb：不同种子的 rng 给出了完全相同的输出。是否在函数里固定了种子？",
             "grr_perturb: rngs with different seeds gave identical outputs. Is a seed fixed inside the function?",
+            diagnosis="common.rng_seed_fixed",
         )
     print("[check_grr_perturb_basics] integer reports of shapes (5,), (2, 3), (4,); ValueError for values 4, -1, "
           "k = 1, ε = 0, nan; same seed -> same reports, other seed -> other reports: OK")
 
 
-def _diagnose_grr(freq: np.ndarray, v: int, k: int, epsilon: float) -> tuple[str, str]:
+def _diagnose_grr(freq: np.ndarray, v: int, k: int, epsilon: float) -> tuple[str, str, str]:
     p, q = reference_grr_probabilities(k, epsilon)
     kept = float(freq[v])
     others = np.delete(freq, v)
     binary = math.exp(epsilon) / (math.exp(epsilon) + 1)
     p_all = p + (1 - p) / k
     if kept in (0.0, 1.0):
-        return ("所有用户一起保留或一起替换：每个用户需要自己的随机数", "all users were kept or replaced together: each user needs her own random numbers")
+        return ("所有用户一起保留或一起替换：每个用户需要自己的随机数", "all users were kept or replaced together: each user needs her own random numbers",
+                "local_frequency.one_coin_for_all")
     if np.any(others < 0.25 * q):
         return ("有的值从不（或很少）被报告为“其他值”：抽取其他值时是否漏掉了某个值（下标错位）？",
                 "some value is never (or rarely) reported as an 'other' value: does the draw of the other value miss "
-                "one value (an index off by one)?")
+                "one value (an index off by one)?", "local_frequency.other_value_missed")
     if abs(kept - binary) < 0.01:
         return (f"保留真实值的频率 {kept:.3f} ≈ e^ε/(e^ε+1) = {binary:.3f}：这是 k = 2 时的概率，k 个取值时应使 p/q = e^ε",
                 f"the true value is kept with frequency {kept:.3f} ≈ e^ε/(e^ε+1) = {binary:.3f}: that is the k = 2 "
-                f"probability; with k values p/q must equal e^ε")
+                f"probability; with k values p/q must equal e^ε", "local_frequency.binary_p_for_k")
     if abs(kept - p_all) < 0.01:
         return (f"报告真实值的频率 {kept:.3f} ≈ p + (1-p)/k = {p_all:.3f}：替换值是从全部 k 个值中抽的（包括真实值），应只从其他 k-1 个值中抽",
                 f"the true value is reported with frequency {kept:.3f} ≈ p + (1-p)/k = {p_all:.3f}: the replacement is "
-                f"drawn from all k values (the true one included); draw it from the k-1 other values only")
+                f"drawn from all k values (the true one included); draw it from the k-1 other values only",
+                "local_frequency.replacement_includes_truth")
+    for factor in (0.5, 2.0):
+        if abs(kept - reference_grr_probabilities(k, factor * epsilon)[0]) < 0.01:
+            return (f"保留真实值的频率 {kept:.3f} ≈ 用 {factor:g}ε 算出的 p：ε 多乘或多除了 2",
+                    f"the true value is kept with frequency {kept:.3f}, the p of {factor:g}ε: ε multiplied or divided by 2",
+                    "local_frequency.epsilon_factor_2")
+    if abs(kept - math.exp(epsilon) / (math.exp(epsilon) + k)) < 0.01:
+        return (f"保留真实值的频率 {kept:.3f} ≈ e^ε/(e^ε + k)：分母应为 e^ε + k - 1（p/q = e^ε）",
+                f"the true value is kept with frequency {kept:.3f} ≈ e^ε/(e^ε + k): the denominator is e^ε + k - 1 "
+                f"(so that p/q = e^ε)", "local_frequency.denominator_off_by_one")
     if float(np.max(others) - np.min(others)) > 0.05:
         return ("其他值的频率差别很大：替换值应在其他 k-1 个值中均匀抽取", "the other values have very different frequencies: "
-                "the replacement must be uniform over the k-1 other values")
+                "the replacement must be uniform over the k-1 other values", "local_frequency.replacement_not_uniform")
     return (f"保留真实值的频率 {kept:.3f}，期望 p = {p:.3f}（每个其他值 q = {q:.3f}）",
-            f"the true value is kept with frequency {kept:.3f}; expected p = {p:.3f} (q = {q:.3f} for each other value)")
+            f"the true value is kept with frequency {kept:.3f}; expected p = {p:.3f} (q = {q:.3f} for each other value)",
+            "local_frequency.keep_rate_wrong")
 
 
 def check_grr_perturb_distribution(grr_perturb: Callable, seed: int | None = None, *, k: int = 4,
@@ -249,7 +268,7 @@ def check_grr_perturb_distribution(grr_perturb: Callable, seed: int | None = Non
         texts.append(f"users holding {v}: chi-square = {result.statistic:.1f}, p = {result.pvalue:.3g}")
         if result.pvalue < ALPHA / 2:
             freq = counts / n
-            zh, en = _diagnose_grr(freq, v, k, epsilon)
+            zh, en, mistake = _diagnose_grr(freq, v, k, epsilon)
             raise _fail(
                 f"grr_perturb：持有 {v} 的 {n} 个用户的报告频率为 {np.round(freq, 4)}，期望 {np.round(expected / n, 4)}"
                 f"（k = {k}，ε = {epsilon:g}；卡方 = {result.statistic:.1f}，p = {result.pvalue:.2g} < {ALPHA / 2:g}，seed = {seed}；"
@@ -258,6 +277,7 @@ def check_grr_perturb_distribution(grr_perturb: Callable, seed: int | None = Non
                 f"{np.round(expected / n, 4)} (k = {k}, ε = {epsilon:g}; chi-square = {result.statistic:.1f}, "
                 f"p = {result.pvalue:.2g} < {ALPHA / 2:g}, seed = {seed}; a correct implementation fails with probability "
                 f"<= {ALPHA:g}). Likely mistake: {en}.",
+                diagnosis=mistake,
             )
     _say(name, seed, f"k = {k}, ε = {epsilon:g}: " + "; ".join(texts) + " -> OK")
 
@@ -297,6 +317,7 @@ def check_grr_perturb_privacy(grr_perturb: Callable, seed: int | None = None, *,
             f"probability <= {ALPHA:g}). For any two true values v, v' and any report y, P[y | v] <= e^ε P[y | v'] must "
             f"hold: check that the keep probability p and the probability q of each other value have ratio exactly e^ε, "
             f"and that the replacement is drawn uniformly from the k-1 other values only.",
+            diagnosis="local_frequency.ldp_epsilon_exceeded",
         )
     _say(name, seed, text + " -> OK")
 
@@ -317,6 +338,7 @@ def _estimate(grr_estimate: Callable, reports: np.ndarray, k: int, epsilon: floa
             f"grr_estimate(reports, {k}, {epsilon:g}) should return an array of length k = {k} (one estimated count "
             f"per value); it returned {type(out).__name__} {_short(out)}. (A value nobody reported still needs its "
             f"estimate: e.g. np.bincount(..., minlength=k).)",
+            diagnosis="local_frequency.estimate_wrong_length",
         )
     return arr
 
@@ -340,22 +362,26 @@ _HIDDEN_CASES = (
 )
 
 
-def _estimate_diagnosis(got: np.ndarray, counts: np.ndarray, k: int, epsilon: float) -> tuple[str, str]:
+def _estimate_diagnosis(got: np.ndarray, counts: np.ndarray, k: int, epsilon: float) -> tuple[str, str, str]:
     p, q = reference_grr_probabilities(k, epsilon)
     n = counts.sum()
     truth = (counts - n * q) / (p - q)
     if np.allclose(got, truth / n, rtol=1e-6, atol=1e-12):
-        return "返回了比例而不是人数（忘了乘 n）", "returned fractions instead of counts (forgot to multiply by n)"
+        return ("返回了比例而不是人数（忘了乘 n）", "returned fractions instead of counts (forgot to multiply by n)",
+                "local_frequency.returned_fractions")
     if np.allclose(got, np.maximum(truth, 0), rtol=1e-6, atol=1e-9) or (np.all(got >= 0) and np.any(truth < 0)):
         return ("把负的估计截成了 0：截断后的估计有偏（期望大于真实人数）；本作业要求无偏估计，负数要保留",
                 "negative estimates were clipped to 0: the clipped estimator is biased upwards; this assignment asks for "
-                "the unbiased one, so keep negative values")
+                "the unbiased one, so keep negative values", "local_frequency.clipped_negative")
     pb = math.exp(epsilon) / (math.exp(epsilon) + 1)
     if np.allclose(got, (counts - n * (1 - pb)) / (2 * pb - 1), rtol=1e-6):
-        return "用了二值随机响应的 p、1-p：k 个取值时 q 不是 1-p", "used binary randomized response's p and 1-p: with k values q is not 1-p"
+        return ("用了二值随机响应的 p、1-p：k 个取值时 q 不是 1-p", "used binary randomized response's p and 1-p: with k values q is not 1-p",
+                "local_frequency.binary_q")
     if np.allclose(got, counts / p, rtol=1e-6):
-        return "只除以了 p，没有减去其他用户误报到这个值的 n·q", "divided by p but did not subtract the n·q reports that other users send to this value"
-    return "E[C(v)] = n_v p + (n - n_v) q，解出 n_v", "E[C(v)] = n_v p + (n - n_v) q: solve for n_v"
+        return ("只除以了 p，没有减去其他用户误报到这个值的 n·q", "divided by p but did not subtract the n·q reports that other users send to this value",
+                "local_frequency.no_q_subtraction")
+    return ("E[C(v)] = n_v p + (n - n_v) q，解出 n_v", "E[C(v)] = n_v p + (n - n_v) q: solve for n_v",
+            "local_frequency.estimate_formula_wrong")
 
 
 def _check_exact(grr_estimate: Callable, cases) -> None:
@@ -367,13 +393,14 @@ def _check_exact(grr_estimate: Callable, cases) -> None:
         p, q = reference_grr_probabilities(k, epsilon)
         expected = (counts_arr - counts_arr.sum() * q) / (p - q) if truth is None else np.array(truth)
         if not np.allclose(got, expected, rtol=1e-9, atol=1e-7):
-            zh, en = _estimate_diagnosis(got, counts_arr, k, epsilon)
+            zh, en, mistake = _estimate_diagnosis(got, counts_arr, k, epsilon)
             raise _fail(
                 f"grr_estimate：k = {k}，ε = ln {e_eps:g}，各值的报告数 {list(counts)}（n = {counts_arr.sum()}）时返回 {np.round(got, 4)}，"
                 f"期望 {np.round(expected, 4)}。这些报告数恰好等于它们的期望，所以无偏估计必须给出这组真实人数。可能的错误：{zh}。",
                 f"grr_estimate: with k = {k}, ε = ln {e_eps:g} and report counts {list(counts)} (n = {counts_arr.sum()}) it "
                 f"returned {np.round(got, 4)}; expected {np.round(expected, 4)}. These counts equal their expectations "
                 f"exactly, so an unbiased estimator must return these true counts. Likely mistake: {en}.",
+                diagnosis=mistake,
             )
 
 
@@ -428,6 +455,7 @@ def check_grr_estimate_unbiased(grr_estimate: Callable, seed: int | None = None,
             f"are {np.round(mean, 1)} for true counts {true_counts.tolist()}, max |z| = {np.max(np.abs(z)):.1f} > 6 "
             f"(seed = {seed}; a correct implementation fails with probability <= {ALPHA:g}). Unbiased means "
             f"E[estimate] = true count: start from E[C(v)] and solve for n_v; do not clip or round.",
+            diagnosis="local_frequency.estimate_biased",
         )
     _say(name, seed, text + " -> OK")
 
@@ -443,24 +471,28 @@ def _variance_value(grr_variance: Callable, n: int, k: int, epsilon: float, f: f
         raise _fail(
             f"grr_variance({n}, {k}, {epsilon:g}, {f:g}) 应返回一个数，实际返回 {type(got).__name__}。",
             f"grr_variance({n}, {k}, {epsilon:g}, {f:g}) should return a number; it returned {type(got).__name__}.",
+            diagnosis="local_frequency.not_a_number",
         ) from None
     return value
 
 
-def _variance_diagnosis(got: float, n: int, k: int, epsilon: float, f: float) -> tuple[str, str]:
+def _variance_diagnosis(got: float, n: int, k: int, epsilon: float, f: float) -> tuple[str, str, str]:
     p, q = reference_grr_probabilities(k, epsilon)
     truth = reference_grr_variance(n, k, epsilon, f)
     if math.isclose(got, n * q * (1 - q) / (p - q) ** 2, rel_tol=1e-6) and f > 0:
         return ("只有 n q(1-q)/(p-q)² 这一项：持有该值的 n·f 个用户以概率 p（而不是 q）报告它，方差与 f 有关",
                 "only the term n q(1-q)/(p-q)^2: the n·f users holding the value report it with probability p, not q, "
-                "so the variance depends on f")
+                "so the variance depends on f", "local_frequency.variance_missing_f_term")
     if math.isclose(got, truth / n ** 2, rel_tol=1e-6):
-        return "这是比例的方差（除以了 n²），要的是人数的方差", "that is the variance of the fraction (divided by n^2); the count's variance is asked"
+        return ("这是比例的方差（除以了 n²），要的是人数的方差", "that is the variance of the fraction (divided by n^2); the count's variance is asked",
+                "local_frequency.variance_of_fraction")
     pb = math.exp(epsilon) / (math.exp(epsilon) + 1)
     if math.isclose(got, n * pb * (1 - pb) / (2 * pb - 1) ** 2, rel_tol=1e-6):
-        return "用了二值随机响应（k = 2）的方差公式", "used the variance of binary randomized response (k = 2)"
+        return ("用了二值随机响应（k = 2）的方差公式", "used the variance of binary randomized response (k = 2)",
+                "local_frequency.variance_binary_formula")
     return ("C(v) 是 n·f 个以 p、n(1-f) 个以 q 成功的独立伯努利变量之和；估计 = (C(v) - n q)/(p - q)",
-            "C(v) is a sum of n·f independent Bernoulli(p) and n(1-f) Bernoulli(q) variables; estimate = (C(v) - n q)/(p - q)")
+            "C(v) is a sum of n·f independent Bernoulli(p) and n(1-f) Bernoulli(q) variables; estimate = (C(v) - n q)/(p - q)",
+            "local_frequency.variance_formula_wrong")
 
 
 def check_grr_variance_simulation(grr_variance: Callable, seed: int | None = None, *, runs: int = 4_000) -> None:
@@ -489,13 +521,14 @@ def check_grr_variance_simulation(grr_variance: Callable, seed: int | None = Non
         got = _variance_value(grr_variance, n, k, epsilon, f)
         texts.append(f"n = {n}, k = {k}, ε = {epsilon:g}, f = {f:g}: yours {got:.1f}, simulated {simulated:.1f}")
         if not (math.isfinite(got) and got > 0 and abs(simulated / got - 1) <= 0.2):
-            zh, en = _variance_diagnosis(got, n, k, epsilon, f)
+            zh, en, mistake = _variance_diagnosis(got, n, k, epsilon, f)
             raise _fail(
                 f"grr_variance({n}, {k}, {epsilon:g}, {f:g}) = {got:.4g}，但 {runs} 次模拟的估计值的样本方差是 {simulated:.4g}"
                 f"（相差超过 20%；样本方差的相对标准误约 2.2%，seed = {seed}）。可能的错误：{zh}。",
                 f"grr_variance({n}, {k}, {epsilon:g}, {f:g}) = {got:.4g}, but the sample variance of {runs} simulated "
                 f"estimates is {simulated:.4g} (more than 20% apart; the sample variance's relative standard error is "
                 f"about 2.2%, seed = {seed}). Likely mistake: {en}.",
+                diagnosis=mistake,
             )
     _say(name, seed, "; ".join(texts) + " -> OK")
 
@@ -507,10 +540,11 @@ def check_grr_variance_values(grr_variance: Callable) -> None:
         got = _variance_value(grr_variance, n, k, epsilon, f)
         expected = reference_grr_variance(n, k, epsilon, f)
         if not math.isclose(got, expected, rel_tol=1e-9):
-            zh, en = _variance_diagnosis(got, n, k, epsilon, f)
+            zh, en, mistake = _variance_diagnosis(got, n, k, epsilon, f)
             raise _fail(
                 f"grr_variance({n}, {k}, {epsilon:.4g}, {f:g}) = {got:.6g}，期望 {expected:.6g}。可能的错误：{zh}。",
                 f"grr_variance({n}, {k}, {epsilon:.4g}, {f:g}) = {got:.6g}; expected {expected:.6g}. Likely mistake: {en}.",
+                diagnosis=mistake,
             )
     print("[check_grr_variance_values] exact values for k = 2, 3, 4, 7, 16 and f = 0, 0.25, 0.5, 0.8, 1: OK")
 
@@ -526,20 +560,28 @@ def _asymmetric_value(asymmetric_correct: Callable, n, n1, a, b) -> float:
         raise _fail(
             f"asymmetric_correct({n}, {n1}, {a:.4g}, {b:.4g}) 应返回一个数，实际返回 {type(got).__name__}。",
             f"asymmetric_correct({n}, {n1}, {a:.4g}, {b:.4g}) should return a number; it returned {type(got).__name__}.",
+            diagnosis="local_frequency.not_a_number",
         ) from None
 
 
-def _asymmetric_diagnosis(got: float, n, n1, a, b) -> tuple[str, str]:
+def _asymmetric_diagnosis(got: float, n, n1, a, b) -> tuple[str, str, str]:
+    truth = (n1 - n * b) / (a - b)
+    if not 0 <= truth <= n and math.isclose(got, max(0.0, min(n, truth)), rel_tol=1e-9, abs_tol=1e-12):
+        return ("把估计截断到了 [0, n]：截断后有偏；本作业要求无偏估计", "the estimate was clipped to [0, n]: clipping "
+                "biases it; the unbiased one is asked", "local_frequency.clipped_negative")
     if math.isclose(got, ((a - 1) * n + n1) / (2 * a - 1), rel_tol=1e-9):
         return ("用了对称随机响应的校正公式（把 a 当作 p）：这里 P(1|0) = b 不等于 1 - a",
-                "used the symmetric correction with p = a: here P(1|0) = b is not 1 - a")
+                "used the symmetric correction with p = a: here P(1|0) = b is not 1 - a",
+                "local_frequency.asymmetric_as_symmetric")
     if math.isclose(got, n1 / a, rel_tol=1e-9):
-        return "只除以了 a，没有减去真实为 0 的人以概率 b 报告的 1", "divided by a without subtracting the 1s reported (with probability b) by people whose truth is 0"
+        return ("只除以了 a，没有减去真实为 0 的人以概率 b 报告的 1", "divided by a without subtracting the 1s reported (with probability b) by people whose truth is 0",
+                "local_frequency.asymmetric_no_b_subtraction")
     if math.isclose(got, (n1 - n * b) / (a - b) / n, rel_tol=1e-9):
-        return "返回了比例而不是人数", "returned the fraction instead of the count"
+        return "返回了比例而不是人数", "returned the fraction instead of the count", "local_frequency.returned_fractions"
     if math.isclose(got, max(0.0, min(n, (n1 - n * b) / (a - b))), rel_tol=1e-9):
-        return "把估计截断到了 [0, n]：截断后有偏；本作业要求无偏估计", "the estimate was clipped to [0, n]: clipping biases it; the unbiased one is asked"
-    return "E[n1] = N a + (n - N) b，解出 N", "E[n1] = N a + (n - N) b: solve for N"
+        return ("把估计截断到了 [0, n]：截断后有偏；本作业要求无偏估计", "the estimate was clipped to [0, n]: clipping biases it; the unbiased one is asked",
+                "local_frequency.clipped_negative")
+    return "E[n1] = N a + (n - N) b，解出 N", "E[n1] = N a + (n - N) b: solve for N", "local_frequency.asymmetric_formula_wrong"
 
 
 def check_asymmetric_correct_values(asymmetric_correct: Callable, hidden: bool = False) -> None:
@@ -559,11 +601,12 @@ def check_asymmetric_correct_values(asymmetric_correct: Callable, hidden: bool =
         got = _asymmetric_value(asymmetric_correct, n, n1, a, b)
         expected = (n1 - n * b) / (a - b)
         if not math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9):
-            zh, en = _asymmetric_diagnosis(got, n, n1, a, b)
+            zh, en, mistake = _asymmetric_diagnosis(got, n, n1, a, b)
             raise _fail(
                 f"asymmetric_correct(n = {n}, n1 = {n1}, a = {a:.4g}, b = {b:.4g}) = {got:.6g}，期望 {expected:.6g}。可能的错误：{zh}。",
                 f"asymmetric_correct(n = {n}, n1 = {n1}, a = {a:.4g}, b = {b:.4g}) = {got:.6g}; expected {expected:.6g}. "
                 f"Likely mistake: {en}.",
+                diagnosis=mistake,
             )
     shown = "a = 0.7/b = 0.2, a < b, the symmetric case p = 0.8, a = 1/b = 0" if hidden else "the two-dice scheme (a = 13/36, b = 1/36): 43 -> 99, 10 -> 0, 0 -> -30"
     print(f"[check_asymmetric_correct_values] exact values for {shown}: OK")

@@ -54,17 +54,22 @@ def check_rr_keep_probability_values(rr_keep_probability: Callable) -> None:
             raise _fail(
                 f"rr_keep_probability({epsilon:.4g}) 应返回一个浮点数，实际返回 {type(got).__name__}。",
                 f"rr_keep_probability({epsilon:.4g}) should return a float; it returned {type(got).__name__}.",
+                diagnosis="randomized_response.not_float",
             )
         expected = _keep(epsilon)
         if not math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-15):
             guess_zh, guess_en = "检查公式 p = e^ε / (e^ε + 1)", "check the formula p = e^ε / (e^ε + 1)"
+            guess_id = "randomized_response.keep_formula_wrong"
             if math.isclose(got, 1 - expected, rel_tol=1e-9):
                 guess_zh, guess_en = "p 与 1-p 弄反了（1/(e^ε+1) 是翻转的概率）", "p and 1-p swapped (1/(e^ε+1) is the flip probability)"
+                guess_id = "randomized_response.p_swapped"
             elif math.isclose(got, _keep(epsilon / 2), rel_tol=1e-9) or math.isclose(got, _keep(2 * epsilon), rel_tol=1e-9):
                 guess_zh, guess_en = "ε 多乘或多除了 2", "ε multiplied or divided by 2"
+                guess_id = "randomized_response.epsilon_factor_2"
             raise _fail(
                 f"rr_keep_probability({epsilon:.4g}) = {got}，期望 e^ε/(e^ε+1) = {expected:.6f}。可能的错误：{guess_zh}。",
                 f"rr_keep_probability({epsilon:.4g}) = {got}; expected e^ε/(e^ε+1) = {expected:.6f}. Likely mistake: {guess_en}.",
+                diagnosis=guess_id,
             )
     print("[check_rr_keep_probability_values] p(ln 4) = 0.8, p(0.7), p(3), p(0.001): OK")
 
@@ -80,6 +85,7 @@ def check_rr_keep_probability_edge(rr_keep_probability: Callable) -> None:
             f"rr_keep_probability(800) = {got}，期望 1.0。e^800 溢出成 inf，inf/inf = nan：改写成 1/(1 + e^(-ε))。",
             f"rr_keep_probability(800) = {got}; expected 1.0. e^800 overflows to inf and inf/inf = nan: "
             f"write it as 1/(1 + e^(-ε)).",
+            diagnosis="randomized_response.overflow",
         )
     print("[check_rr_keep_probability_edge] ValueError for ε = 0, -1, nan; p(800) = 1.0: OK")
 
@@ -89,16 +95,19 @@ def _rr_output(out: Any, shape: tuple, args_text: str) -> np.ndarray:
         raise _fail(
             f"rr_perturb({args_text}) 应返回形状为 {shape} 的 numpy 数组，实际返回 {type(out).__name__} {_short(out)}。",
             f"rr_perturb({args_text}) should return a numpy array of shape {shape}; it returned {type(out).__name__} {_short(out)}.",
+            diagnosis="randomized_response.wrong_output_type",
         )
     if not np.issubdtype(out.dtype, np.integer):
         raise _fail(
             f"rr_perturb 返回的 dtype 是 {out.dtype}，期望整数 0/1（例如 .astype(int)）。",
             f"rr_perturb returned dtype {out.dtype}; expected integers 0/1 (e.g. .astype(int)).",
+            diagnosis="randomized_response.not_integer",
         )
     if not np.all((out == 0) | (out == 1)):
         raise _fail(
             f"rr_perturb 返回了 0/1 以外的值：{np.unique(out)[:10]}。",
             f"rr_perturb returned values other than 0/1: {np.unique(out)[:10]}.",
+            diagnosis="randomized_response.not_binary",
         )
     return out
 
@@ -157,18 +166,25 @@ def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None,
     if min(p1, p0) < ALPHA / 2:
         q = 1 - p
         if abs(r1 - q) < 0.01 and abs(r0 - q) < 0.01:
+            mistake = "randomized_response.p_swapped"
             zh, en = "p 与 1-p 弄反了：真实答案以 1/(e^ε+1) 的概率保留", "p and 1-p swapped: the true answer is kept with probability 1/(e^ε+1)"
         elif abs(r1 - r0) > 0.05:
+            mistake = "randomized_response.asymmetric_flip"
             zh, en = "对 0 和 1 的处理不同（只翻转了其中一种？）", "0s and 1s are treated differently (only one kind flipped?)"
         elif abs(r1 - (p + q / 2)) < 0.01:
+            mistake = "randomized_response.warner_fair_coin"
             zh, en = "翻转时又掷了一次公平硬币（保留率变成 p + (1-p)/2）", "a fair coin decides the answer after a flip (keep rate p + (1-p)/2)"
         elif r1 in (0.0, 1.0) or r0 in (0.0, 1.0):
+            mistake = "randomized_response.one_coin_for_all"
             zh, en = "所有比特一起保留或一起翻转：每个比特需要自己的随机数", "all bits kept or flipped together: each bit needs its own random number"
         elif abs(r1 - _keep(2 * epsilon)) < 0.01 or abs(r1 - _keep(epsilon / 2)) < 0.01:
+            mistake = "randomized_response.epsilon_factor_2"
             zh, en = "ε 多乘或多除了 2", "ε multiplied or divided by 2"
         elif abs(r1 - 0.5) < 0.01:
+            mistake = "randomized_response.ignores_truth"
             zh, en = "保留率是 1/2：输出与真实答案无关", "keep rate 1/2: the output ignores the true answer"
         else:
+            mistake = "randomized_response.keep_rate_wrong"
             zh, en = "保留概率不是 e^ε/(e^ε+1)", "the keep probability is not e^ε/(e^ε+1)"
         raise _fail(
             f"rr_perturb：真实为 1 的比特保留率 {r1:.4f}，真实为 0 的比特保留率 {r0:.4f}，期望都是 p = {p:.4f}（ε = {epsilon:g}；"
@@ -176,6 +192,7 @@ def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None,
             f"rr_perturb: keep rate {r1:.4f} among true 1s and {r0:.4f} among true 0s; expected p = {p:.4f} for both "
             f"(ε = {epsilon:g}; binomial p-values {p1:.2g} / {p0:.2g}, threshold {ALPHA / 2:g}, seed = {seed}; a correct "
             f"implementation fails with probability <= {ALPHA:g}). Likely mistake: {en}.",
+            diagnosis=mistake,
         )
     _say(name, seed, text + " -> OK")
 
@@ -201,6 +218,7 @@ def _rr_correct_value(rr_correct: Callable, n, n1, p) -> float:
         raise _fail(
             f"rr_correct({n}, {n1}, {p}) 应返回一个数，实际返回 {type(got).__name__}。",
             f"rr_correct({n}, {n1}, {p}) should return a number; it returned {type(got).__name__}.",
+            diagnosis="randomized_response.not_a_number",
         ) from None
 
 
@@ -208,18 +226,24 @@ def _rr_correct_compare(got: float, n, n1, p, where_zh: str, where_en: str) -> N
     expected = _correct(n, n1, p)
     if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9):
         return
+    mistake = "randomized_response.correct_formula_wrong"
     zh, en = "检查公式 N = ((p-1)n + n1)/(2p-1)", "check the formula N = ((p-1)n + n1)/(2p-1)"
     if math.isclose(got, _correct(n, n1, 1 - p), rel_tol=1e-9, abs_tol=1e-9):
+        mistake = "randomized_response.p_swapped"
         zh, en = "p 与 1-p 弄反了", "p and 1-p swapped"
     elif math.isclose(got, expected / n, rel_tol=1e-9, abs_tol=1e-12):
+        mistake = "randomized_response.returned_fraction"
         zh, en = "返回了比例 π̂ 而不是人数 N = π̂·n", "returned the fraction π̂ instead of the count N = π̂·n"
     elif math.isclose(got, ((p - 1) * n + n1) / (2 * p), rel_tol=1e-9) or math.isclose(got, (p - 1) * n + n1 / (2 * p - 1), rel_tol=1e-9):
+        mistake = "randomized_response.brackets_missing"
         zh, en = "括号/分母写错了：整个 (p-1)n + n1 要除以 (2p-1)", "brackets: the whole (p-1)n + n1 must be divided by (2p-1)"
     elif math.isclose(got, n1, rel_tol=1e-9):
+        mistake = "randomized_response.no_correction"
         zh, en = "没有做校正（直接返回了 n1）", "no correction applied (n1 returned as is)"
     raise _fail(
         f"rr_correct({n}, {n1}, {p}) = {got:.6g}，期望 {expected:.6g}（{where_zh}）。可能的错误：{zh}。",
         f"rr_correct({n}, {n1}, {p}) = {got:.6g}; expected {expected:.6g} ({where_en}). Likely mistake: {en}.",
+        diagnosis=mistake,
     )
 
 

@@ -126,8 +126,12 @@ def copy_report(functions: dict[str, Callable | str], threshold: float = 0.9, mi
     ``functions`` maps a graded function name to the student's function or
     its source. A row is flagged when the similarity is at least
     ``threshold`` and the function has at least ``min_nodes`` syntax-tree
-    nodes. Meant for the instructor's report, never to deduct points.
+    nodes. ``fingerprint`` is a digest of the normalized syntax tree: two students' functions
+    with the same fingerprint differ only in names, comments, docstrings and strings (the class
+    report groups them). Meant for the instructor's report, never to deduct points.
     """
+    import hashlib
+
     rows = []
     for name, func in functions.items():
         score = similarity_to_reference(func, name=name)
@@ -137,5 +141,6 @@ def copy_report(functions: dict[str, Callable | str], threshold: float = 0.9, mi
             "similarity": None if score is None else round(score, 3),
             "nodes": len(tokens),
             "flagged": bool(score is not None and score >= threshold and len(tokens) >= min_nodes),
+            "fingerprint": hashlib.sha256("\n".join(tokens).encode("utf-8", "surrogatepass")).hexdigest()[:16],
         })
     return rows
