@@ -43,7 +43,12 @@ What is judged, and how
     privacy loss of both releases (up to ε₁ + ε₂ in its tail when ε₂ <= ε₁,
     2ε₁ otherwise): spending ε on each release (2ε in total), releasing the
     exact count, or not clipping is caught; this audit is visible.
-  - ``upper_bound_mean``: the mirror image, d = 20 records at or above 1
+  - ``partial_composition``: the same range, d = 20 records from -0.9 to
+    -0.3 (mean -0.6), d' = d plus a record at 1000. A budget overspent on the
+    sum (ε₁ > ε₂) shows fully only where the output sits at -Δε₂/ε₁ (there
+    the two noises' tails weigh equally): -Δ/2 for ε₁ = ε, ε₂ = ε/2, which
+    the bound pairs miss (there the loss is 2 min(ε₁, ε₂) = ε).
+  - ``upper_bound_mean``: the mirror image of ``composition``, d = 20 records at or above 1
     (clipped mean = the upper bound) and d' = d plus a record at -1000. One
     noise draw reused for sum and count (equal split) gives a noise-free
     output when the mean equals the bound that defines the sensitivity: the
@@ -118,8 +123,13 @@ AUDIT_CONFIDENCE = 1.0 - ALPHA
 AUDITS: dict[str, dict[str, Any]] = {
     "composition": dict(lower=-1.0, upper=1.0, d=[-1.0 - 0.037 * i for i in range(20)], extra=1000.0,
                         epsilon=3.0, n_select=5000, n_final=40000, events="auto"),
+    "partial_composition": dict(lower=-1.0, upper=1.0, d=[-0.6 + 0.3 * (i - 9.5) / 9.5 for i in range(20)],
+                                extra=1000.0, epsilon=3.0, n_select=5000, n_final=40000, events="auto"),
     "upper_bound_mean": dict(lower=-1.0, upper=1.0, d=[1.0 + 0.041 * i for i in range(20)], extra=-1000.0,
                              epsilon=3.0, n_select=5000, n_final=40000, events="auto"),
+    # d drawn from accuracy_dataset (range, ε, values), d' = d + an outlier beyond the bound farther
+    # from d's clipped mean
+    "interior": dict(d=None, n_select=2000, n_final=6000, events="interval"),
     "one_sided_range": dict(lower=-20.0, upper=-19.0, d=[], extra=-1000.0, epsilon=1.0,
                             n_select=1000, n_final=3000, events="interval"),
     "mostly_negative_range": dict(lower=-20.0, upper=1.0, d=[], extra=-1000.0, epsilon=1.0,
@@ -495,20 +505,45 @@ def best_split(values: tuple, lower: float, upper: float, epsilon: float, n: int
     return float(fine[i]), float(m[i])
 
 
-def _accuracy_data(kind: str) -> tuple[np.ndarray, float, float, float]:
-    if kind == "visible":
-        # 200 values in [0, 10], mean 6
-        return np.round(np.linspace(2.0, 10.0, 200), 6), 0.0, 10.0, 0.5
-    # 200 values in [-10, 10], mean 4.5: the range contains 0
-    return np.round(np.linspace(-1.0, 10.0, 200), 6), -10.0, 10.0, 0.5
+def accuracy_dataset(seed: int) -> tuple[np.ndarray, float, float, float]:
+    """``(values, lower, upper, epsilon)`` drawn from the family shared by the accuracy checks and the
+    ``interior`` audit.
+
+    The range is c·[0, 1], c·[-1, 1] or c·[-1, 1/4] with c in [5, 20]; ε is
+    0.5, 1 or 2; n in 50..200 values, normal around a mean placed 30-70% of
+    the way through the range (away from 0 on c·[-1, 1], so that the count's
+    noise matters and a lopsided split of ε is measurably less accurate),
+    standard deviation 15% of the width, and about 5% outliers beyond either
+    bound (distinct values, clipped onto it). Values rounded to 10⁻³.
+
+    An audit whose datasets come from here cannot be told from an accuracy
+    check by any property of one call: a solution that is private only on
+    calls that look like an audit's is caught wherever it is not.
+    """
+    g = np.random.default_rng([seed, 31])
+    c = float(np.round(10.0 * 2.0 ** g.uniform(-1.0, 1.0), 3))
+    lower, upper = ((0.0, c), (-c, c), (-c, 0.25 * c))[int(g.integers(3))]
+    epsilon = float(g.choice([0.5, 1.0, 2.0]))
+    n = int(g.integers(50, 201))
+    width = upper - lower
+    if lower < 0 < upper and upper == -lower:
+        mean = float(g.choice([-1.0, 1.0])) * c * g.uniform(0.3, 0.7)
+    else:
+        mean = lower + width * g.uniform(0.3, 0.7)
+    values = mean + 0.15 * width * g.standard_normal(n)
+    outliers = g.random(n) < 0.05
+    beyond = np.where(g.random(n) < 0.5, lower - width * g.exponential(0.5, n), upper + width * g.exponential(0.5, n))
+    values = np.where(outliers, beyond, values)
+    return np.round(values, 3), lower, upper, epsilon
 
 
 def check_private_mean_accuracy(private_mean: Callable, seed: int | None = None, *, kind: str = "visible",
                                 trials: int = 1000) -> None:
     """Median absolute error at most ``ACCURACY_FACTOR`` × that of the best split (exact binomial test).
 
-    ``trials`` outputs on a fixed dataset (``kind`` "visible": 200 values in
-    [0, 10], ε = 0.5; "hidden": 200 values in [-10, 10], ε = 0.5). With
+    ``trials`` outputs on one dataset of :func:`accuracy_dataset` (drawn from
+    the seed; ``kind`` "visible" or "hidden" only changes the seed), the
+    truth being the mean of the clipped values. With
     r = 1.5 × (median |error| of the best split), K = #{|error| <= r} is
     Binomial(trials, p) with p >= 1/2 for every mechanism whose median
     error is at most r; the check fails when P(Bin(trials, 1/2) <= K) < 1e-6.
@@ -518,16 +553,17 @@ def check_private_mean_accuracy(private_mean: Callable, seed: int | None = None,
 
     name = "check_private_mean_accuracy"
     seed = check_seed(name + kind, seed)
-    values, lower, upper, epsilon = _accuracy_data(kind)
+    values, lower, upper, epsilon = accuracy_dataset(seed)
     rho, q_best = best_split(tuple(values.tolist()), lower, upper, epsilon)
-    truth = float(np.mean(values))
+    truth = float(np.mean(np.clip(values, lower, upper)))
     radius = ACCURACY_FACTOR * q_best
     rng = np.random.Generator(np.random.PCG64(seed))
     errors = np.array(_private_mean_repeated(private_mean, values, lower, upper, epsilon, rng, trials)) - truth
     inside = int(np.sum(np.abs(errors) <= radius))
     pvalue = float(bdtr(inside, trials, 0.5))
     median = float(np.median(np.abs(errors)))
-    text = (f"{trials} outputs on {values.size} values in [{lower:g}, {upper:g}], ε = {epsilon:g}: median |error| "
+    text = (f"{trials} outputs on {values.size} values (range [{lower:g}, {upper:g}], clipped mean {truth:.4g}), "
+            f"ε = {epsilon:g}: median |error| "
             f"{median:.4f}; best split ρ = {rho:.2f} has {q_best:.4f}; {inside}/{trials} within "
             f"{ACCURACY_FACTOR:g} × {q_best:.4f} = {radius:.4f}, binomial p = {pvalue:.3g}")
     if pvalue < ALPHA:
@@ -542,10 +578,12 @@ def check_private_mean_accuracy(private_mean: Callable, seed: int | None = None,
             hint_en = ("too much noise: check both sensitivities and how ε is split between the sum and the count "
                        "(giving either side too little makes the error large).")
         raise _fail(
-            f"private_mean 不够准确：{trials} 次输出的 |误差| 中位数为 {median:.4f}，最佳分配（ρ = {rho:.2f}）只有 {q_best:.4f}；"
+            f"private_mean 不够准确（{values.size} 个值，区间 [{lower:g}, {upper:g}]，截断后的均值 {truth:.4g}，ε = {epsilon:g}）："
+            f"{trials} 次输出的 |误差| 中位数为 {median:.4f}，最佳分配（ρ = {rho:.2f}）只有 {q_best:.4f}；"
             f"只有 {inside}/{trials} 次误差不超过 {radius:.4f}（{ACCURACY_FACTOR:g} 倍），二项检验 p = {pvalue:.2g} < {ALPHA:g}"
             f"（seed = {seed}；中位误差不超过 {ACCURACY_FACTOR:g} 倍的实现被误判的概率 ≤ {ALPHA:g}）。{hint_zh}",
-            f"private_mean is not accurate enough: median |error| of {trials} outputs is {median:.4f}, the best split "
+            f"private_mean is not accurate enough ({values.size} values, range [{lower:g}, {upper:g}], clipped mean "
+            f"{truth:.4g}, ε = {epsilon:g}): median |error| of {trials} outputs is {median:.4f}, the best split "
             f"(ρ = {rho:.2f}) achieves {q_best:.4f}; only {inside}/{trials} errors are within {radius:.4f} "
             f"({ACCURACY_FACTOR:g}×), binomial p = {pvalue:.2g} < {ALPHA:g} (seed = {seed}; an implementation whose "
             f"median error is within {ACCURACY_FACTOR:g}× fails with probability <= {ALPHA:g}). {hint_en}",
@@ -564,12 +602,24 @@ _AUDIT_HINTS = {
         "releases. Check: do the two releases' ε add up to ε (sequential composition, Theorem 6-2)? Is the count "
         "noisy too? Are the values clipped?",
     ),
+    "partial_composition": (
+        "这对相邻数据集上，和与计数的改变都把均值往同一个方向推。检查：两次发布的 ε 之和是否等于 ε（串行组合，定理 6-2）？和的噪声尺度是否为 Δ/ε₁？",
+        "on this pair the sum and the count both push the mean the same way. Check: do the two releases' ε add up "
+        "to ε (sequential composition, Theorem 6-2)? Is the sum's noise scale Δ/ε₁?",
+    ),
     "upper_bound_mean": (
         "这对相邻数据集中，d 的（截断后的）均值恰好等于上界。检查：和与计数是否各自抽取了独立的噪声（同一个噪声用两次时，输出可能完全没有噪声）？"
         "两次发布的 ε 之和是否等于 ε？计数是否也加了噪声？",
         "on this pair the (clipped) mean of d equals the upper bound. Check: do the sum and the count get "
         "independent noise draws (one draw used twice can leave the output with no noise at all)? Do the two "
         "releases' ε add up to ε? Is the count noisy too?",
+    ),
+    "interior": (
+        "这对相邻数据集与准确性测试的数据来自同一个分布：d' 比 d 多一个超出区间的值。检查：是否在所有数据上都加了噪声（不能只在某些数据上）？"
+        "两次发布的 ε 之和是否等于 ε？计数是否也加了噪声？数据是否截断了？",
+        "this pair comes from the same distribution as the accuracy tests' data: d' has one more value, beyond "
+        "the range. Check: is noise added on every dataset (not only on some)? Do the two releases' ε add up to "
+        "ε? Is the count noisy too? Are the values clipped?",
     ),
     "one_sided_range": (
         "这个区间不包含 0。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
@@ -594,25 +644,54 @@ def audit_config(audit: str, seed: int) -> dict[str, Any]:
     changes c.
     """
     spec = dict(AUDITS[audit])
+    if audit == "interior":
+        values, lower, upper, epsilon = accuracy_dataset(int(np.random.default_rng([seed, 13]).integers(2**31)))
+        width, centre = upper - lower, float(np.mean(np.clip(values, lower, upper)))
+        extra = lower - 0.37 * width if centre > (lower + upper) / 2 else upper + 0.37 * width
+        spec.update(scale=1.0, lower=lower, upper=upper, epsilon=epsilon, d=values.tolist(), extra=float(extra))
+        return spec
     scale = float(np.round(2.0 ** np.random.default_rng([seed, 12]).uniform(-1.0, 1.0), 3))
     spec.update(scale=scale, lower=spec["lower"] * scale, upper=spec["upper"] * scale,
                 d=[x * scale for x in spec["d"]], extra=spec["extra"] * scale)
     return spec
 
 
+#: Outputs per batch of calls in an audit; batches of d and d' alternate.
+AUDIT_CHUNK = 5000
+
+
 def audit_private_mean(private_mean: Callable, audit: str, seed: int):
-    """Run the audit named ``audit`` (a key of ``AUDITS``, scaled by :func:`audit_config`); return the AuditResult."""
+    """Run the audit named ``audit`` (a key of ``AUDITS``, drawn by :func:`audit_config`); return the AuditResult.
+
+    All n_select + n_final outputs of d and of d' are drawn first, in
+    alternating batches of at most ``AUDIT_CHUNK`` calls, and each dataset's
+    outputs are shuffled (by the check's generator) before the auditor splits
+    them into its selection and final samples. For a stateless mechanism this
+    changes nothing (the outputs are i.i.d.); a solution that behaves
+    differently in its first calls of a dataset, or once it has seen many,
+    leaves the same share of such outputs in both samples.
+    """
     from helpers.audit import epsilon_lower_bound
 
     spec = audit_config(audit, seed)
     lower, upper, epsilon = spec["lower"], spec["upper"], spec["epsilon"]
     d = list(spec["d"])
     d_prime = d + [spec["extra"]]
+    total = spec["n_select"] + spec["n_final"]
+    rng = np.random.Generator(np.random.PCG64(seed))
+    pools: dict[int, list[float]] = {0: [], 1: []}
+    while len(pools[1]) < total:
+        size = min(AUDIT_CHUNK, total - len(pools[1]))
+        for key, data in ((0, d), (1, d_prime)):
+            pools[key] += _private_mean_repeated(private_mean, data, lower, upper, epsilon, rng, size)
+    shuffled = {key: list(rng.permutation(np.array(pool))) for key, pool in pools.items()}
 
-    def sampler(data, rng, size):
-        return np.array(_private_mean_repeated(private_mean, data, lower, upper, epsilon, rng, size))
+    def sampler(data, _rng, size):
+        pool = shuffled[0 if data is d else 1]
+        out, pool[:size] = np.array(pool[:size]), []
+        return out
 
-    return epsilon_lower_bound(None, d, d_prime, np.random.Generator(np.random.PCG64(seed)), sampler=sampler,
+    return epsilon_lower_bound(None, d, d_prime, rng, sampler=sampler,
                                n_select=spec["n_select"], n_final=spec["n_final"], confidence=AUDIT_CONFIDENCE,
                                events=spec["events"], claimed_epsilon=epsilon)
 
@@ -632,8 +711,12 @@ def check_private_mean_privacy(private_mean: Callable, seed: int | None = None, 
     spec = audit_config(audit, seed)
     result = audit_private_mean(private_mean, audit, seed)
     k = len(spec["d"])
-    pair = (f"[{spec['lower']:.6g}, {spec['upper']:.6g}], ε = {spec['epsilon']:g}: d = {k} record(s)"
-            + (f" at {spec['d'][0]:.6g}" if k else "") + f", d' = d + [{spec['extra']:.6g}]")
+    where = ""
+    if k:
+        clipped = np.clip(spec["d"], spec["lower"], spec["upper"])
+        where = f" from {min(spec['d']):.6g} to {max(spec['d']):.6g} (clipped mean {np.mean(clipped):.6g})"
+    pair = (f"[{spec['lower']:.6g}, {spec['upper']:.6g}], ε = {spec['epsilon']:g}: d = {k} record(s){where}"
+            f", d' = d + [{spec['extra']:.6g}]")
     text = (f"audit {pair}: ε >= {result.epsilon:.3f} (event {result.event}, {result.k1}/{result.n} vs "
             f"{result.k2}/{result.n}, confidence {AUDIT_CONFIDENCE:.6f})")
     if result.violates():
@@ -672,14 +755,14 @@ def _privacy_mistake(private_mean: Callable, audit: str, seed: int) -> str:
     2. one noise draw reused for sum and count: with every record beyond a
        bound, independent noises leave the output strictly inside the range
        about half of the time; one reused draw (equal split) leaves it on the
-       bound (> 90% of 1,000 outputs);
+       bound, up to rounding (> 90% of 1,000 outputs within 10⁻⁹ of it);
     3. exact count published: one record at Δ/2 in [-Δ, Δ], ε = 2: with the
        exact count (denominator 1) the output is the clipped Laplace noisy sum,
        below Δ/2 with probability exactly 1/2; a noisy denominator above 1
        pulls outputs towards 0, so P(output < Δ/2) ≈ 0.6-0.75 for the usual
        splits. Called exact when the share is below 0.54 (4,000 outputs: 5
        standard errors above 1/2).
-    Otherwise a failed bound-mean audit means a budget overspent
+    Otherwise a failed composition-type audit means a budget overspent
     (``private_mean.budget_split_wrong``); a failed range audit, the sum's
     sensitivity (``_RANGE_MISTAKES``).
     """
@@ -694,7 +777,7 @@ def _privacy_mistake(private_mean: Callable, audit: str, seed: int) -> str:
         for records, bound in (([delta + 0.1 * i for i in range(20)], delta),
                                ([-delta - 0.1 * i for i in range(20)], -delta)):
             outs = np.array(_private_mean_repeated(private_mean, records, -delta, delta, 3.0, rng, 1000))
-            if np.mean(outs == bound) > 0.9:
+            if np.mean(np.isclose(outs, bound, rtol=1e-9, atol=0.0)) > 0.9:  # reused noise: on the bound up to rounding
                 return "private_mean.noise_reused"
         if audit in _RANGE_MISTAKES:
             return _RANGE_MISTAKES[audit]
