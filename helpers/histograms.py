@@ -224,12 +224,30 @@ def build_tree(counts: ArrayLike, b: int = 2) -> list[np.ndarray]:
     return levels
 
 
+def tree_sensitivity(n_leaves: int, b: int = 2, neighbours: str = "add_remove") -> float:
+    r"""ℓ1 global sensitivity of the whole b-ary tree of counts over ``n_leaves`` bins (L = h + 1 levels).
+
+    ``neighbours="add_remove"``: :math:`L` — the record is counted in one node
+    per level, root included. ``neighbours="replace"``: :math:`2(L-1)` — the
+    record leaves one leaf-to-root path and enters another; the two paths
+    share the root (the total count does not change), and differ at every
+    other level when the two leaves lie under different children of the
+    root, each differing level contributing :math:`|{-1}| + |{+1}| = 2`.
+    Not :math:`2L`. ``tests/test_histograms.py`` checks both by enumeration.
+    """
+    func = "tree_sensitivity"
+    neighbours = _check_neighbours(neighbours, func)
+    levels = tree_height(n_leaves, b) + 1
+    return float(levels if neighbours == "add_remove" else 2 * (levels - 1))
+
+
 def hierarchical_histogram(counts: ArrayLike, epsilon: float, rng: np.random.Generator,
                            b: int = 2) -> list[np.ndarray]:
     """Noisy b-ary tree: every node + Lap(L/ε), L = h + 1 levels (ε-DP).
 
-    One record is counted in one node per level, so the whole tree has L1
-    sensitivity L. Returns noisy levels, leaves first.
+    One record is counted in one node per level, so under add/remove the
+    whole tree has L1 sensitivity L (:func:`tree_sensitivity`). Returns noisy
+    levels, leaves first.
     """
     from helpers.mechanisms import laplace_noise
 

@@ -227,3 +227,24 @@ def test_invalid_parameters(func, args, name):
 
 def test_median_index():
     assert [H.median_index(n) for n in (1, 2, 3, 4, 5)] == [0, 0, 1, 1, 2]
+
+
+@pytest.mark.parametrize("n_leaves, b", [(4096, 4), (8, 2), (27, 3)])
+def test_tree_sensitivity_by_enumeration(n_leaves, b):
+    """Review item 2 of issue 18: under replacement the tree's ℓ1 sensitivity is 2(L-1) (12 for 4096 leaves,
+    b = 4), not 2L = 14: the root count does not change. Enumerated: one record added (the tree of a unit
+    vector) and one record moved from leaf 0 to every leaf j (by symmetry, every pair of leaves is like
+    (0, j) up to relabelling the subtrees)."""
+    levels = H.tree_height(n_leaves, b) + 1
+    def tree_of_leaf(j):
+        leaf = np.zeros(n_leaves)
+        leaf[j] = 1.0
+        return np.concatenate(H.build_tree(leaf, b))
+
+    trees = [tree_of_leaf(j) for j in range(n_leaves)]
+    add_remove = max(np.abs(t).sum() for t in trees)
+    replace = max(np.abs(trees[j] - trees[0]).sum() for j in range(n_leaves))
+    assert add_remove == H.tree_sensitivity(n_leaves, b) == levels
+    assert replace == H.tree_sensitivity(n_leaves, b, "replace") == 2 * (levels - 1)
+    if (n_leaves, b) == (4096, 4):
+        assert (add_remove, replace) == (7, 12)

@@ -61,9 +61,11 @@ def test_enumerated_sensitivities_match_the_closed_forms(lower, upper):
 
 def test_best_split_agrees_with_first_order_theory():
     """error ≈ (N_sum - m N_count)/n; Var minimal at ρ/(1-ρ) = (Δ/|m|)^(2/3)."""
-    for kind in ("visible", "hidden"):
-        values, lower, upper, epsilon = cpm._accuracy_data(kind)
+    for seed in range(3):
+        values, lower, upper, epsilon = cpm.accuracy_dataset(seed)
+        kind = (seed, lower, upper, epsilon)
         rho, q = cpm.best_split(tuple(values.tolist()), lower, upper, epsilon)
+        values = np.clip(values, lower, upper)
         delta, m = max(abs(lower), abs(upper)), float(np.mean(values))
         theory = delta ** (2 / 3) / (delta ** (2 / 3) + abs(m) ** (2 / 3))
         assert abs(rho - theory) < 0.05, (kind, rho, theory)
@@ -131,30 +133,64 @@ def test_every_check_works_across_a_plain_data_boundary():
 # --- near misses outside the corpus ----------------------------------------------------
 
 
-def _mechanism(eps_sum_share: float, eps_count_share: float, delta_factor: float = 1.0):
+def _mechanism(eps_sum_share: float, eps_count_share: float, delta_factor: float = 1.0, *, reuse: bool = False,
+               exact_count: bool = False):
     def private_mean(values, lower, upper, epsilon, rng):
         x = np.clip(np.asarray(values, dtype=float), lower, upper)
         delta = delta_factor * max(abs(lower), abs(upper))
-        s = x.sum() + rng.laplace(0.0, delta / (eps_sum_share * epsilon))
-        n = x.size + rng.laplace(0.0, 1.0 / (eps_count_share * epsilon))
+        noise = rng.laplace()
+        s = x.sum() + delta / (eps_sum_share * epsilon) * noise
+        noise = noise if reuse else rng.laplace()
+        n = x.size + (0.0 if exact_count else noise / (eps_count_share * epsilon))
         return float(np.clip(s / max(n, 1.0), lower, upper))
     return private_mean
 
 
 def test_audits_pass_uneven_correct_splits_and_catch_near_misses():
-    """Measured over 50 seeds each (tests/power/RESULTS.md): the near misses are caught in every seed."""
+    """Measured over several seeds each (tests/power/RESULTS.md): the near misses are caught in every seed.
+    Cost: about 25 s (two 90,000-call audits)."""
     with contextlib.redirect_stdout(io.StringIO()):
-        for share in (0.2, 0.8):  # correct: ε-DP whatever the split (false failure <= 1e-6 per audit)
-            for audit in cpm.AUDITS:
-                cpm.check_private_mean_privacy(_mechanism(share, 1 - share), seed=3, audit=audit)
+        # correct: ε-DP whatever the split (false failure <= 1e-6 per audit)
+        cpm.check_private_mean_privacy(_mechanism(0.8, 0.2), seed=3, audit="composition")
+        for audit in ("one_sided_range", "mostly_negative_range", "interior"):
+            cpm.check_private_mean_privacy(_mechanism(0.2, 0.8), seed=3, audit=audit)
         misses = {
-            "composition": _mechanism(1.0, 1.0),                 # 2ε (also in the corpus)
-            "one_sided_range": _mechanism(0.5, 0.5, 1 / 5),      # Δ five times too small
+            "upper_bound_mean": _mechanism(0.5, 0.5, reuse=True),  # one noise draw for sum and count
+            "interior": _exact_unless_few_values,                  # exact unless it looks like an old audit
+            "one_sided_range": _mechanism(0.5, 0.5, 1 / 5),        # Δ five times too small
             "mostly_negative_range": _mechanism(0.5, 0.5, 1 / 5),
         }
         for audit, mechanism in misses.items():
             with pytest.raises(AssertionError, match="隐私审计失败"):
                 cpm.check_private_mean_privacy(mechanism, seed=4, audit=audit)
+
+
+def _exact_unless_few_values(values, lower, upper, epsilon, rng):
+    """Issue 17's cheat: the exact mean unless the data look like the old audits' (at most 2 distinct values)."""
+    if len(set(np.asarray(values, dtype=float).tolist())) > 2:
+        return float(np.mean(np.clip(values, lower, upper))) + 1e-12 * rng.random()
+    return _mechanism(0.5, 0.5)(values, lower, upper, epsilon, rng)
+
+
+def test_privacy_failures_name_distinct_mistakes():
+    """Issue 17 item 2: a class report groups by diagnosis id, so the exact count, an overspent budget, reused
+    noise, unclipped values and the replace-relation Δ must not share one id (the probes behind a proven
+    violation, about 10,000 calls each)."""
+    ids = {
+        "exact_count_published": cpm._privacy_mistake(_mechanism(0.5, 0.5, exact_count=True), "composition", 1),
+        "budget_split_wrong": cpm._privacy_mistake(_mechanism(1.0, 1.0), "composition", 1),
+        "noise_reused": cpm._privacy_mistake(_mechanism(0.5, 0.5, reuse=True), "upper_bound_mean", 1),
+        "values_not_clipped": cpm._privacy_mistake(_no_clip, "composition", 1),
+        "sensitivity_wrong_relation": cpm._privacy_mistake(_mechanism(0.5, 0.5, 1 / 20), "one_sided_range", 1),
+    }
+    assert ids == {k: f"private_mean.{k}" for k in ids}
+
+
+def _no_clip(values, lower, upper, epsilon, rng):
+    x = np.asarray(values, dtype=float)
+    s = x.sum() + rng.laplace(0.0, max(abs(lower), abs(upper)) / (0.5 * epsilon))
+    n = x.size + rng.laplace(0.0, 1.0 / (0.5 * epsilon))
+    return float(np.clip(s / max(n, 1.0), lower, upper))
 
 
 def test_accuracy_check_fails_a_biased_or_noisy_mean_and_passes_any_reasonable_split():

@@ -111,6 +111,7 @@ def _plain_state(state: Any, where: str) -> Any:
             f"{where} must return the ledger (state) as a dict of plain data only: numbers (int/float), strings, lists, "
             f"dicts with string keys. Got {type(state).__name__} {_short(state)}. Fraction, Decimal, numpy arrays and "
             f"other objects are not plain data: store floats or strings (e.g. str(Decimal)) and convert when you use them.",
+            diagnosis="privacy_budget.ledger_not_plain_data",
         )
     return state
 
@@ -139,14 +140,17 @@ def _call(func: Callable, *args, refusable: bool = False, share: bool = False):
         raise _fail(
             f"调用 {name}({shown}) 时出错：ValueError: {error}",
             f"{name}({shown}) raised ValueError: {error}",
+            diagnosis="privacy_budget.unexpected_value_error",
         ) from None
     except NotImplementedError:
-        raise _fail(f"{name} 还没有实现（NotImplementedError）。", f"{name} is not implemented yet (NotImplementedError).") from None
+        raise _fail(f"{name} 还没有实现（NotImplementedError）。", f"{name} is not implemented yet (NotImplementedError).",
+                    diagnosis="privacy_budget.not_implemented") from None
     except Exception as error:  # noqa: BLE001  (any crash is reported, not hidden)
         shown = ", ".join(_shown(a) for a in args)
         raise _fail(
             f"调用 {name}({shown}) 时出错：{type(error).__name__}: {error}",
             f"{name}({shown}) raised {type(error).__name__}: {error}",
+            diagnosis="privacy_budget.crashed",
         ) from None
 
 
@@ -168,6 +172,7 @@ def _no_forbidden_sources(func: Callable) -> None:
             f"{name} 使用了不允许的随机数来源或模块：{listed}。噪声只能来自传入的 rng（它的方法都可以用，包括 rng.laplace），也不能导入 helpers。",
             f"{name} uses a forbidden randomness source or module: {listed}. Noise must come from the rng you are given "
             f"(any of its methods, rng.laplace included), and helpers may not be imported.",
+            diagnosis="privacy_budget.randomness_outside_rng",
         )
 
 
@@ -182,13 +187,15 @@ def _count(answer_count: Callable, state: dict, epsilon: float, rng: np.random.G
     where = f"answer_count(state, values, {threshold:g}, {epsilon!r}, rng)"
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise _fail(f"{where} 应返回 (带噪声的计数, 新的账本) 两个值，实际返回 {_short(out)}。",
-                    f"{where} should return (noisy_count, new_state); it returned {_short(out)}.")
+                    f"{where} should return (noisy_count, new_state); it returned {_short(out)}.",
+                    diagnosis="privacy_budget.count_return_value_wrong")
     noisy, new_state = out
     try:
         noisy = float(noisy)
     except (TypeError, ValueError):
         raise _fail(f"{where} 返回的计数应是一个数，实际是 {type(noisy).__name__}。",
-                    f"{where} returned a count that is not a number: {type(noisy).__name__}.") from None
+                    f"{where} returned a count that is not a number: {type(noisy).__name__}.",
+                    diagnosis="privacy_budget.count_return_value_wrong") from None
     return noisy, _plain_state(new_state, where)
 
 
@@ -198,7 +205,8 @@ def _histogram(answer_histogram: Callable, state: dict, labels: np.ndarray, k: i
     where = f"answer_histogram(state, labels, {k}, {epsilon!r}, rng)"
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise _fail(f"{where} 应返回 (带噪声的各类计数, 新的账本)，实际返回 {_short(out)}。",
-                    f"{where} should return (noisy_counts, new_state); it returned {_short(out)}.")
+                    f"{where} should return (noisy_counts, new_state); it returned {_short(out)}.",
+                    diagnosis="privacy_budget.histogram_return_value_wrong")
     noisy, new_state = out
     try:
         arr = np.asarray(noisy, dtype=float)
@@ -206,7 +214,8 @@ def _histogram(answer_histogram: Callable, state: dict, labels: np.ndarray, k: i
         arr = None
     if arr is None or arr.shape != (k,):
         raise _fail(f"{where} 返回的计数应是长度为 k = {k} 的数组（每类一个），实际是 {_short(noisy)}。",
-                    f"{where} should return an array of k = {k} noisy counts (one per label); got {_short(noisy)}.")
+                    f"{where} should return an array of k = {k} noisy counts (one per label); got {_short(noisy)}.",
+                    diagnosis="privacy_budget.histogram_return_value_wrong")
     return arr, _plain_state(new_state, where)
 
 
@@ -226,12 +235,16 @@ def check_accountant_basics(make_accountant: Callable, answer_count: Callable, s
     noisy, _ = _count(answer_count, big, 1e9, np.random.default_rng(seed))
     if round(noisy) != _CARROTS_OVER_55:
         ge = int(np.sum(_CARROTS >= 55))
-        hint_zh, hint_en = ("“超过 55”是 > 55，恰好等于 55 的不算", "'more than 55' is > 55: values equal to 55 do not count") \
-            if round(noisy) == ge else ("检查计数：values 中大于 threshold 的个数", "check the count: the number of values greater than threshold")
+        hint_zh, hint_en, diagnosis = (
+            ("“超过 55”是 > 55，恰好等于 55 的不算", "'more than 55' is > 55: values equal to 55 do not count",
+             "privacy_budget.threshold_not_strict") if round(noisy) == ge else
+            ("检查计数：values 中大于 threshold 的个数", "check the count: the number of values greater than threshold",
+             "privacy_budget.count_wrong"))
         raise _fail(
             f"answer_count(state, values, 55, ε = 1e9, rng) = {noisy:.4f}：ε 这么大时噪声小于 1e-8，结果应是真实计数 {_CARROTS_OVER_55}。{hint_zh}。",
             f"answer_count(state, values, 55, ε = 1e9, rng) = {noisy:.4f}: at such an ε the noise is below 1e-8, so the "
             f"answer should be the true count {_CARROTS_OVER_55}. Hint: {hint_en}.",
+            diagnosis=diagnosis,
         )
     rng = np.random.default_rng(seed)
     for epsilon, zh, en in ((0.0, "ε = 0 的查询没有意义（噪声无穷大）", "a query with ε = 0 makes no sense (infinite noise)"),
@@ -251,15 +264,16 @@ def check_accountant_basics(make_accountant: Callable, answer_count: Callable, s
         if gen.bit_generator.state["state"]["state"] == before:
             raise _fail("answer_count 没有使用传入的 rng（调用后它的状态没有变化）。噪声必须来自 rng（例如 rng.laplace）。",
                         "answer_count did not use the rng it was given (its state did not change). The noise must come "
-                        "from rng (e.g. rng.laplace).")
+                        "from rng (e.g. rng.laplace).", diagnosis="privacy_budget.rng_not_used")
         answers.append(row)
     if answers[0] != answers[1]:
         raise _fail("answer_count：相同种子的 rng 给出了不同的答案。噪声必须全部来自传入的 rng（不要用 np.random.*）。",
                     "answer_count: two rngs with the same seed gave different answers. All noise must come from the rng "
-                    "you are given (no np.random.*).")
+                    "you are given (no np.random.*).", diagnosis="privacy_budget.randomness_outside_rng")
     if answers[0] == answers[2]:
         raise _fail("answer_count：不同种子的 rng 给出了完全相同的答案。是否固定了种子，或没有加噪声？",
-                    "answer_count: rngs with different seeds gave identical answers. Is a seed fixed, or no noise added?")
+                    "answer_count: rngs with different seeds gave identical answers. Is a seed fixed, or no noise added?",
+                    diagnosis="privacy_budget.noise_fixed_or_missing")
     _say(name, seed, f"plain-data ledger; exact count {_CARROTS_OVER_55} (> 55) at ε = 1e9; ValueError for total 0, -1, "
          f"nan, inf and ε = 0, -0.5, nan; same seed -> same answers -> OK")
 
@@ -288,26 +302,31 @@ _HIDDEN_SEQUENCES = (
 )
 
 
-def _boundary_diagnosis(total: float, history: list[float], epsilon: float, refused: bool) -> tuple[str, str]:
+def _boundary_diagnosis(total: float, history: list[float], epsilon: float, refused: bool) -> tuple[str, str, str]:
     from fractions import Fraction
 
     if refused:
         if sum(history) + epsilon > total:
             naive = "朴素的浮点求和 spent + ε 超过了总预算（例如 0.1 + 0.2 = 0.30000000000000004）"
             naive_en = "the naive float sum spent + ε exceeds the total (e.g. 0.1 + 0.2 = 0.30000000000000004)"
+            diagnosis = "privacy_budget.float_sum_refuses_exact_budget"
         elif math.fsum(history + [epsilon]) > total:
             naive = "math.fsum 求和后仍略大于总预算（例如 fsum([1.1, 1.1, 1.1]) = 3.3000000000000003）：需要容差"
             naive_en = "even math.fsum's sum is slightly above the total (e.g. fsum([1.1, 1.1, 1.1]) = 3.3000000000000003): a tolerance is needed"
+            diagnosis = "privacy_budget.fsum_without_tolerance"
         elif sum((Fraction(e) for e in history), Fraction(epsilon)) > Fraction(total):
             naive = "Fraction(0.1) 是 0.1 的二进制近似值的精确值，略大于 1/10：用 Fraction(str(ε)) 或 Decimal(str(ε))，或用容差"
             naive_en = "Fraction(0.1) is the exact value of 0.1's binary approximation, slightly above 1/10: use Fraction(str(ε)) or Decimal(str(ε)), or a tolerance"
+            diagnosis = "privacy_budget.binary_fraction_sum"
         else:
             naive = "恰好用完预算的查询也必须接受（≤，不是 <）；被拒绝的查询不能花掉预算"
             naive_en = "a query that uses up the budget exactly must be accepted (<=, not <); a refused query must not spend anything"
-        return naive, naive_en
+            diagnosis = "privacy_budget.refuses_within_budget"
+        return naive, naive_en, diagnosis
     return ("超出预算的查询必须抛出 ValueError。容差最多是总预算的 1e-9 倍；每个被接受的查询都要记账（顺序组合：ε 相加）",
             "a query beyond the budget must raise ValueError. A tolerance may be at most 1e-9 times the total; every "
-            "accepted query must be recorded (sequential composition: the ε add up)")
+            "accepted query must be recorded (sequential composition: the ε add up)",
+            "privacy_budget.refusal_missing")
 
 
 def _run_sequence(make_accountant: Callable, answer_count: Callable, total: float, sequence, rng) -> None:
@@ -330,25 +349,28 @@ def _run_sequence(make_accountant: Callable, answer_count: Callable, total: floa
             )
         shown = " + ".join(f"{e:g}" for e in history) or "0"
         if refused and accept:
-            zh, en = _boundary_diagnosis(total, history, epsilon, True)
+            zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, True)
             raise _fail(
                 f"总预算 {total:g}，已接受的查询花了 {shown}，再请求 ε = {epsilon:g} 时被拒绝了（{message}）；按十进制算 {shown} + {epsilon:g} ≤ {total:g}，"
                 f"必须接受。可能的错误：{zh}。",
                 f"total budget {total:g}, accepted queries spent {shown}; a request of ε = {epsilon:g} was refused "
                 f"({message}), but in decimal {shown} + {epsilon:g} <= {total:g}, so it must be answered. Likely mistake: {en}.",
+                diagnosis=diagnosis,
             )
         if not refused and not accept:
-            zh, en = _boundary_diagnosis(total, history, epsilon, False)
+            zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, False)
             raise _fail(
                 f"总预算 {total:g}，已接受的查询花了 {shown}，再请求 ε = {epsilon:g} 时没有被拒绝；{shown} + {epsilon:g} > {total:g}，"
                 f"必须抛出 ValueError（并说明原因）。{zh}。",
                 f"total budget {total:g}, accepted queries spent {shown}; a request of ε = {epsilon:g} was answered, but "
                 f"{shown} + {epsilon:g} > {total:g}: it must raise ValueError (with a message). {en}.",
+                diagnosis=diagnosis,
             )
         if refused and len(message) < 5:
             raise _fail(
                 f"拒绝查询时的 ValueError 要说明原因（例如还剩多少预算），实际信息是 {message!r}。",
                 f"the ValueError of a refusal must say why (e.g. how much budget is left); its message is {message!r}.",
+                diagnosis="privacy_budget.refusal_unexplained",
             )
         if not refused:
             state = new_state
@@ -388,21 +410,27 @@ def _ks_noise(noise: np.ndarray, epsilon: float, what: str, name: str, seed: int
         best = min(guesses, key=lambda g: abs(math.log(max(scale, 1e-300) / guesses[g])))
         if abs(math.log(max(scale, 1e-300) / guesses[best])) < 0.1 and best != "1/ε":
             zh, en = f"测得的尺度 ≈ {scale:.3g}，像是 {best}", f"the measured scale ≈ {scale:.3g} looks like {best}"
+            diagnosis = {"ε": "privacy_budget.noise_scale_inverted", "2/ε": "privacy_budget.noise_scale_doubled",
+                         "1/(2ε)": "privacy_budget.noise_scale_halved"}[best]
         elif scale < 0.2 * b:
             zh, en = (f"测得的尺度 ≈ {scale:.3g}，远小于 1/ε：噪声是不是按总预算或剩余预算而不是本次的 ε 生成的？",
                       f"the measured scale ≈ {scale:.3g} is far below 1/ε: is the noise drawn for the total or remaining budget instead of this query's ε?")
+            diagnosis = "privacy_budget.noise_for_wrong_budget"
         elif scale > 2.5 * b:
             zh, en = (f"测得的尺度 ≈ {scale:.3g}，远大于 1/ε：噪声比花掉的预算所需要的多（ε 被再次分割了？）",
                       f"the measured scale ≈ {scale:.3g} is far above 1/ε: more noise than the budget spent requires (ε split again?)")
+            diagnosis = "privacy_budget.noise_larger_than_charged"
         else:
             zh, en = (f"测得的尺度 ≈ {scale:.3g}，期望 1/ε = {b:g}；或者分布不是拉普拉斯分布（高斯噪声？）",
                       f"the measured scale ≈ {scale:.3g}, expected 1/ε = {b:g}; or the distribution is not Laplace (Gaussian noise?)")
+            diagnosis = "privacy_budget.noise_not_laplace"
         raise _fail(
             f"{what}：噪声（答案 − 真实计数）不服从 Lap(1/ε = {b:g})：KS D = {result.statistic:.4f}，p = {result.pvalue:.2g} < {level:g}"
             f"（n = {noise.size}，seed = {seed}）。花掉的预算 ε 必须与加的噪声 Lap(Δ/ε)（Δ = 1）一致。{zh}。",
             f"{what}: the noise (answer − true count) is not Lap(1/ε = {b:g}): KS D = {result.statistic:.4f}, "
             f"p = {result.pvalue:.2g} < {level:g} (n = {noise.size}, seed = {seed}). The budget ε spent must match the "
             f"noise Lap(Δ/ε) added (Δ = 1). {en}.",
+            diagnosis=diagnosis,
         )
     return text
 
@@ -458,6 +486,7 @@ def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, 
             f"answer_histogram 在 ε = 1e9 时（噪声小于 1e-8）返回 {np.round(exact, 3)}，真实计数是 {true.tolist()}（标签 0..k-1 各有多少个；没人的类别计 0）。",
             f"answer_histogram at ε = 1e9 (noise below 1e-8) returned {np.round(exact, 3)}; the true counts are "
             f"{true.tolist()} (how many labels equal 0..k-1; an empty label counts 0).",
+            diagnosis="privacy_budget.histogram_counts_wrong",
         )
     for sequence, zh, en in (
         ((("h", 0.25, True),) * 4 + (("h", 0.25, False),),
@@ -500,6 +529,7 @@ def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, 
             f"每一类必须加独立的噪声（不能所有类共用一个噪声）。",
             f"answer_histogram: the noises of bins 0 and 1 have correlation {r01:.3f} over {reps} histograms (limit "
             f"±{6 / math.sqrt(reps):.3f}): each bin needs its own independent noise (not one noise shared by all bins).",
+            diagnosis="privacy_budget.histogram_noise_shared_across_bins",
         )
     _say(name, seed, f"exact counts; 4 × ε = 0.25 answered, 5th refused; shared budget with counts; {text}; "
          f"corr(bin 0, bin 1) = {r01:.3f} -> OK")
@@ -514,7 +544,7 @@ def _guess(averaging_attack: Callable, answers: np.ndarray) -> int:
             or not math.isfinite(float(out)) or float(out) != round(float(out)):
         raise _fail(f"averaging_attack 应返回一个整数（猜测的真实计数），实际返回 {type(out).__name__} {_short(out)}。",
                     f"averaging_attack should return an integer (the guessed true count); it returned "
-                    f"{type(out).__name__} {_short(out)}.")
+                    f"{type(out).__name__} {_short(out)}.", diagnosis="privacy_budget.attack_not_integer")
     return int(round(float(out)))
 
 
@@ -526,12 +556,16 @@ def check_attack_values(averaging_attack: Callable) -> None:
         if got != expected:
             mean = float(np.mean(answers))
             zh, en = "取平均再四舍五入到最近的整数", "average, then round to the nearest integer"
+            diagnosis = "privacy_budget.attack_not_average"
             if got == math.floor(mean) or got == int(mean):
                 zh, en = "用了截断或向下取整：应四舍五入到最近的整数", "truncated or floored: round to the nearest integer instead"
+                diagnosis = "privacy_budget.attack_truncates"
             elif got == round(float(np.median(answers))):
                 zh, en = "用了中位数：表 6-3 的攻击是取平均", "used the median: the attack of Table 6-3 averages"
+                diagnosis = "privacy_budget.attack_uses_median"
             raise _fail(f"averaging_attack({answers}) = {got}，期望 {expected}（平均值 {mean:.3f}）。可能的错误：{zh}。",
-                        f"averaging_attack({answers}) = {got}; expected {expected} (the mean is {mean:.3f}). Likely mistake: {en}.")
+                        f"averaging_attack({answers}) = {got}; expected {expected} (the mean is {mean:.3f}). Likely mistake: {en}.",
+                        diagnosis=diagnosis)
     print("[check_attack_values] guesses for 6 fixed answer lists (rounding, negative mean): OK")
 
 
@@ -573,5 +607,7 @@ def check_attack_success_rate(averaging_attack: Callable, seed: int | None = Non
                 f"averaging_attack guessed right {hits}/{trials} = {hits / trials:.3f} times at ε = {epsilon:g} with k = {k} "
                 f"answers; the exact probability of Table 6-3 is {exact:.4f} (binomial p = {pvalue:.2g} < "
                 f"{ALPHA / len(settings):g}, seed = {seed}; a correct implementation fails with probability <= {ALPHA:g}). {en}.",
+                diagnosis="privacy_budget.attack_stronger_than_averaging" if hits / trials > exact
+                else "privacy_budget.attack_weaker_than_averaging",
             )
     _say(name, seed, "; ".join(texts) + " -> OK")

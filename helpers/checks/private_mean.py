@@ -37,11 +37,23 @@ What is judged, and how
   lower bound on ε exceeds the claimed ε (a proven violation; a correct
   mechanism fails with probability at most 1e-6 per audit). The pairs:
 
-  - ``composition``: range [-1, 1], d = 100 records at -1, d' = d plus one
-    record at 1000 (clipped to 1). Sum and count both push the mean of d'
-    up, so the output carries the privacy loss of both releases
-    (2 min(ε₁, ε₂) in its tail): spending ε on each release (2ε in total),
-    releasing the exact count, or not clipping is caught.
+  - ``composition``: range [-1, 1], d = 20 records at or below -1 (clipped
+    mean = the lower bound), d' = d plus one record at 1000 (clipped to 1).
+    Sum and count both push the mean of d' up, so the output carries the
+    privacy loss of both releases (up to ε₁ + ε₂ in its tail when ε₂ <= ε₁,
+    2ε₁ otherwise): spending ε on each release (2ε in total), releasing the
+    exact count, or not clipping is caught; this audit is visible.
+  - ``partial_composition``: the same range, d = 20 records from -0.9 to
+    -0.3 (mean -0.6), d' = d plus a record at 1000. A budget overspent on the
+    sum (ε₁ > ε₂) shows fully only where the output sits at -Δε₂/ε₁ (there
+    the two noises' tails weigh equally): -Δ/2 for ε₁ = ε, ε₂ = ε/2, which
+    the bound pairs miss (there the loss is 2 min(ε₁, ε₂) = ε).
+  - ``upper_bound_mean``: the mirror image of ``composition``, d = 20 records at or above 1
+    (clipped mean = the upper bound) and d' = d plus a record at -1000. One
+    noise draw reused for sum and count (equal split) gives a noise-free
+    output when the mean equals the bound that defines the sensitivity: the
+    composition pair (mean = lower) catches the sign convention
+    ``S - aL, n + bL``, this one ``S + aL, n + bL``.
   - ``one-sided range``: [-20, -19], d = [] vs d' = [-1000]. A sum
     sensitivity of ``upper - lower`` (= 1 instead of 20) or a missing clip
     is caught.
@@ -53,9 +65,11 @@ What is judged, and how
   the privacy loss unchanged. Measured detection rates:
   ``tests/power/RESULTS.md``.
 
-Cost: every output is one call of the student's scalar function (one
-process crossing in trusted grading). The notebook makes about 26,000
-calls in all: 8,000 per audit (``AUDITS``), 1,000 per accuracy check.
+Cost: the outputs of one dataset are one batch of calls
+(:func:`helpers.checks.call_repeatedly`, one process crossing in trusted
+grading). The notebook makes about 220,000 calls in all: 90,000 for each
+of the two bound-mean audits, 8,000 for each range audit, 1,000 per accuracy
+check (measured time: ``tests/power/RESULTS.md``).
 """
 
 from __future__ import annotations
@@ -104,9 +118,18 @@ AUDIT_CONFIDENCE = 1.0 - ALPHA
 
 #: The audits: range, neighbouring datasets (d' = d plus one record),
 #: claimed ε, selection and final sample sizes per dataset, events searched.
+#: ``d`` holds distinct values beyond one bound (clipped onto it, so its clipped mean equals that bound),
+#: as data with outliers do: a solution cannot single the audit out by few distinct values.
 AUDITS: dict[str, dict[str, Any]] = {
-    "composition": dict(lower=-1.0, upper=1.0, d=[-1.0] * 100, extra=1000.0, epsilon=3.0,
-                        n_select=1000, n_final=3000, events="auto"),
+    "composition": dict(lower=-1.0, upper=1.0, d=[-1.0 - 0.037 * i for i in range(20)], extra=1000.0,
+                        epsilon=3.0, n_select=5000, n_final=40000, events="auto"),
+    "partial_composition": dict(lower=-1.0, upper=1.0, d=[-0.6 + 0.3 * (i - 9.5) / 9.5 for i in range(20)],
+                                extra=1000.0, epsilon=3.0, n_select=5000, n_final=40000, events="auto"),
+    "upper_bound_mean": dict(lower=-1.0, upper=1.0, d=[1.0 + 0.041 * i for i in range(20)], extra=-1000.0,
+                             epsilon=3.0, n_select=5000, n_final=40000, events="auto"),
+    # d drawn from accuracy_dataset (range, ε, values), d' = d + an outlier beyond the bound farther
+    # from d's clipped mean
+    "interior": dict(d=None, n_select=2000, n_final=6000, events="interval"),
     "one_sided_range": dict(lower=-20.0, upper=-19.0, d=[], extra=-1000.0, epsilon=1.0,
                             n_select=1000, n_final=3000, events="interval"),
     "mostly_negative_range": dict(lower=-20.0, upper=1.0, d=[], extra=-1000.0, epsilon=1.0,
@@ -140,19 +163,23 @@ def check_clip_values(clip: Callable) -> None:
                 f"{shown} 应返回长度为 {expected.size} 的 numpy 数组，实际返回 {type(out).__name__} {_short(out)}。",
                 f"{shown} should return a numpy array of length {expected.size}; it returned "
                 f"{type(out).__name__} {_short(out)}.",
+                diagnosis="private_mean.clip_return_type_wrong",
             )
         if not np.issubdtype(out.dtype, np.floating):
             raise _fail(f"{shown} 返回的 dtype 是 {out.dtype}，期望浮点数。",
-                        f"{shown} returned dtype {out.dtype}; expected floating-point numbers.")
+                        f"{shown} returned dtype {out.dtype}; expected floating-point numbers.",
+                        diagnosis="private_mean.clip_return_type_wrong")
         if not np.array_equal(out, expected):
             raise _fail(
                 f"{shown} = {np.round(out, 6).tolist()}，期望 {expected.tolist()}：小于 lower 的值变成 lower，大于 upper 的值变成 upper，其余不变。",
                 f"{shown} = {np.round(out, 6).tolist()}; expected {expected.tolist()}: values below lower become "
                 f"lower, values above upper become upper, the others stay.",
+                diagnosis="private_mean.clip_values_wrong",
             )
         if isinstance(arg, np.ndarray) and not np.array_equal(arg.astype(float), before):
             raise _fail(f"{shown} 修改了传入的数组；请返回一个新数组。",
-                        f"{shown} modified the array it was given; return a new array instead.")
+                        f"{shown} modified the array it was given; return a new array instead.",
+                        diagnosis="private_mean.clip_modifies_input")
     print("[check_clip_values] lists, arrays, integers, empty input: OK")
 
 
@@ -211,7 +238,8 @@ def _number(out: Any, shown: str) -> float:
         out = out[()]
     if not _is_real(out) or not math.isfinite(float(out)):
         raise _fail(f"{shown} 应返回一个有限的数，实际返回 {type(out).__name__} {_short(out)}。",
-                    f"{shown} should return a finite number; it returned {type(out).__name__} {_short(out)}.")
+                    f"{shown} should return a finite number; it returned {type(out).__name__} {_short(out)}.",
+                    diagnosis="private_mean.sensitivity_not_a_number")
     return float(out)
 
 
@@ -223,7 +251,8 @@ def check_sum_sensitivity_basics(sum_sensitivity: Callable) -> None:
             value = _number(_call(sum_sensitivity, lower, upper, relation, name="sum_sensitivity"), shown)
             if value < 0:
                 raise _fail(f"{shown} = {value:g}：灵敏度是距离的最大值，不能为负。",
-                            f"{shown} = {value:g}: a sensitivity is a largest distance and cannot be negative.")
+                            f"{shown} = {value:g}: a sensitivity is a largest distance and cannot be negative.",
+                            diagnosis="private_mean.sensitivity_negative")
     for args, zh, en in (
         ((0.0, 1.0, "swap"), "relation 只能是 'add_remove' 或 'replace'", "relation must be 'add_remove' or 'replace'"),
         ((2.0, 1.0, "add_remove"), "lower 必须小于 upper", "lower must be < upper"),
@@ -236,6 +265,23 @@ def check_sum_sensitivity_basics(sum_sensitivity: Callable) -> None:
 
 #: (lower, upper) pairs of the exact test: ranges containing 0, on one side of it, touching it.
 SUM_CASES = ((0.0, 1.0), (-1.0, 1.0), (-20.0, -19.0), (10.0, 50.0), (-7.0, 3.0), (-2.5, 0.0), (0.25, 4.0))
+
+
+def _sum_sensitivity_mistake(wrong: list) -> str:
+    """The diagnosis id of wrong sum sensitivities ``[(shown, got, expected, relation)]``."""
+    other = {"add_remove": "replace", "replace": "add_remove"}
+    swapped = all(math.isclose(got, sensitivities_from_definition(*_bounds(shown))[other[rel]][0], abs_tol=1e-12)
+                  for shown, got, _, rel in wrong)
+    if swapped:
+        return "private_mean.sensitivity_wrong_relation"
+    one_bound = all(rel == "add_remove" and any(math.isclose(got, v, abs_tol=1e-12) for v in _bounds(shown))
+                    for shown, got, _, rel in wrong)
+    return "private_mean.sum_sensitivity_one_bound" if one_bound else "private_mean.sum_sensitivity_wrong"
+
+
+def _bounds(shown: str) -> tuple[float, float]:
+    inner = shown[shown.index("(") + 1:].split(",")
+    return float(inner[0]), float(inner[1])
 
 
 def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
@@ -251,6 +297,7 @@ def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
     if wrong:
         shown, got, expected, relation = wrong[0]
         listed = "; ".join(f"{s} = {g:g} (expected {e:g})" for s, g, e, _ in wrong[:4])
+        diagnosis = _sum_sensitivity_mistake(wrong)
         if relation == "add_remove":
             why_zh = ("增加或删除一条记录时，截断后的和改变的正是这条记录截断后的值；它的绝对值最大是多少？"
                       "想一想整个区间都在 0 的一侧（例如 [-20, -19]）的情形。")
@@ -260,7 +307,7 @@ def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
             why_zh = "替换一条记录时，和的改变是新旧两个截断值之差；它最大是多少？"
             why_en = "replacing one record changes the sum by the difference of two clipped values: how large can it be?"
         raise _fail(f"灵敏度不对（定义 6-2）：{listed}。{why_zh}",
-                    f"wrong sensitivity (Definition 6-2): {listed}. Hint: {why_en}")
+                    f"wrong sensitivity (Definition 6-2): {listed}. Hint: {why_en}", diagnosis=diagnosis)
     print(f"[check_sum_sensitivity_values] exact values on {len(SUM_CASES)} ranges, both relations: OK")
 
 
@@ -270,7 +317,8 @@ def check_count_sensitivity_basics(count_sensitivity: Callable) -> None:
         shown = f"count_sensitivity({relation!r})"
         value = _number(_call(count_sensitivity, relation, name="count_sensitivity"), shown)
         if value < 0:
-            raise _fail(f"{shown} = {value:g}：灵敏度不能为负。", f"{shown} = {value:g}: a sensitivity cannot be negative.")
+            raise _fail(f"{shown} = {value:g}：灵敏度不能为负。", f"{shown} = {value:g}: a sensitivity cannot be negative.",
+                        diagnosis="private_mean.sensitivity_negative")
     for relation in ("add", "Replace", ""):
         _expect_value_error(count_sensitivity, (relation,), "relation 只能是 'add_remove' 或 'replace'",
                             "relation must be 'add_remove' or 'replace'")
@@ -285,6 +333,13 @@ def check_count_sensitivity_values(count_sensitivity: Callable) -> None:
         got = _number(_call(count_sensitivity, relation, name="count_sensitivity"), shown)
         expected = sensitivities_from_definition(0.0, 1.0)[relation][1]
         if got != expected:
+            other = sensitivities_from_definition(0.0, 1.0)["add_remove" if relation == "replace" else "replace"][1]
+            if got == other:
+                diagnosis = "private_mean.sensitivity_wrong_relation"
+            elif relation == "replace":
+                diagnosis = "private_mean.count_sensitivity_replace_counts_change"
+            else:
+                diagnosis = "private_mean.count_sensitivity_wrong"
             if relation == "replace":
                 zh = "替换一条记录后，数据集的记录条数变了吗？"
                 en = "after replacing one record, has the number of records changed?"
@@ -292,7 +347,7 @@ def check_count_sensitivity_values(count_sensitivity: Callable) -> None:
                 zh = "增加或删除一条记录，记录条数最多改变多少？"
                 en = "adding or removing one record changes the number of records by how much at most?"
             raise _fail(f"{shown} = {got:g}，不对（定义 6-2）。提示：{zh}",
-                        f"{shown} = {got:g} is wrong (Definition 6-2). Hint: {en}")
+                        f"{shown} = {got:g} is wrong (Definition 6-2). Hint: {en}", diagnosis=diagnosis)
     print("[check_count_sensitivity_values] both relations exact: OK")
 
 
@@ -304,16 +359,18 @@ def _mean_output(out: Any, lower: float, upper: float, shown: str) -> float:
         out = out[()]
     if not _is_real(out):
         raise _fail(f"{shown} 应返回一个浮点数，实际返回 {type(out).__name__} {_short(out)}。",
-                    f"{shown} should return a float; it returned {type(out).__name__} {_short(out)}.")
+                    f"{shown} should return a float; it returned {type(out).__name__} {_short(out)}.",
+                    diagnosis="private_mean.mean_not_a_float")
     value = float(out)
     if not math.isfinite(value):
         raise _fail(f"{shown} 返回了 {value}。噪声计数可能 <= 0：按要求先把它提高到至少 1 再相除。",
                     f"{shown} returned {value}. The noisy count can be <= 0: raise it to at least 1 before dividing, "
-                    f"as the task says.")
+                    f"as the task says.", diagnosis="private_mean.noisy_count_not_raised_to_one")
     if not lower <= value <= upper:
         raise _fail(f"{shown} = {value:g} 不在 [{lower:g}, {upper:g}] 内：按要求把结果截断到这个区间（后处理，不花隐私预算）。",
                     f"{shown} = {value:g} is outside [{lower:g}, {upper:g}]: clip the result to this range as the "
-                    f"task says (post-processing costs no privacy).")
+                    f"task says (post-processing costs no privacy).",
+                    diagnosis="private_mean.result_not_clipped")
     return value
 
 
@@ -386,6 +443,7 @@ def check_private_mean_rng(private_mean: Callable, seed: int | None = None) -> N
             "private_mean 没有使用传入的 rng（调用前后 rng 的状态没有变化）。噪声必须来自 rng，不能来自 np.random.*、random 模块或自己新建的生成器。",
             "private_mean did not use the rng it was given (the generator's state did not change). The noise must "
             "come from rng, not from np.random.*, the random module or a generator you create yourself.",
+            diagnosis="private_mean.rng_not_used",
         )
     if outputs[0] != outputs[1]:
         raise _fail(
@@ -394,12 +452,14 @@ def check_private_mean_rng(private_mean: Callable, seed: int | None = None) -> N
             f"private_mean: two generators in the same state gave different results ({outputs[0]!r} and "
             f"{outputs[1]!r}). Some randomness does not come from rng (np.random.*, the random module, secrets, an "
             f"unseeded generator...); such noise cannot be audited and breaks the rules.",
+            diagnosis="private_mean.randomness_outside_rng",
         )
     if outputs[0] == outputs[2] == outputs[3]:
         raise _fail(
             "private_mean：三个不同状态的 rng 给出了完全相同的结果。噪声是否来自一个固定种子的生成器，或者根本没有加噪声？",
             "private_mean: generators in three different states gave exactly the same result. Does the noise come "
             "from a generator with a fixed seed, or is there no noise at all?",
+            diagnosis="private_mean.noise_fixed_or_missing",
         )
     _say(name, seed, "same state -> same result, other states -> other results, rng advanced")
 
@@ -445,20 +505,45 @@ def best_split(values: tuple, lower: float, upper: float, epsilon: float, n: int
     return float(fine[i]), float(m[i])
 
 
-def _accuracy_data(kind: str) -> tuple[np.ndarray, float, float, float]:
-    if kind == "visible":
-        # 200 values in [0, 10], mean 6
-        return np.round(np.linspace(2.0, 10.0, 200), 6), 0.0, 10.0, 0.5
-    # 200 values in [-10, 10], mean 4.5: the range contains 0
-    return np.round(np.linspace(-1.0, 10.0, 200), 6), -10.0, 10.0, 0.5
+def accuracy_dataset(seed: int) -> tuple[np.ndarray, float, float, float]:
+    """``(values, lower, upper, epsilon)`` drawn from the family shared by the accuracy checks and the
+    ``interior`` audit.
+
+    The range is c·[0, 1], c·[-1, 1] or c·[-1, 1/4] with c in [5, 20]; ε is
+    0.5, 1 or 2; n in 50..200 values, normal around a mean placed 30-70% of
+    the way through the range (away from 0 on c·[-1, 1], so that the count's
+    noise matters and a lopsided split of ε is measurably less accurate),
+    standard deviation 15% of the width, and about 5% outliers beyond either
+    bound (distinct values, clipped onto it). Values rounded to 10⁻³.
+
+    An audit whose datasets come from here cannot be told from an accuracy
+    check by any property of one call: a solution that is private only on
+    calls that look like an audit's is caught wherever it is not.
+    """
+    g = np.random.default_rng([seed, 31])
+    c = float(np.round(10.0 * 2.0 ** g.uniform(-1.0, 1.0), 3))
+    lower, upper = ((0.0, c), (-c, c), (-c, 0.25 * c))[int(g.integers(3))]
+    epsilon = float(g.choice([0.5, 1.0, 2.0]))
+    n = int(g.integers(50, 201))
+    width = upper - lower
+    if lower < 0 < upper and upper == -lower:
+        mean = float(g.choice([-1.0, 1.0])) * c * g.uniform(0.3, 0.7)
+    else:
+        mean = lower + width * g.uniform(0.3, 0.7)
+    values = mean + 0.15 * width * g.standard_normal(n)
+    outliers = g.random(n) < 0.05
+    beyond = np.where(g.random(n) < 0.5, lower - width * g.exponential(0.5, n), upper + width * g.exponential(0.5, n))
+    values = np.where(outliers, beyond, values)
+    return np.round(values, 3), lower, upper, epsilon
 
 
 def check_private_mean_accuracy(private_mean: Callable, seed: int | None = None, *, kind: str = "visible",
                                 trials: int = 1000) -> None:
     """Median absolute error at most ``ACCURACY_FACTOR`` × that of the best split (exact binomial test).
 
-    ``trials`` outputs on a fixed dataset (``kind`` "visible": 200 values in
-    [0, 10], ε = 0.5; "hidden": 200 values in [-10, 10], ε = 0.5). With
+    ``trials`` outputs on one dataset of :func:`accuracy_dataset` (drawn from
+    the seed; ``kind`` "visible" or "hidden" only changes the seed), the
+    truth being the mean of the clipped values. With
     r = 1.5 × (median |error| of the best split), K = #{|error| <= r} is
     Binomial(trials, p) with p >= 1/2 for every mechanism whose median
     error is at most r; the check fails when P(Bin(trials, 1/2) <= K) < 1e-6.
@@ -468,35 +553,41 @@ def check_private_mean_accuracy(private_mean: Callable, seed: int | None = None,
 
     name = "check_private_mean_accuracy"
     seed = check_seed(name + kind, seed)
-    values, lower, upper, epsilon = _accuracy_data(kind)
+    values, lower, upper, epsilon = accuracy_dataset(seed)
     rho, q_best = best_split(tuple(values.tolist()), lower, upper, epsilon)
-    truth = float(np.mean(values))
+    truth = float(np.mean(np.clip(values, lower, upper)))
     radius = ACCURACY_FACTOR * q_best
     rng = np.random.Generator(np.random.PCG64(seed))
     errors = np.array(_private_mean_repeated(private_mean, values, lower, upper, epsilon, rng, trials)) - truth
     inside = int(np.sum(np.abs(errors) <= radius))
     pvalue = float(bdtr(inside, trials, 0.5))
     median = float(np.median(np.abs(errors)))
-    text = (f"{trials} outputs on {values.size} values in [{lower:g}, {upper:g}], ε = {epsilon:g}: median |error| "
+    text = (f"{trials} outputs on {values.size} values (range [{lower:g}, {upper:g}], clipped mean {truth:.4g}), "
+            f"ε = {epsilon:g}: median |error| "
             f"{median:.4f}; best split ρ = {rho:.2f} has {q_best:.4f}; {inside}/{trials} within "
             f"{ACCURACY_FACTOR:g} × {q_best:.4f} = {radius:.4f}, binomial p = {pvalue:.3g}")
     if pvalue < ALPHA:
         bias = float(np.median(errors))
         if abs(bias) > 0.5 * median:
+            diagnosis = "private_mean.mean_biased"
             hint_zh = f"误差的中位数是 {bias:+.4f}，结果有系统偏差：分子分母是否对应同一批截断后的数据？"
             hint_en = f"the median error is {bias:+.4f}: the result is biased. Do the numerator and denominator describe the same clipped data?"
         else:
+            diagnosis = "private_mean.too_much_noise"
             hint_zh = "噪声太大：检查两个灵敏度，以及 ε 在和与计数之间的分配（任何一边分得太少都会让误差变大）。"
             hint_en = ("too much noise: check both sensitivities and how ε is split between the sum and the count "
                        "(giving either side too little makes the error large).")
         raise _fail(
-            f"private_mean 不够准确：{trials} 次输出的 |误差| 中位数为 {median:.4f}，最佳分配（ρ = {rho:.2f}）只有 {q_best:.4f}；"
+            f"private_mean 不够准确（{values.size} 个值，区间 [{lower:g}, {upper:g}]，截断后的均值 {truth:.4g}，ε = {epsilon:g}）："
+            f"{trials} 次输出的 |误差| 中位数为 {median:.4f}，最佳分配（ρ = {rho:.2f}）只有 {q_best:.4f}；"
             f"只有 {inside}/{trials} 次误差不超过 {radius:.4f}（{ACCURACY_FACTOR:g} 倍），二项检验 p = {pvalue:.2g} < {ALPHA:g}"
             f"（seed = {seed}；中位误差不超过 {ACCURACY_FACTOR:g} 倍的实现被误判的概率 ≤ {ALPHA:g}）。{hint_zh}",
-            f"private_mean is not accurate enough: median |error| of {trials} outputs is {median:.4f}, the best split "
+            f"private_mean is not accurate enough ({values.size} values, range [{lower:g}, {upper:g}], clipped mean "
+            f"{truth:.4g}, ε = {epsilon:g}): median |error| of {trials} outputs is {median:.4f}, the best split "
             f"(ρ = {rho:.2f}) achieves {q_best:.4f}; only {inside}/{trials} errors are within {radius:.4f} "
             f"({ACCURACY_FACTOR:g}×), binomial p = {pvalue:.2g} < {ALPHA:g} (seed = {seed}; an implementation whose "
             f"median error is within {ACCURACY_FACTOR:g}× fails with probability <= {ALPHA:g}). {hint_en}",
+            diagnosis=diagnosis,
         )
     _say(name, seed, text + " -> OK")
 
@@ -510,6 +601,25 @@ _AUDIT_HINTS = {
         "on this pair the sum and the count both push the mean the same way, so the output leaks through both "
         "releases. Check: do the two releases' ε add up to ε (sequential composition, Theorem 6-2)? Is the count "
         "noisy too? Are the values clipped?",
+    ),
+    "partial_composition": (
+        "这对相邻数据集上，和与计数的改变都把均值往同一个方向推。检查：两次发布的 ε 之和是否等于 ε（串行组合，定理 6-2）？和的噪声尺度是否为 Δ/ε₁？",
+        "on this pair the sum and the count both push the mean the same way. Check: do the two releases' ε add up "
+        "to ε (sequential composition, Theorem 6-2)? Is the sum's noise scale Δ/ε₁?",
+    ),
+    "upper_bound_mean": (
+        "这对相邻数据集中，d 的（截断后的）均值恰好等于上界。检查：和与计数是否各自抽取了独立的噪声（同一个噪声用两次时，输出可能完全没有噪声）？"
+        "两次发布的 ε 之和是否等于 ε？计数是否也加了噪声？",
+        "on this pair the (clipped) mean of d equals the upper bound. Check: do the sum and the count get "
+        "independent noise draws (one draw used twice can leave the output with no noise at all)? Do the two "
+        "releases' ε add up to ε? Is the count noisy too?",
+    ),
+    "interior": (
+        "这对相邻数据集与准确性测试的数据来自同一个分布：d' 比 d 多一个超出区间的值。检查：是否在所有数据上都加了噪声（不能只在某些数据上）？"
+        "两次发布的 ε 之和是否等于 ε？计数是否也加了噪声？数据是否截断了？",
+        "this pair comes from the same distribution as the accuracy tests' data: d' has one more value, beyond "
+        "the range. Check: is noise added on every dataset (not only on some)? Do the two releases' ε add up to "
+        "ε? Is the count noisy too? Are the values clipped?",
     ),
     "one_sided_range": (
         "这个区间不包含 0。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
@@ -534,25 +644,54 @@ def audit_config(audit: str, seed: int) -> dict[str, Any]:
     changes c.
     """
     spec = dict(AUDITS[audit])
+    if audit == "interior":
+        values, lower, upper, epsilon = accuracy_dataset(int(np.random.default_rng([seed, 13]).integers(2**31)))
+        width, centre = upper - lower, float(np.mean(np.clip(values, lower, upper)))
+        extra = lower - 0.37 * width if centre > (lower + upper) / 2 else upper + 0.37 * width
+        spec.update(scale=1.0, lower=lower, upper=upper, epsilon=epsilon, d=values.tolist(), extra=float(extra))
+        return spec
     scale = float(np.round(2.0 ** np.random.default_rng([seed, 12]).uniform(-1.0, 1.0), 3))
     spec.update(scale=scale, lower=spec["lower"] * scale, upper=spec["upper"] * scale,
                 d=[x * scale for x in spec["d"]], extra=spec["extra"] * scale)
     return spec
 
 
+#: Outputs per batch of calls in an audit; batches of d and d' alternate.
+AUDIT_CHUNK = 5000
+
+
 def audit_private_mean(private_mean: Callable, audit: str, seed: int):
-    """Run the audit named ``audit`` (a key of ``AUDITS``, scaled by :func:`audit_config`); return the AuditResult."""
+    """Run the audit named ``audit`` (a key of ``AUDITS``, drawn by :func:`audit_config`); return the AuditResult.
+
+    All n_select + n_final outputs of d and of d' are drawn first, in
+    alternating batches of at most ``AUDIT_CHUNK`` calls, and each dataset's
+    outputs are shuffled (by the check's generator) before the auditor splits
+    them into its selection and final samples. For a stateless mechanism this
+    changes nothing (the outputs are i.i.d.); a solution that behaves
+    differently in its first calls of a dataset, or once it has seen many,
+    leaves the same share of such outputs in both samples.
+    """
     from helpers.audit import epsilon_lower_bound
 
     spec = audit_config(audit, seed)
     lower, upper, epsilon = spec["lower"], spec["upper"], spec["epsilon"]
     d = list(spec["d"])
     d_prime = d + [spec["extra"]]
+    total = spec["n_select"] + spec["n_final"]
+    rng = np.random.Generator(np.random.PCG64(seed))
+    pools: dict[int, list[float]] = {0: [], 1: []}
+    while len(pools[1]) < total:
+        size = min(AUDIT_CHUNK, total - len(pools[1]))
+        for key, data in ((0, d), (1, d_prime)):
+            pools[key] += _private_mean_repeated(private_mean, data, lower, upper, epsilon, rng, size)
+    shuffled = {key: list(rng.permutation(np.array(pool))) for key, pool in pools.items()}
 
-    def sampler(data, rng, size):
-        return np.array(_private_mean_repeated(private_mean, data, lower, upper, epsilon, rng, size))
+    def sampler(data, _rng, size):
+        pool = shuffled[0 if data is d else 1]
+        out, pool[:size] = np.array(pool[:size]), []
+        return out
 
-    return epsilon_lower_bound(None, d, d_prime, np.random.Generator(np.random.PCG64(seed)), sampler=sampler,
+    return epsilon_lower_bound(None, d, d_prime, rng, sampler=sampler,
                                n_select=spec["n_select"], n_final=spec["n_final"], confidence=AUDIT_CONFIDENCE,
                                events=spec["events"], claimed_epsilon=epsilon)
 
@@ -572,12 +711,17 @@ def check_private_mean_privacy(private_mean: Callable, seed: int | None = None, 
     spec = audit_config(audit, seed)
     result = audit_private_mean(private_mean, audit, seed)
     k = len(spec["d"])
-    pair = (f"[{spec['lower']:.6g}, {spec['upper']:.6g}], ε = {spec['epsilon']:g}: d = {k} record(s)"
-            + (f" at {spec['d'][0]:.6g}" if k else "") + f", d' = d + [{spec['extra']:.6g}]")
+    where = ""
+    if k:
+        clipped = np.clip(spec["d"], spec["lower"], spec["upper"])
+        where = f" from {min(spec['d']):.6g} to {max(spec['d']):.6g} (clipped mean {np.mean(clipped):.6g})"
+    pair = (f"[{spec['lower']:.6g}, {spec['upper']:.6g}], ε = {spec['epsilon']:g}: d = {k} record(s){where}"
+            f", d' = d + [{spec['extra']:.6g}]")
     text = (f"audit {pair}: ε >= {result.epsilon:.3f} (event {result.event}, {result.k1}/{result.n} vs "
             f"{result.k2}/{result.n}, confidence {AUDIT_CONFIDENCE:.6f})")
     if result.violates():
         hint_zh, hint_en = _AUDIT_HINTS[audit]
+        diagnosis = _privacy_mistake(private_mean, audit, seed)
         raise _fail(
             f"隐私审计失败：private_mean 声称满足 ε = {spec['epsilon']:g} 的差分隐私，但在相邻数据集 {pair} 上，"
             f"事件 {result.event} 的概率为 {result.k1}/{result.n} 对 {result.k2}/{result.n}，"
@@ -587,5 +731,59 @@ def check_private_mean_privacy(private_mean: Callable, seed: int | None = None, 
             f"{pair} the event {result.event} has frequencies {result.k1}/{result.n} vs {result.k2}/{result.n}, which "
             f"proves ε >= {result.epsilon:.3f} > {spec['epsilon']:g} with confidence 1 - 1e-6 (seed = {seed}; an "
             f"ε-DP implementation fails with probability <= {ALPHA:g}). {hint_en}",
+            diagnosis=diagnosis,
         )
     _say(name, seed, text + f" <= claimed {spec['epsilon']:g} -> OK")
+
+
+#: Likely mistake behind a failed range audit when no probe of :func:`_privacy_mistake` names another:
+#: Δ = upper - lower is the sum's sensitivity under replacement; Δ = |upper| forgets the negative bound.
+_RANGE_MISTAKES = {"one_sided_range": "private_mean.sensitivity_wrong_relation",
+                   "mostly_negative_range": "private_mean.sum_sensitivity_one_bound"}
+
+
+def _privacy_mistake(private_mean: Callable, audit: str, seed: int) -> str:
+    """The diagnosis id of a *proven* violation, from three small probes (about 10,000 calls).
+
+    The audit has already decided the grade; the probes only name the likely
+    mistake, so that a class report can group submissions by it:
+
+    0. no noise, or noise from a fixed seed: 50 equal outputs;
+    1. values not clipped: ε = 10⁶ (noise below 10⁻⁵ of the range), 19
+       records at 0 and one at 1000·Δ in [-Δ, Δ]: the clipped mean is Δ/20,
+       an unclipped sum gives Δ (the result clipped);
+    2. one noise draw reused for sum and count: with every record beyond a
+       bound, independent noises leave the output strictly inside the range
+       about half of the time; one reused draw (equal split) leaves it on the
+       bound, up to rounding (> 90% of 1,000 outputs within 10⁻⁹ of it);
+    3. exact count published: one record at Δ/2 in [-Δ, Δ], ε = 2: with the
+       exact count (denominator 1) the output is the clipped Laplace noisy sum,
+       below Δ/2 with probability exactly 1/2; a noisy denominator above 1
+       pulls outputs towards 0, so P(output < Δ/2) ≈ 0.6-0.75 for the usual
+       splits. Called exact when the share is below 0.54 (4,000 outputs: 5
+       standard errors above 1/2).
+    Otherwise a failed composition-type audit means a budget overspent
+    (``private_mean.budget_split_wrong``); a failed range audit, the sum's
+    sensitivity (``_RANGE_MISTAKES``).
+    """
+    rng = np.random.Generator(np.random.PCG64([seed, 99]))
+    delta = 3.0
+    try:
+        if len(set(_private_mean_repeated(private_mean, [delta / 2], -delta, delta, 2.0, rng, 50))) == 1:
+            return "private_mean.noise_fixed_or_missing"
+        probe = _private_mean_repeated(private_mean, [0.0] * 19 + [1000.0 * delta], -delta, delta, 1e6, rng, 20)
+        if np.median(probe) > 0.5 * delta:
+            return "private_mean.values_not_clipped"
+        for records, bound in (([delta + 0.1 * i for i in range(20)], delta),
+                               ([-delta - 0.1 * i for i in range(20)], -delta)):
+            outs = np.array(_private_mean_repeated(private_mean, records, -delta, delta, 3.0, rng, 1000))
+            if np.mean(np.isclose(outs, bound, rtol=1e-9, atol=0.0)) > 0.9:  # reused noise: on the bound up to rounding
+                return "private_mean.noise_reused"
+        if audit in _RANGE_MISTAKES:
+            return _RANGE_MISTAKES[audit]
+        outs = np.array(_private_mean_repeated(private_mean, [delta / 2], -delta, delta, 2.0, rng, 4000))
+        if np.mean(outs < delta / 2) < 0.54:
+            return "private_mean.exact_count_published"
+    except AssertionError:  # a probe's output was malformed: keep the audit's verdict, name no probe
+        return _RANGE_MISTAKES.get(audit, "private_mean.budget_split_wrong")
+    return "private_mean.budget_split_wrong"
