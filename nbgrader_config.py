@@ -50,6 +50,21 @@ c.Exchange.root = EXCHANGE
 # (cwd = course root) that is one git-ignored folder, never mixed with source/ or release/.
 c.Exchange.path_includes_course = True
 
+# `nbgrader autograde` and the Formgrader's Autograde button (the same converter) grade
+# through the trusted grader: TrustedAutograde takes Execute's place and runs
+# `python -m autograder grade` on the collected submission (student code only in the
+# bubblewrap sandbox, hidden tests only in the grader), then hands nbgrader the grader's
+# sanitized executed notebook, whose test-cell outputs give SaveAutoGrades exactly the
+# grader's per-cell scores. Nothing of the student runs in a kernel of this account.
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
+                                    LimitOutput, SaveAutoGrades)
+
+from autograder.formgrader import TrustedAutograde  # noqa: E402
+
+c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+
 # Feedback made by `nbgrader generate_feedback` or the Formgrader's "Generate feedback"
 # (the same converter) leaves the hidden tests out (nbgrader issue #917), like
 # `python -m autograder` does.
