@@ -36,6 +36,7 @@ _spec.loader.exec_module(build)
 pytestmark = pytest.mark.nbgrader
 
 ASSIGNMENT = "laplace"
+ROOT_SOURCE = HERE.parent / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 #: What the hostile code writes; built at run time so that the notebook's own text never holds it.
 WRITTEN = "PWNED_" + "formgrader_7f3a"
 HOSTILE = r'''import glob, os
@@ -158,3 +159,43 @@ def test_autograded_notebook_is_sanitised(graded):
         # and outputs): no script, handler or script URL survives.
         page, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
         assert feedback.active_content(page) == [], student
+
+
+def test_generate_feedback_hides_hidden_outputs(tmp_path):
+    """Issue 17: a notebook autograded by nbgrader's own Execute (hidden blocks in the test cells,
+    one output stream per cell) loses the hidden blocks' outputs in feedback, not only their code:
+    a failing hidden check shows only the trusted grader's generic message."""
+    import nbclient
+    from nbconvert import HTMLExporter
+
+    from autograder.worker import HIDDEN_FAILED
+
+    source = nbformat.read(ROOT_SOURCE, as_version=4)
+    # right for the visible Δ = 3, ε = 0.7; forgets Δ when ε >= 1: only the hidden Δ = 2, ε = 5 check fails
+    wrong = build.snippet(ASSIGNMENT, "laplace_mechanism", "vectorized").replace(
+        "b = sensitivity / epsilon", "b = sensitivity / epsilon if epsilon < 1 else 1 / epsilon")
+    assert wrong != build.snippet(ASSIGNMENT, "laplace_mechanism", "vectorized")
+    for cell in source.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "laplace_mechanism":
+            cell.source = wrong
+    nbclient.NotebookClient(source, timeout=300, allow_errors=True, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    failed = {c.metadata["nbgrader"]["grade_id"]: o for c in source.cells for o in c.get("outputs", [])
+              if o.get("output_type") == "error" and c.metadata.get("nbgrader", {}).get("grade")}
+    assert sorted(failed) == ["test_laplace_mechanism_distribution"], sorted(failed)
+    secret_message = failed["test_laplace_mechanism_distribution"]["evalue"]
+    hidden = [line for c in source.cells if c.cell_type == "code" for line in feedback.hidden_lines(c.source)]
+
+    shown = nbformat.from_dict(json.loads(json.dumps(source)))
+    strip = feedback.StripHiddenTests()
+    for index, cell in enumerate(shown.cells):
+        strip.preprocess_cell(cell, {}, index)
+    page, _ = HTMLExporter(template_name="lab").from_notebook_node(shown)
+    assert feedback.text_leaks(page, hidden) == []
+    assert secret_message[:60] not in page
+    assert HIDDEN_FAILED.format(grade_id="test_laplace_mechanism_distribution") in page
+    # a test cell without hidden blocks keeps what it printed
+    rng_cell = next(c for c in shown.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                    == "test_laplace_mechanism_rng")
+    assert rng_cell.outputs == next(c for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                                    == "test_laplace_mechanism_rng").outputs
