@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND ?= Agg
 JOBS ?= 2
 
-.PHONY: install lab test browser sandbox bench notebooks release clean hub
+.PHONY: install lab exchange test browser sandbox bench notebooks release clean hub
 
 install: $(STAMP)
 
@@ -35,14 +35,31 @@ LAB_ARGS ?=
 LAB_FLAGS = --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/course/README.md \
 	--LabApp.app_settings_dir=$(CURDIR)/.lab-settings --KernelManager.transport=ipc
 
-lab: install
-	@if [ -z "$$NBGRADER_EXCHANGE" ]; then mkdir -p nbgrader_exchange && chmod 777 nbgrader_exchange; \
-	else mkdir -p "$$NBGRADER_EXCHANGE" && chmod 777 "$$NBGRADER_EXCHANGE" 2>/dev/null || \
-	  test -w "$$NBGRADER_EXCHANGE" || { echo "NBGRADER_EXCHANGE=$$NBGRADER_EXCHANGE is not a writable folder" >&2; exit 1; }; fi
+# The six graded assignments, in the order of the course.
+ASSIGNMENTS := laplace exponential randomized_response private_mean privacy_budget local_frequency
+# make lab releases them into the course's own exchange (nbgrader_exchange/, or NBGRADER_EXCHANGE),
+# so that a student alone can fetch all six from Nbgrader > Assignments with no Formgrader step.
+# nbgrader's own commands (whatever exchange class nbgrader_config.py names); generate_assignment
+# also puts them in gradebook.db for the Formgrader. Redone only when source/ or the config changed.
+EXCHANGE_DIR := $(or $(NBGRADER_EXCHANGE),nbgrader_exchange)
+LOCAL_RELEASE := $(EXCHANGE_DIR)/.dp-course-released
+SOURCE_FILES := $(shell find source -type f -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
+
+lab: install exchange $(LOCAL_RELEASE)
 	@# the local student, with a name (the Formgrader lists a student without one as "None, None")
 	@$(BIN)/nbgrader db student add "$$(id -un)" --last-name="$$(id -un)" --first-name="(this computer)" \
 	  >/dev/null 2>&1 || true
 	MPLBACKEND= $(BIN)/jupyter lab $(LAB_FLAGS) $(ROOT_FLAG) $(LAB_ARGS)
+
+exchange:
+	@if [ -z "$$NBGRADER_EXCHANGE" ]; then mkdir -p nbgrader_exchange && chmod 777 nbgrader_exchange; \
+	else mkdir -p "$$NBGRADER_EXCHANGE" && chmod 777 "$$NBGRADER_EXCHANGE" 2>/dev/null || \
+	  test -w "$$NBGRADER_EXCHANGE" || { echo "NBGRADER_EXCHANGE=$$NBGRADER_EXCHANGE is not a writable folder" >&2; exit 1; }; fi
+
+$(LOCAL_RELEASE): $(SOURCE_FILES) nbgrader_config.py | install exchange
+	$(BIN)/nbgrader generate_assignment "*" --force --log-level=WARN
+	for a in $(ASSIGNMENTS); do $(BIN)/nbgrader release_assignment $$a --force --log-level=WARN || exit 1; done
+	touch $@
 
 # The real-browser test needs Debian's Chromium; installed here when missing.
 browser:
@@ -83,7 +100,7 @@ notebooks: install
 
 # Regenerate the committed student versions (release/) from source/.
 release: install
-	for a in laplace exponential randomized_response private_mean privacy_budget local_frequency; do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
+	for a in $(ASSIGNMENTS); do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts

@@ -50,6 +50,21 @@ c.Exchange.root = EXCHANGE
 # (cwd = course root) that is one git-ignored folder, never mixed with source/ or release/.
 c.Exchange.path_includes_course = True
 
+# `nbgrader autograde` and the Formgrader's Autograde button (the same converter) grade
+# through the trusted grader: TrustedAutograde takes Execute's place and runs
+# `python -m autograder grade` on the collected submission (student code only in the
+# bubblewrap sandbox, hidden tests only in the grader), then hands nbgrader the grader's
+# sanitized executed notebook, whose test-cell outputs give SaveAutoGrades exactly the
+# grader's per-cell scores. Nothing of the student runs in a kernel of this account.
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
+                                    LimitOutput, SaveAutoGrades)
+
+from autograder.formgrader import TrustedAutograde  # noqa: E402
+
+c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+
 # Feedback made by `nbgrader generate_feedback` or the Formgrader's "Generate feedback"
 # (the same converter) leaves the hidden tests out (nbgrader issue #917), like
 # `python -m autograder` does.
@@ -57,13 +72,18 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
 from autograder.feedback import StripHiddenTests  # noqa: E402
+from autograder.mathml import MathToMathML  # noqa: E402
 
-c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests]
+# Hidden blocks' code and outputs go (a hidden failure shows the trusted grader's generic
+# message); formulas become MathML when the page is made, so that feedback opened from disk
+# or the hub shows them with no script and no network (nbgrader_templates/feedback/).
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests, MathToMathML]
 
 # Math renders offline in the Formgrader and in feedback: nbgrader's templates load MathJax
-# from a CDN; nbgrader_templates/ shadows nbconvert's mathjax macro with the copy that the
-# jupyter-server-mathjax extension (requirements.txt) serves. nbgrader's own templates stay
-# the next place to look.
+# from a CDN; nbgrader_templates/ shadows nbconvert's mathjax macro: the Formgrader's pages
+# load the copy that the jupyter-server-mathjax extension (requirements.txt) serves, feedback
+# pages load nothing (their math is MathML already). nbgrader's own templates stay the next
+# place to look.
 import nbgrader.server_extensions.formgrader as _formgrader  # noqa: E402
 
 import autograder as _autograder  # noqa: E402

@@ -24,7 +24,8 @@ them, and the finished page is parsed once more: a ``<script>`` that the
 template itself did not write, an ``on*`` attribute or a ``javascript:`` URL
 raises :class:`FeedbackWithheld`. An instructor cell that would still show a
 hidden-test line is redacted (:func:`redact_hidden`), never the whole page.
-Math (``$...$``) is left to the template's MathJax.
+Math is rendered to MathML when the page is made (:mod:`autograder.mathml`: no
+script, no network), long lines wrap, and the score (total and per test) heads the page.
 """
 
 from __future__ import annotations
@@ -77,18 +78,74 @@ def hidden_lines(source: str) -> list[str]:
     return lines
 
 
+def hidden_spans(source: str) -> list[tuple[int, int]]:
+    """1-based ``(first, last)`` line numbers of each hidden block (markers included)."""
+    spans, start = [], None
+    for number, line in enumerate(source.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith(BEGIN) and start is None:
+            start = number
+        elif stripped.startswith(END) and start is not None:
+            spans.append((start, number))
+            start = None
+    if start is not None:
+        spans.append((start, max(start, len(source.splitlines()))))
+    return spans
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+#: The cell's own frame in an IPython traceback ("Cell In[3], line 7"; older: "<ipython-input-3-...>").
+_CELL_LINE = re.compile(r"(?:Cell In\[\d*\]|<ipython-input-[^>]*>),? (?:line )?(\d+)")
+
+
+def failing_line(traceback) -> int | None:
+    """The line of the cell at which an IPython traceback says the cell failed (None: unknown)."""
+    text = _ANSI.sub("", "\n".join(str(line) for line in traceback or []))
+    found = _CELL_LINE.search(text)
+    return int(found.group(1)) if found else None
+
+
 class StripHiddenTests(NbGraderPreprocessor):
-    """Remove hidden-test source and tracebacks from the feedback notebook."""
+    """Remove the hidden tests' source *and outputs* from the feedback notebook.
+
+    nbgrader's executed notebook cannot tell which output a hidden block
+    printed, so a test cell with a hidden block keeps its outputs only when it
+    failed before its first hidden block ran (its traceback's cell line says
+    so); otherwise its streams and displays go, and a failure is shown as the
+    trusted grader's generic message (a hidden check's message quotes the
+    arguments and expected values, e.g. "(-20, -19) ... expected 20"); a
+    visible check that failed after a hidden block keeps its own message.
+    """
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":
             return cell, resources
-        source, found = strip_hidden(cell.source)
-        if found:
-            cell.source = source
-            for output in cell.get("outputs", []):
-                if output.get("output_type") == "error":
-                    output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+        original = _joined(cell.source)
+        source, found = strip_hidden(original)
+        if not found:
+            return cell, resources
+        from autograder.worker import HIDDEN_FAILED
+
+        cell.source = source
+        first_hidden = hidden_spans(original)[0][0]
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        line = failing_line(errors[0].get("traceback")) if errors else None
+        if errors and line is not None and line < first_hidden:  # no hidden code ran
+            for output in errors:
+                output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+            return cell, resources
+        grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id", "?")
+        cell.outputs = [_note("(output of the hidden tests not shown / 隐藏测试的输出不显示)")]
+        if errors and line is not None and not any(a <= line <= b for a, b in hidden_spans(original)):
+            error = errors[0]  # a visible check after a hidden block failed: its own message
+            error["traceback"] = [f"{error.get('ename', 'Error')}: {error.get('evalue', '')}"]
+            cell.outputs.append(error)
+        elif errors:
+            import nbformat
+
+            text = HIDDEN_FAILED.format(grade_id=grade_id)
+            cell.outputs.append(nbformat.v4.new_output("error", ename="HiddenTestFailed", evalue=text,
+                                                       traceback=[text]))
         return cell, resources
 
 
@@ -136,10 +193,17 @@ class FeedbackWithheld(ValueError):
 
 
 def clean_html(text: str) -> str:
-    """Allowlist-clean an HTML fragment (bleach): no script, style, handlers or unsafe URLs."""
+    """Allowlist-clean an HTML fragment (bleach): no script, style, handlers or unsafe URLs.
+
+    MathML elements (formulas rendered when the page is made, :mod:`autograder.mathml`) are
+    kept with their presentation attributes only.
+    """
     import bleach
 
-    return bleach.clean(text, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
+    from autograder import mathml
+
+    attributes = dict(ALLOWED_ATTRIBUTES, **{tag: list(mathml.ATTRIBUTES) for tag in mathml.TAGS})
+    return bleach.clean(text, tags=ALLOWED_TAGS | mathml.TAGS, attributes=attributes,
                         protocols=["http", "https", "mailto"], strip=True, strip_comments=True)
 
 
@@ -268,15 +332,22 @@ def safe_notebook(nb, hidden: list[str] | None = None):
     return out
 
 
+#: The course's nbconvert templates: ``dp_feedback`` is the lab page without any script.
+TEMPLATES = Path(__file__).resolve().parents[1] / "nbgrader_templates"
+
+
 def _exporter(mathjax_url: str | None = None):
     from nbconvert import HTMLExporter
 
     extra = {"mathjax_url": mathjax_url} if mathjax_url else {}
+    if (TEMPLATES / "dp_feedback").is_dir():
+        extra.update(template_name="dp_feedback", extra_template_basedirs=[str(TEMPLATES)],
+                     extra_template_paths=[str(TEMPLATES / "feedback")])
     # sanitize_html with our clean_html: nbconvert's own allowlist lacks <p>, <h2>, <img>... and
     # would show every markdown cell's tags as text. Rendered Markdown is cleaned as HTML (after
     # markdown2html), so math and code spans keep their `<` as is.
-    return HTMLExporter(template_name="lab", sanitize_html=True, exclude_anchor_links=True,
-                        filters={"clean_html": clean_html}, **extra)
+    extra.setdefault("template_name", "lab")
+    return HTMLExporter(sanitize_html=True, exclude_anchor_links=True, filters={"clean_html": clean_html}, **extra)
 
 
 @functools.lru_cache(maxsize=4)
@@ -359,12 +430,48 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     ``mathjax_url`` points the page at a local MathJax (offline math);
     default: the template's CDN copy.
     """
+    from autograder.mathml import MathToMathML
+
     safe = safe_notebook(redact_hidden(nb, hidden_lines)[0])
+    summary = score_summary(nb)
+    if summary:
+        safe.cells.insert(0, summary)
+    safe, _ = MathToMathML().preprocess(safe, {})
     page, _ = _exporter(mathjax_url).from_notebook_node(safe)
     active = active_content(page, mathjax_url)
     if active:
         raise FeedbackWithheld("active content in feedback: " + ", ".join(active[:3]))
     return page
+
+
+def score_summary(nb):
+    """A Markdown cell for the top of the page: the total and each test cell's score.
+
+    Scores come from the trusted grader's ``metadata.autograder`` of each test cell
+    (:func:`autograder.worker.executed_notebook`); ``None`` when there is none.
+    """
+    import nbformat
+
+    rows = []
+    for cell in nb.cells:
+        meta = cell.get("metadata", {})
+        mark = meta.get("autograder") if isinstance(meta.get("autograder"), dict) else None
+        grade_id = (meta.get("nbgrader") or {}).get("grade_id")
+        if mark is None or grade_id is None:
+            continue
+        try:
+            rows.append((str(grade_id), float(mark["score"]), float(mark["points"])))
+        except (KeyError, TypeError, ValueError):
+            continue
+    if not rows:
+        return None
+    total, points = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    lines = "".join(f"<tr><td><code>{html.escape(g)}</code></td><td>{s:g} / {p:g}</td>"
+                    f"<td>{'✓' if s >= p else '✗'}</td></tr>" for g, s, p in rows)
+    return nbformat.v4.new_markdown_cell(
+        f'<div class="dp-score"><h2>得分 / Score: {total:g} / {points:g}</h2>'
+        f"<table><thead><tr><th>测试 / test</th><th>得分 / score</th><th></th></tr></thead>"
+        f"<tbody>{lines}</tbody></table></div>")
 
 
 _SCRIPT_URL = re.compile(r"\]\(\s*<?\s*(?:javascript|vbscript|data)\s*:[^)\n]*\)?", re.I)

@@ -4,7 +4,7 @@
   ``NBGRADER_EXCHANGE`` is unset; a missing ``NBGRADER_EXCHANGE`` folder is created);
 * feedback made by ``nbgrader generate_feedback`` — the converter the Formgrader's
   "Generate feedback" button runs — has no hidden tests (nbgrader issue #917) and
-  loads MathJax from the local jupyter-server-mathjax extension, not from a CDN;
+  its math is MathML (no script, no CDN);
 * the Formgrader's grading view uses the same local MathJax;
 * the plotting backend: a kernel started by JupyterLab (``JPY_SESSION_NAME``) gets the
   live ipympl canvas, headless runs (nbclient, nbgrader) the inline one.
@@ -80,13 +80,15 @@ def test_generate_feedback_hides_hidden_tests_and_uses_local_mathjax(tmp_path):
     secrets = [line for cell in nbformat.read(source, as_version=4).cells for line in hidden_lines(cell.source)]
     assert secrets, "the source notebook should have hidden tests"
     assert leaked_lines(html, secrets) == []
-    assert "hidden tests are not shown" in text
-    assert LOCAL_MATHJAX in text and "cdnjs" not in text and "cdn.jsdelivr" not in text
-    assert re.search(r"\$\\mathrm|\\\(|\$[^$]+\$", text), "the feedback should contain LaTeX for MathJax to render"
+    assert "BEGIN HIDDEN TESTS" not in text and "Score: 10.0 / 10.0" in text
+    # math is MathML when the page is made: no script, no network, no LaTeX left
+    assert "<math" in text and "<script" not in text and "cdnjs" not in text and "cdn.jsdelivr" not in text
+    assert not re.search(r"\$\\mathrm|\\\(|\$[^$<]+\$", text), "LaTeX left in the feedback"
 
 
 def test_formgrader_pages_use_local_mathjax():
-    """The Formgrader renders with nbgrader's 'formgrade' template; its mathjax macro is ours."""
+    """The Formgrader renders with nbgrader's 'formgrade' template, feedback with 'feedback':
+    their mathjax macro is ours (local MathJax; no script at all for feedback, whose math is MathML)."""
     from nbconvert.exporters import HTMLExporter
     from traitlets.config.loader import PyFileConfigLoader
 
@@ -95,7 +97,11 @@ def test_formgrader_pages_use_local_mathjax():
         exporter = HTMLExporter(config=config, template_name=template)
         found = exporter.environment.get_template("mathjax.html.j2").filename
         assert Path(found).parent == ROOT / "nbgrader_templates" / template, found
-        assert LOCAL_MATHJAX in Path(found).read_text(encoding="utf-8")
+        macro = exporter.environment.get_template("mathjax.html.j2").module.mathjax()
+        if template == "formgrade":
+            assert LOCAL_MATHJAX in macro
+        else:
+            assert "<script" not in macro and "pre-wrap" in macro
 
 
 def test_mathjax_files_are_installed():

@@ -4,7 +4,9 @@ The service runs in the course root (a copy of this repository's source/, releas
 nbgrader_config.py), so the course's own file sets the root, the course id and the
 exchange (NBGRADER_EXCHANGE, set by the hub). Here: feedback generated from the
 Formgrader hides the hidden tests, as the headless autograder's feedback does
-(nbgrader issue #917).
+(nbgrader issue #917), and the Autograde button grades through the trusted grader
+(autograder/formgrader.py: student code only in the bubblewrap sandbox, as the course
+account never), whatever copy of the course's nbgrader_config.py the course root holds.
 """
 c = get_config()  # noqa: F821  (injected by nbgrader)
 
@@ -16,4 +18,16 @@ else:
     from nbgrader.preprocessors import GetGrades
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
-    c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests]
+    from autograder.mathml import MathToMathML
+
+    c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests, MathToMathML]
+
+# No fallback to nbgrader's Execute: if the trusted grader cannot be imported, this file fails
+# to load and the Formgrader's Autograde shows the error instead of running student code.
+from autograder.formgrader import TrustedAutograde  # noqa: E402
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
+                                    LimitOutput, SaveAutoGrades)
+
+c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]

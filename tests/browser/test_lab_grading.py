@@ -1,0 +1,233 @@
+"""A student alone and the instructor on one machine, after a fresh ``make lab`` (issues 16, 18).
+
+One JupyterLab started by ``make lab`` itself, as tests/browser/test_browser.py starts it
+(a free port, a token, throw-away settings), with a fresh, empty exchange folder
+(``NBGRADER_EXCHANGE``), so that the course-local release ``make lab`` makes is tested from
+nothing; one headless Debian Chromium (Playwright). In sequence:
+
+1. the student's Nbgrader ▸ Assignments panel lists the six graded assignments, each
+   with its Fetch button, with no Formgrader step;
+2. a student (nbgrader's own fetch/submit, as in tests/test_instructor_loop.py) hands in
+   a correct laplace; the instructor clicks Collect, then Autograde in the Formgrader: the
+   score shown is 10 / 10, graded by the trusted grader (the autograded notebook carries
+   its metadata);
+3. the instructor clicks Generate feedback; that page and the trusted grader's own
+   feedback page for the same notebook (``python -m autograder grade``), opened from disk
+   (``file://``, no server, no network), show the score and rendered math: MathML with a
+   size on screen, no ``$...$`` or ``\\(`` left in the visible text.
+
+What the run adds to the repository's course root (the student's submitted/, autograded/,
+feedback/ folders, the gradebook row) is removed afterwards. Skipped only if
+/usr/bin/chromium is absent.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget",
+               "local_frequency")
+STUDENT = "dp_browser_student"
+COURSE = "dp-course"
+
+pytestmark = [pytest.mark.browser]
+
+_spec = importlib.util.spec_from_file_location("corpus_build_lab_grading", ROOT / "tests" / "corpus" / "build.py")
+build = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(build)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _status(url: str, token: str) -> None:
+    request = urllib.request.Request(f"{url}/api/status", headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=10):
+        pass
+
+
+def _clean_course_root() -> None:
+    for step in ("submitted", "autograded", "feedback"):
+        shutil.rmtree(ROOT / step / STUDENT, ignore_errors=True)
+    subprocess.run([str(build.VENV_BIN / "nbgrader"), "db", "student", "remove", STUDENT, "--force"], cwd=ROOT,
+                   env=build.nbgrader_env(), capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} not found: run tests/browser/ensure_chromium.sh (apt-get install chromium)")
+    tmp = tmp_path_factory.mktemp("lab_grading")
+    exchange = tmp / "exchange"      # fresh: make lab must create and fill it
+    port, token = _free_port(), secrets.token_hex(16)
+    settings = tmp / "settings" / "@jupyterlab"
+    (settings / "apputils-extension").mkdir(parents=True)
+    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false", "checkForUpdates": false}')
+    lab_args = (f"--no-browser --port={port} --ServerApp.port_retries=0 --IdentityProvider.token={token} "
+                f"--LabApp.user_settings_dir={tmp / 'settings'} --LabApp.workspaces_dir={tmp / 'workspaces'}")
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), NBGRADER_EXCHANGE=str(exchange))
+    _clean_course_root()
+    log = open(tmp / "lab.log", "w")
+    started = time.monotonic()
+    server = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={lab_args}"], cwd=ROOT, env=env,
+                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(1200):   # the first make lab generates and releases six assignments
+            try:
+                _status(url, token)
+                break
+            except OSError:
+                if server.poll() is not None:
+                    pytest.fail("make lab exited:\n" + (tmp / "lab.log").read_text()[-3000:])
+                time.sleep(0.5)
+        else:
+            pytest.fail("make lab did not serve in 600 s:\n" + (tmp / "lab.log").read_text()[-3000:])
+        print(f"make lab (fresh exchange) served after {time.monotonic() - started:.1f} s")
+        yield {"url": url, "token": token, "exchange": exchange, "tmp": tmp, "log": tmp / "lab.log"}
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+        log.close()
+        _clean_course_root()
+
+
+@pytest.fixture(scope="module")
+def page(lab):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+            yield context.new_page()
+        finally:
+            chromium.close()
+
+
+def _submit_correct_laplace(lab) -> Path:
+    """A student's fetch, work and submit with nbgrader's own commands (their own folder)."""
+    home = lab["tmp"] / STUDENT
+    home.mkdir()
+    env = build.nbgrader_env(HOME=str(home), USER=STUDENT, LOGNAME=STUDENT)
+    opts = (f"--Exchange.root={lab['exchange']}", f"--course={COURSE}")
+    build.run_nbgrader(home, "fetch_assignment", "laplace", *opts, env=env)
+    solutions = {f: build.snippet("laplace", f, v)
+                 for f, v in {"laplace_noise": "inverse_cdf", "laplace_mechanism": "vectorized"}.items()}
+    fetched = build.notebook_path(home, "laplace")
+    build.make_submission("laplace", solutions, fetched, release_dir=home)
+    build.run_nbgrader(home, "submit", "laplace", *opts, f"--student={STUDENT}", env=env)
+    return fetched
+
+
+def _modal_text(page, timeout_ms: float) -> str:
+    modal = page.locator(".modal.in, .modal.show, .modal[style*='display: block']").first
+    modal.wait_for(state="visible", timeout=timeout_ms)
+    text = modal.inner_text()
+    page.keyboard.press("Escape")
+    modal.wait_for(state="hidden", timeout=10_000)
+    return text
+
+
+def _feedback_page_problems(page, path: Path, score: str) -> list[str]:
+    """What a student opening ``path`` from disk would miss: the score, rendered math."""
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    text = page.inner_text("body")
+    problems = []
+    if score not in text:
+        problems.append(f"{path.name}: no '{score}' in the page")
+    left = re.findall(r"\$[^$\n]{1,80}\$|\\\(|\\\[", text)
+    if left:
+        problems.append(f"{path.name}: LaTeX left in the visible text: {left[:3]}")
+    sizes = page.eval_on_selector_all("math", "ms => ms.map(m => m.getBoundingClientRect().width)")
+    if not sizes or min(sizes) <= 0:
+        problems.append(f"{path.name}: {len(sizes)} <math> elements, widths {sizes[:5]}")
+    if page.evaluate("document.scripts.length") and "autograder" in str(path):
+        problems.append(f"{path.name}: the trusted grader's page has scripts")
+    wide = page.evaluate("document.documentElement.scrollWidth > window.innerWidth + 5")
+    if wide:
+        problems.append(f"{path.name}: the page scrolls sideways (long lines do not wrap)")
+    return problems
+
+
+def test_student_and_instructor_after_make_lab(lab, page):
+    url, token = lab["url"], lab["token"]
+
+    # 1. The student's Assignments panel: six assignments to fetch, nobody released them by hand.
+    page.goto(f"{url}/lab?token={token}")
+    page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
+    page.get_by_text("Assignment List", exact=True).first.click()
+    panel = page.locator("#released_assignments_list, .nbgrader-assignment-list, [id*='assignment']").first
+    page.wait_for_function(
+        "names => names.every(n => document.body.innerText.includes(n))", arg=list(ASSIGNMENTS), timeout=120_000)
+    released = page.locator("#released_assignments_list")
+    listed = released.inner_text() if released.count() else panel.inner_text()
+    missing = [a for a in ASSIGNMENTS if a not in listed]
+    fetch_buttons = released.get_by_role("button", name=re.compile("Fetch", re.I)).count() if released.count() else 0
+    assert not missing and fetch_buttons == len(ASSIGNMENTS), (missing, fetch_buttons, listed[:500])
+
+    # 2. Submit, then Collect and Autograde from the Formgrader.
+    _submit_correct_laplace(lab)
+    page.goto(f"{url}/formgrader/manage_assignments")
+    row = page.locator("tr", has_text="laplace").first
+    row.locator(".collect a").click(timeout=60_000)
+    assert "Successfully collected" in _modal_text(page, 120_000)
+    page.goto(f"{url}/formgrader/manage_submissions/laplace")
+    row = page.locator("tr", has_text=STUDENT).first
+    started = time.monotonic()
+    row.locator(".autograde a").click(timeout=60_000)
+    message = _modal_text(page, 600_000)
+    seconds = time.monotonic() - started
+    assert "Successfully autograded" in message, message[-2000:]
+    print(f"Formgrader Autograde (trusted grader) took {seconds:.1f} s")
+    page.goto(f"{url}/formgrader/manage_submissions/laplace")
+    row = page.locator("tr", has_text=STUDENT).first
+    row.locator(".score").filter(has_text="/").wait_for(timeout=60_000)
+    assert row.locator(".score").inner_text().strip() == "10 / 10", row.inner_text()
+    autograded = ROOT / "autograded" / STUDENT / "laplace" / "laplace.ipynb"
+    assert "### BEGIN HIDDEN TESTS" not in autograded.read_text(encoding="utf-8")
+
+    # 3. Feedback from the Formgrader and from the trusted grader, opened from disk.
+    row.locator(".generate-feedback a").click(timeout=60_000)
+    assert "Successfully generated feedback" in _modal_text(page, 300_000)
+    nbgrader_page = ROOT / "feedback" / STUDENT / "laplace" / "laplace.html"
+    subs = lab["tmp"] / "subs" / STUDENT / "laplace"
+    subs.mkdir(parents=True)
+    shutil.copy(ROOT / "submitted" / STUDENT / "laplace" / "laplace.ipynb", subs / "laplace.ipynb")
+    out = lab["tmp"] / "out"
+    subprocess.run([sys.executable, "-m", "autograder", "grade", "--assignment", "laplace", "--submissions",
+                    str(lab["tmp"] / "subs"), "--out", str(out), "--jobs", "1", "--quiet"], check=True,
+                   env=build.nbgrader_env(), timeout=600)
+    trusted_page = out / "feedback" / STUDENT / "laplace" / "laplace.html"
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["submissions"][0]["score"] == 10.0
+    problems = (_feedback_page_problems(page, nbgrader_page, "Score: 10.0 / 10.0")
+                + _feedback_page_problems(page, trusted_page, "得分 / Score: 10 / 10"))
+    assert problems == []
