@@ -373,3 +373,32 @@ def test_errata_list_matches_the_notebooks():
         for stem in stems:
             zh = "\n".join(c.source for c in nbformat.read(COURSE / f"{stem}.ipynb", as_version=4).cells)
             assert notebook_phrase in zh and ("勘误" in zh or "笔误" in zh), (stem, notebook_phrase)
+
+
+ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget", "local_frequency")
+
+
+def _landing_parts() -> tuple[str, str]:
+    readme = (COURSE / "README.md").read_text(encoding="utf-8")
+    zh, marker, en = readme.partition('<a id="english"></a>')
+    assert marker, "course/README.md: no English part (<a id=\"english\"></a>)"
+    return zh, en
+
+
+def test_landing_page_chinese_part_is_chinese_and_lists_the_six_assignments():
+    """A student starts on course/README.md: where to start, all six graded assignments and how to fetch
+    them, every erratum in Chinese and in English; no English-only line in the Chinese part."""
+    zh, en = _landing_parts()
+    zh = re.sub(r"<!--.*?-->", "", zh, flags=re.S)
+    english_only = [line for line in zh.splitlines()
+                    if line.strip() and not re.fullmatch(r"[|\-\s]+|---", line.strip())
+                    and not re.search(r"[\u4e00-\u9fff]", line)]
+    assert not english_only, f"English-only lines in the Chinese part: {english_only}"
+    for part, start, fetch in ((zh, "从这里开始", "Nbgrader ▸ Assignments"), (en, "Start here", "Nbgrader ▸ Assignments")):
+        assert start in part and fetch in part and "Fetch" in part
+        rows = [a for a in ASSIGNMENTS if re.search(rf"^\| `{a}` \|.*release/{a}/{a}\.ipynb", part, flags=re.M)]
+        assert rows == list(ASSIGNMENTS), rows
+        assert (ROOT / "release").is_dir() and all((ROOT / "release" / a / f"{a}.ipynb").exists() for a in ASSIGNMENTS)
+    errata = [len(re.findall(r"^\* ", part.split("## 勘误" if part is zh else "## Errata")[1], flags=re.M)) for part in (zh, en)]
+    assert errata[0] == errata[1] >= 25, errata
+    assert "course/_src" not in zh + en, "contributor notes belong in course/_src/README.md"
