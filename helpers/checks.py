@@ -1396,7 +1396,7 @@ def _explorer_figure():
     """A 6 × 3 in figure whose text can be Chinese (the course's bundled CJK font)."""
     import matplotlib.pyplot as plt
 
-    from helpers.plots import configure_fonts
+    from helpers.lectures.plots import configure_fonts
 
     configure_fonts()  # before any text is created: legends below are bilingual
     fig, ax = plt.subplots(figsize=(6, 3))
@@ -1408,7 +1408,7 @@ def _slider_view(draw: Callable[[float], None], fig, description: str = "ε"):
     import ipywidgets as widgets
     from IPython.display import display
 
-    from helpers.widgets import RoundLogSlider
+    from helpers.lectures.widgets import RoundLogSlider
 
     slider = RoundLogSlider(1.0, -1, 1, description=description, continuous_update=False)
     out = widgets.Output(layout=widgets.Layout(min_height="320px"))

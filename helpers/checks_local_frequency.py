@@ -593,7 +593,7 @@ def grr_explorer(grr_perturb: Callable, grr_estimate: Callable, k: int = 6, n: i
     import matplotlib.pyplot as plt
 
     from helpers.checks import _slider_view
-    from helpers.plots import _configure_fonts
+    from helpers.lectures.plots import _configure_fonts
 
     _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
 

@@ -583,7 +583,7 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
 
     from helpers.checks import _slider_view
     from helpers.queries import danger_probability
-    from helpers.plots import _configure_fonts
+    from helpers.lectures.plots import _configure_fonts
 
     _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
 

@@ -592,7 +592,7 @@ def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: i
     import matplotlib.pyplot as plt
 
     from helpers.checks import _slider_view
-    from helpers.plots import _configure_fonts
+    from helpers.lectures.plots import _configure_fonts
 
     _configure_fonts()  # the bilingual labels need a CJK font (no tofu)
     ages = np.array([23, 35, 41, 29, 52, 67, 38, 45, 31, 58, 26, 49, 72, 33, 44, 39, 61, 28, 36, 47,

@@ -1,4 +1,4 @@
-"""helpers.approx_dp, helpers.approx_widgets and helpers.selfcheck: the numbers lab-approximate-dp
+"""helpers.approx_dp, helpers.lectures.approx_widgets and helpers.lectures.selfcheck: the numbers lab-approximate-dp
 states, the (0, δ)-DP property of "name and shame", and the self-check cells."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from helpers import InvalidParameterError, approx_dp
-from helpers.i18n import set_lang
+from helpers.lectures.i18n import set_lang
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +81,7 @@ def test_lab_gaussian_table():
 
 
 def test_widgets_update_and_report():
-    from helpers.approx_widgets import composition_widget, dimension_widget, posterior_widget
+    from helpers.lectures.approx_widgets import composition_widget, dimension_widget, posterior_widget
 
     live = posterior_widget(epsilon=1.0, prior=0.1)
     assert live.last["posterior_max"] == pytest.approx(0.2320, abs=1e-4)
@@ -106,7 +106,7 @@ def test_widgets_update_and_report():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_self_checks_accept_right_and_reject_wrong_answers(lang, capsys):
     from helpers.budget import gaussian_rdp_epsilon
-    from helpers.selfcheck import QUESTIONS, SelfCheckFailed, check_answer, expected_answer
+    from helpers.lectures.selfcheck import QUESTIONS, SelfCheckFailed, check_answer, expected_answer
 
     set_lang(lang)
     try:

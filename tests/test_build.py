@@ -29,7 +29,7 @@ SAMPLE = """note to authors
 # %% [markdown] en
 # Title {{LANG}}
 # %%
-from helpers.i18n import set_lang
+from helpers.lectures.i18n import set_lang
 set_lang("{{LANG}}")
 # %% [markdown]
 $$x^2$$

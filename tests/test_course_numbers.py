@@ -21,7 +21,8 @@ import pytest
 from scipy.stats import norm
 
 from helpers import histograms as hist
-from helpers import i18n, ldp
+from helpers import ldp
+from helpers.lectures import i18n
 from helpers import mechanisms as mech
 from helpers.data import load_zoo
 from helpers.queries import danger_probability, histogram_counts

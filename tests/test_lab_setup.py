@@ -113,7 +113,7 @@ def test_mathjax_files_are_installed():
     ({"JPY_SESSION_NAME": "/x.ipynb", "MPLBACKEND": "Agg"}, "inline"),                 # make test
 ])
 def test_live_frontend_detection(monkeypatch, env, expected):
-    from helpers import plots
+    from helpers.lectures import plots
 
     for name in ("JPY_SESSION_NAME", "MPLBACKEND", "NBGRADER_EXECUTION"):
         monkeypatch.delenv(name, raising=False)

@@ -1,4 +1,4 @@
-"""Time the slider redraws of :mod:`helpers.widgets`: ``python -m helpers.widgets_bench``.
+"""Time the slider redraws of :mod:`helpers.lectures.widgets`: ``python -m helpers.lectures.widgets_bench``.
 
 For every widget builder used in the lecture notebooks (6.1–6.5 and the labs), the slider is moved
 through a sweep of values and each step is timed:
@@ -26,7 +26,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 
 def _cases():
-    from helpers import widgets as w
+    from helpers.lectures import widgets as w
     from helpers.data import load_medical, load_zoo
 
     zoo, zoo_nb = load_zoo(), load_zoo(neighbour=True)
@@ -56,9 +56,9 @@ def _lab_cases():
     each sweep steps through values the slider offers."""
     import numpy as np
 
-    from helpers import approx_widgets as aw
-    from helpers import lab_widgets as lw
-    from helpers import selection_widgets as sw
+    from helpers.lectures import approx_widgets as aw
+    from helpers.lectures import lab_widgets as lw
+    from helpers.lectures import selection_widgets as sw
     from helpers import synthetic as syn
 
     rng = np.random.default_rng(2024)
@@ -90,7 +90,7 @@ def _lab_cases():
 def run(limit_ms: float = 100.0, repeats: int = 2, only: tuple[str, ...] = ()) -> dict:
     """Time every case (or those whose name contains one of ``only``);
     return {name: {"update_draw_ms": median, "p95_update_draw_ms": …, "png_ms": median, …}}."""
-    from helpers.widgets import png_bytes
+    from helpers.lectures.widgets import png_bytes
 
     warnings.filterwarnings("ignore", message="Glyph .* missing")
     results = {}

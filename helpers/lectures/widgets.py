@@ -6,7 +6,7 @@ moving a slider calls ``live.update(**slider_values)`` — a plain function of
 the parameters that only changes the artists' data (axis limits are fixed,
 so nothing jumps) — and then redraws:
 
-* in a live JupyterLab kernel (``helpers.plots.use_backend()`` returned
+* in a live JupyterLab kernel (``helpers.lectures.plots.use_backend()`` returned
   "widget") the figure has its own ipympl canvas widget, redrawn in place;
 * headless, the figure is rendered to a PNG in an ``Output`` widget at least
   as tall as the figure (``clear_output(wait=True)``, no flicker, nothing cut).
@@ -17,7 +17,7 @@ builder, and only rescaled when ε moves, so the picture changes because ε
 changed and not because new noise was drawn.
 
 Tests call ``live.update(...)`` directly and inspect ``live.artists``;
-``python -m helpers.widgets_bench`` times the redraws.
+``python -m helpers.lectures.widgets_bench`` times the redraws.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ import numpy as np
 import traitlets
 
 from helpers import mechanisms as mech
-from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
-from helpers.plots import is_live_backend, label, new_figure, set_bar_heights
+from helpers.lectures.i18n import tr  # widget text; figure text uses label (CJK-font aware)
+from helpers.lectures.plots import is_live_backend, label, new_figure, set_bar_heights
 
 __all__ = [
     "LiveFigure",

@@ -1,6 +1,6 @@
 """Slider figures for the §6.5 notebooks and the depth labs.
 
-Same contract as :mod:`helpers.widgets` (whose :class:`~helpers.widgets.LiveFigure`
+Same contract as :mod:`helpers.lectures.widgets` (whose :class:`~helpers.lectures.widgets.LiveFigure`
 and assembly code are reused): a builder creates the figure once, returns a
 ``LiveFigure`` and displays nothing; moving a slider calls
 ``live.update(**values)``, a plain function of the parameters that changes
@@ -25,8 +25,8 @@ import numpy as np
 
 from helpers import ldp
 from helpers._validation import check_epsilon, check_int, check_probability, check_real, fail
-from helpers.plots import label, new_figure
-from helpers.widgets import LiveFigure, _assemble, epsilon_slider
+from helpers.lectures.plots import label, new_figure
+from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
 
 __all__ = [
     "ldp_outputs_widget",
