@@ -2,7 +2,7 @@
 
 Contents: ``course/`` (lecture notebooks and data), ``release/`` (the
 student versions of the graded notebooks), ``helpers/`` (the package,
-including ``helpers/checks.py``: the visible tests import it; hidden tests
+including ``helpers/checks/``: the visible tests import it; hidden tests
 live only in ``source/``), ``requirements.txt``, ``pyproject.toml`` (packages
 reduced to ``helpers``), ``Makefile`` and ``README.md`` (from
 ``autograder/STUDENT_README.md``).
@@ -128,7 +128,7 @@ def build_bundle(out, course=None) -> Path:
         pyproject = target / "pyproject.toml"
         if pyproject.is_file():
             text = pyproject.read_text(encoding="utf-8")
-            text = re.sub(r'packages\s*=\s*\[[^\]]*\]', 'packages = ["helpers"]', text)
+            text = re.sub(r'include\s*=\s*\[[^\]]*\]', 'include = ["helpers", "helpers.*"]', text)
             pyproject.write_text(text, encoding="utf-8")
         readme = Path(__file__).with_name("STUDENT_README.md")
         shutil.copy2(readme, target / "README.md")

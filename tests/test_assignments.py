@@ -75,8 +75,8 @@ def test_points_add_up_and_cells_are_consistent():
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("grade"):
-                # helpers.checks, or a checks module of its own (helpers.checks_private_mean, ...)
-                assert re.search(r"^from helpers\.checks(_\w+)? import", cell.source, re.M), \
+                # helpers.checks, or a checks module of its own (helpers.checks.private_mean, ...)
+                assert re.search(r"^from helpers\.checks(\.\w+)? import", cell.source, re.M), \
                     f"{assignment}/{meta['grade_id']} must use helpers.checks"
         # The ε-slider cell must skip itself under nbgrader.
         assert any("NBGRADER_EXECUTION" in c.source for c in nb.cells if c.cell_type == "code")

@@ -552,7 +552,7 @@ def test_private_mean_checks_sample_the_same_batched_and_looped(capsys):
 
     from autograder.jail import Sandbox, probe
     from autograder.proxy import Proxy
-    from helpers import checks_private_mean as cpm
+    from helpers.checks import private_mean as cpm
     from helpers.checks import load_student_code
 
     nb = nbformat.read(REPO / "source" / "private_mean" / "private_mean.ipynb", as_version=4)
@@ -750,8 +750,8 @@ def test_student_bundle_has_no_solutions_or_hidden_tests(tmp_path):
     assert names >= {"course", "release", "helpers", "requirements.txt", "pyproject.toml",
                      "Makefile", "README.md"}
     assert not {"source", "autograder", "tests"} & names
-    assert (out / "helpers" / "checks.py").is_file()
-    assert 'packages = ["helpers"]' in (out / "pyproject.toml").read_text(encoding="utf-8")
+    assert (out / "helpers" / "checks" / "laplace.py").is_file()
+    assert 'include = ["helpers", "helpers.*"]' in (out / "pyproject.toml").read_text(encoding="utf-8")
     assert bundle.find_secrets(out, REPO / "source") == []
     secrets = bundle.secrets_of(REPO / "source")
     assert secrets["solutions"] and secrets["hidden"]

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import helpers.checks as checks
+import helpers.explorers as explorers
 import helpers.mechanisms as mechanisms
 from helpers.checks import RecordingGenerator
 
@@ -310,12 +311,12 @@ def test_similarity_flags_a_disguised_copy_and_not_independent_solutions():
 
 
 def test_explorers_build_headless_and_redraw():
-    view = checks.laplace_explorer(mechanisms.laplace_mechanism, n=2000)
+    view = explorers.laplace_explorer(mechanisms.laplace_mechanism, n=2000)
     heights = [bar.get_height() for bar in view.figure.axes[0].patches]
     view.slider.value = 5.0
     assert [bar.get_height() for bar in view.figure.axes[0].patches] != heights
-    for builder, func in ((checks.exponential_explorer, mechanisms.exponential_mechanism),
-                          (checks.rr_explorer, mechanisms.rr_perturb)):
+    for builder, func in ((explorers.exponential_explorer, mechanisms.exponential_mechanism),
+                          (explorers.rr_explorer, mechanisms.rr_perturb)):
         view = builder(func)
         view.slider.value = 0.2
         assert view.figure.axes[0].get_title().startswith("ε = 0.2,")  # round slider values, shown exactly
@@ -325,7 +326,7 @@ def test_explorer_shows_errors_instead_of_raising():
     def broken(*args):
         raise NotImplementedError()
 
-    view = checks.laplace_explorer(broken)
+    view = explorers.laplace_explorer(broken)
     assert isinstance(view.last_error, NotImplementedError)
     view.slider.value = 2.0
     assert isinstance(view.last_error, NotImplementedError)

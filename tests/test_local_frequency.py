@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import helpers.checks as checks
-import helpers.checks_local_frequency as lf
+import helpers.checks.local_frequency as lf
 import helpers.ldp as ldp
 
 HERE = Path(__file__).resolve().parent
@@ -89,7 +89,7 @@ def test_notebook_structure():
     assert solutions == list(build.load_manifest()[ASSIGNMENT]["correct"])
     for cell in cells:
         if cell.metadata.get("nbgrader", {}).get("grade"):
-            assert "from helpers.checks_local_frequency import" in cell.source
+            assert "from helpers.checks.local_frequency import" in cell.source
     assert "NBGRADER_EXECUTION" in cells[-1].source
     assert any("rules" == c.metadata.get("nbgrader", {}).get("grade_id") for c in cells)
 

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 import helpers.checks as checks
-import helpers.checks_privacy_budget as pb
+import helpers.checks.privacy_budget as pb
 from helpers.budget import BudgetAccountant, BudgetExceededError
 
 HERE = Path(__file__).resolve().parent
@@ -113,7 +113,7 @@ def test_notebook_structure():
     assert solutions == list(build.load_manifest()[ASSIGNMENT]["correct"])
     for cell in cells:
         if cell.metadata.get("nbgrader", {}).get("grade"):
-            assert "from helpers.checks_privacy_budget import" in cell.source
+            assert "from helpers.checks.privacy_budget import" in cell.source
     assert "NBGRADER_EXECUTION" in cells[-1].source
     assert any("rules" == c.metadata.get("nbgrader", {}).get("grade_id") for c in cells)
 

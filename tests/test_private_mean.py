@@ -1,4 +1,4 @@
-"""Tests of ``helpers.checks_private_mean``, the checks of the ``private_mean`` assignment (issue 12).
+"""Tests of ``helpers.checks.private_mean``, the checks of the ``private_mean`` assignment (issue 12).
 
 The corpus itself is graded by the parametrized tests of ``test_checks.py``
 (directly) and ``test_assignments.py`` (through ``build.grade``, i.e. the
@@ -29,7 +29,7 @@ import nbformat
 import numpy as np
 import pytest
 
-import helpers.checks_private_mean as cpm
+import helpers.checks.private_mean as cpm
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("corpus_build", HERE / "corpus" / "build.py")

@@ -33,8 +33,8 @@ import numpy as np
 from scipy import stats
 
 import helpers.checks as checks
-import helpers.checks_local_frequency as lf
-import helpers.checks_privacy_budget as pb
+import helpers.checks.local_frequency as lf
+import helpers.checks.privacy_budget as pb
 import helpers.ldp as ldp
 
 HERE = Path(__file__).resolve().parent

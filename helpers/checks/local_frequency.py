@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from helpers.checks import (
+from helpers.checks.core import (
     ALPHA,
     _call,
     _expect_value_error,
@@ -44,9 +44,9 @@ from helpers.checks import (
     _say,
     _short,
     check_seed,
-    chi_square_test,
-    find_forbidden_calls,
 )
+from helpers.checks.forbidden import find_forbidden_calls
+from helpers.checks.stats import chi_square_test
 
 __all__ = [
     "reference_grr_probabilities",
@@ -60,7 +60,6 @@ __all__ = [
     "check_grr_variance_values",
     "check_asymmetric_correct_values",
     "check_asymmetric_correct_invalid",
-    "grr_explorer",
 ]
 
 #: Names under which a solution may receive its generator (the scan ignores their methods).
@@ -582,45 +581,3 @@ def check_asymmetric_correct_invalid(asymmetric_correct: Callable) -> None:
     ):
         _expect_value_error(asymmetric_correct, args, zh, en)
     print("[check_asymmetric_correct_invalid] ValueError for a = b, a = 1.2, b = -0.1, a = nan, n1 = 101 > n, n1 = -1: OK")
-
-
-# --- ungraded ε-slider view ------------------------------------------------------------
-
-
-def grr_explorer(grr_perturb: Callable, grr_estimate: Callable, k: int = 6, n: int = 2_000, seed: int = 0):
-    """Bars: true counts, the student's estimates from one run of the student's ``grr_perturb``
-    (± 2 sd of the reference variance); ε on a log slider."""
-    import matplotlib.pyplot as plt
-
-    from helpers.checks import _slider_view
-    from helpers.lectures.plots import _configure_fonts
-
-    _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
-
-    fig, ax = plt.subplots(figsize=(6, 3))
-    plt.close(fig)
-    shares = np.array([0.35, 0.25, 0.2, 0.1, 0.1, 0.0])[:k]
-    true_counts = np.round(shares / shares.sum() * n).astype(int)
-    true_counts[0] += n - true_counts.sum()
-    values = np.repeat(np.arange(k, dtype=np.int64), true_counts)
-    xs = np.arange(k)
-    ax.bar(xs - 0.2, true_counts, width=0.4, color="0.6", label="true / 真实")
-    est_bars = ax.bar(xs + 0.2, np.zeros(k), width=0.4, label="your estimate / 你的估计")
-    (err,) = ax.plot([], [], "k_", markersize=12, label="± 2 sd")
-    ax.set_xticks(xs, [str(v) for v in xs])
-    ax.set_ylim(-0.5 * n, 1.0 * n)
-    ax.axhline(0, color="k", linewidth=0.5)
-    ax.legend(loc="upper right", fontsize=8)
-
-    def draw(epsilon):
-        rng = np.random.default_rng(seed)
-        reports = np.asarray(grr_perturb(values, k, epsilon, rng))
-        est = np.asarray(grr_estimate(reports, k, epsilon), dtype=float)
-        for bar, h in zip(est_bars, est):
-            bar.set_height(h)
-        sd = np.array([math.sqrt(reference_grr_variance(n, k, epsilon, c / n)) for c in true_counts])
-        err.set_data(np.concatenate([xs + 0.2, xs + 0.2]), np.concatenate([true_counts - 2 * sd, true_counts + 2 * sd]))
-        p, q = reference_grr_probabilities(k, epsilon)
-        ax.set_title(f"k = {k}, n = {n}, ε = {epsilon:.2f}: p = {p:.3f}, q = {q:.3f}")
-
-    return _slider_view(draw, fig)

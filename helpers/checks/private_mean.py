@@ -66,7 +66,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from helpers.checks import ALPHA, _call, _expect_value_error, _fail, _say, _short, check_seed
+from helpers.checks.core import (
+    ALPHA,
+    _call,
+    _expect_value_error,
+    _fail,
+    _say,
+    _short,
+    check_seed,
+)
 
 __all__ = [
     "ACCURACY_FACTOR",
@@ -85,7 +93,6 @@ __all__ = [
     "check_private_mean_privacy",
     "best_split",
     "sensitivities_from_definition",
-    "private_mean_explorer",
 ]
 
 RELATIONS = ("add_remove", "replace")
@@ -582,40 +589,3 @@ def check_private_mean_privacy(private_mean: Callable, seed: int | None = None, 
             f"ε-DP implementation fails with probability <= {ALPHA:g}). {hint_en}",
         )
     _say(name, seed, text + f" <= claimed {spec['epsilon']:g} -> OK")
-
-
-# --- ε slider (ungraded) ------------------------------------------------------------------
-
-
-def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: int = 0):
-    """Histogram of the student's ``private_mean`` on 40 ages in [0, 100]; ε on a log slider."""
-    import matplotlib.pyplot as plt
-
-    from helpers.checks import _slider_view
-    from helpers.lectures.plots import _configure_fonts
-
-    _configure_fonts()  # the bilingual labels need a CJK font (no tofu)
-    ages = np.array([23, 35, 41, 29, 52, 67, 38, 45, 31, 58, 26, 49, 72, 33, 44, 39, 61, 28, 36, 47,
-                     55, 30, 42, 64, 37, 50, 25, 46, 34, 59, 40, 53, 27, 48, 69, 32, 43, 57, 24, 51], dtype=float)
-    truth = float(ages.mean())
-    fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
-    plt.close(fig)
-    edges = np.linspace(0, 100, 81)
-    centers, width = (edges[:-1] + edges[1:]) / 2, edges[1] - edges[0]
-    bars = ax.bar(centers, np.zeros(centers.size), width=width, alpha=0.6, label="your outputs / 你的输出")
-    ax.axvline(truth, color="k", label=f"true mean / 真实均值 {truth:.1f}")
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("private mean of 40 ages / 40 个年龄的隐私均值")
-    ax.legend(loc="upper center", fontsize=8)
-
-    def draw(epsilon):
-        rng = np.random.default_rng(seed)
-        out = np.array([float(private_mean(list(ages), 0.0, 100.0, float(epsilon), rng)) for _ in range(n_outputs)])
-        heights, _ = np.histogram(out, bins=edges)
-        for bar, h in zip(bars, heights / n_outputs):
-            bar.set_height(h)
-        ax.set_ylim(0, max(0.05, 1.3 * heights.max() / n_outputs))
-        rmse = float(np.sqrt(np.mean((out - truth) ** 2)))
-        ax.set_title(f"ε = {epsilon:.2f}: RMSE = {rmse:.2f} ({n_outputs} outputs)")
-
-    return _slider_view(draw, fig)

@@ -52,18 +52,17 @@ from typing import Any, Callable
 
 import numpy as np
 
-from helpers.checks import (
+from helpers.checks.core import (
     ALPHA,
     _expect_value_error,
     _fail,
-    _laplace_cdf,
     _say,
     _short,
-    binomial_test,
     check_seed,
-    find_forbidden_calls,
-    ks_test,
 )
+from helpers.checks.forbidden import find_forbidden_calls
+from helpers.checks.laplace import _laplace_cdf
+from helpers.checks.stats import binomial_test, ks_test
 
 __all__ = [
     "check_accountant_basics",
@@ -72,7 +71,6 @@ __all__ = [
     "check_histogram_parallel",
     "check_attack_values",
     "check_attack_success_rate",
-    "budget_explorer",
 ]
 
 _RNG_NAMES = ("rng.", "generator.", "gen.", "random_state.")
@@ -565,64 +563,3 @@ def check_attack_success_rate(averaging_attack: Callable, seed: int | None = Non
                 f"{ALPHA / len(settings):g}, seed = {seed}; a correct implementation fails with probability <= {ALPHA:g}). {en}.",
             )
     _say(name, seed, "; ".join(texts) + " -> OK")
-
-
-# --- ungraded slider ------------------------------------------------------------------------------------
-
-
-def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging_attack: Callable,
-                    total_epsilon: float = 1.0, trials: int = 100, seed: int = 0):
-    """Success rate of the student's attack against the student's server, with and without the accountant.
-
-    For ε per query on a log slider and k = 1..200 repeated queries: without
-    an accountant (a ledger with an unlimited budget) the attacker gets all k
-    answers; with a ledger of ``total_epsilon`` she gets at most
-    floor(total/ε) of them. The black line is Table 6-3's exact probability.
-    """
-    import matplotlib.pyplot as plt
-
-    from helpers.checks import _slider_view
-    from helpers.queries import danger_probability
-    from helpers.lectures.plots import _configure_fonts
-
-    _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
-
-    fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
-    plt.close(fig)
-    ks = np.array([1, 2, 5, 10, 20, 50, 100, 200])
-    (free,) = ax.plot(ks, np.zeros(ks.size), "o-", label="no accountant / 无预算管理")
-    (guarded,) = ax.plot(ks, np.zeros(ks.size), "s--", label=f"accountant, total ε = {total_epsilon:g} / 有预算管理")
-    (exact,) = ax.plot(ks, np.zeros(ks.size), "k-", linewidth=1, label="Table 6-3 exact / 精确概率")
-    ax.set_xscale("log")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("k")
-    ax.set_ylabel("P(guess = truth)")
-    ax.legend(loc="upper left", fontsize=8)
-    true_count = _CARROTS_OVER_55
-
-    def rates(epsilon: float, total: float, rng) -> list[float]:
-        """Success rate for each k; one attacker per trial asks up to max(ks) times and
-        attacks the first k answers she got (fewer when the ledger refused)."""
-        hits = np.zeros(ks.size)
-        for _ in range(trials):
-            ledger = make_accountant(total)
-            answers = []
-            for _ in range(int(ks[-1])):
-                try:
-                    value, ledger = answer_count(ledger, _CARROTS, 55.0, epsilon, rng)
-                except ValueError:
-                    break  # refused: the budget is spent
-                answers.append(value)
-            for j, k in enumerate(ks):
-                got = answers[:int(k)]
-                hits[j] += bool(got) and int(averaging_attack(np.array(got))) == true_count
-        return list(hits / trials)
-
-    def draw(epsilon):
-        rng = np.random.default_rng(seed)
-        free.set_ydata(rates(epsilon, 1e9, rng))
-        guarded.set_ydata(rates(epsilon, total_epsilon, rng))
-        exact.set_ydata([danger_probability(epsilon, int(k)) for k in ks])
-        ax.set_title(f"ε per query = {epsilon:.2f}: the accountant stops after {int(total_epsilon / epsilon + 1e-9)} answers")
-
-    return _slider_view(draw, fig, description="ε")

@@ -1,0 +1,233 @@
+"""Shared machinery of the checks: bilingual failures (:class:`CheckFailure`), seeds, the
+recording generator, calling student code, loading solution cells outside a notebook.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import zlib
+from typing import Any, Callable
+
+import numpy as np
+
+#: Level of every statistical test: the probability that a correct
+#: implementation fails one test.
+ALPHA = 1e-6
+#: Environment variable through which the autograder sets a per-run seed.
+SEED_ENV = "DP_COURSE_SEED"
+
+# Parameters away from 1 so that swapped formulas (ε/Δ vs Δ/ε, ε·Δ...) differ.
+EPSILON = 0.7
+SENSITIVITY = 3.0
+
+
+# --- messages and seeds ------------------------------------------------------
+
+
+class CheckFailure(AssertionError):
+    """A check's verdict on the student's code: one bilingual message, no traceback.
+
+    ``str(error)`` is the message (Chinese, then English), as an ``AssertionError``
+    always was, so nbgrader and the autograder count it as a failed test.
+    ``diagnosis`` is a stable, machine-readable id of the likely mistake (e.g.
+    ``"laplace.scale_inverted"``; ``None`` when the check has not named one), so
+    that a class report groups submissions by mistake rather than by wording.
+    IPython shows an exception with ``_render_traceback_`` by the lines it
+    returns instead of a traceback, so a student sees the message, not 20 lines
+    of checker source (also in nbgrader's Validate and in feedback).
+    """
+
+    def __init__(self, zh: str, en: str, diagnosis: str | None = None):
+        super().__init__(f"\n{zh}\n{en}")
+        self.zh, self.en, self.diagnosis = zh, en, diagnosis
+
+    def _render_traceback_(self) -> list[str]:
+        return ["\x1b[31m✗ 未通过 / check failed\x1b[0m", self.zh, self.en]
+
+
+def _fail(zh: str, en: str, diagnosis: str | None = None) -> CheckFailure:
+    return CheckFailure(zh, en, diagnosis)
+
+
+def check_seed(name: str, seed: int | None = None) -> int:
+    """Seed used by the check ``name``.
+
+    ``seed`` wins when given. Otherwise the seed is derived from the check's
+    name, mixed with the integer in ``DP_COURSE_SEED`` when that variable is
+    set (the autograder's per-run seed).
+    """
+    if seed is not None:
+        return int(seed)
+    base = zlib.crc32(name.encode())
+    env = os.environ.get(SEED_ENV, "").strip()
+    if env:
+        run = int(env) if env.isdigit() else zlib.crc32(env.encode())
+        return int(np.random.SeedSequence([run, base]).generate_state(1)[0])
+    return int(base)
+
+
+def _say(name: str, seed: int, text: str) -> None:
+    origin = f"{SEED_ENV}={os.environ[SEED_ENV]}" if os.environ.get(SEED_ENV) else "default"
+    print(f"[{name}] seed={seed} ({origin}): {text}")
+
+
+# --- the recording generator -------------------------------------------------
+
+_ALLOWED_RNG = frozenset({"random"})
+_GENERATOR_PUBLIC = frozenset(n for n in dir(np.random.Generator) if not n.startswith("_"))
+
+
+class ForbiddenRngMethod(AttributeError):
+    """Raised when student code asks a :class:`RecordingGenerator` for a method
+    other than ``random``."""
+
+
+class RecordingGenerator(np.random.Generator):
+    """A real ``numpy.random.Generator`` whose only public method is ``random``.
+
+    It counts the ``random`` calls and the numbers drawn, and records any
+    attempt to use another method (``laplace``, ``choice``, ``integers``...),
+    which raises :class:`ForbiddenRngMethod`. Being a subclass, it passes
+    ``isinstance(rng, numpy.random.Generator)``.
+    """
+
+    def __init__(self, seed: int):
+        super().__init__(np.random.PCG64(seed))
+        object.__setattr__(self, "calls", 0)
+        object.__setattr__(self, "draws", 0)
+        object.__setattr__(self, "forbidden", [])
+
+    def random(self, size=None, dtype=np.float64, out=None):  # noqa: D102
+        result = np.random.Generator.random(self, size, dtype, out)
+        object.__setattr__(self, "calls", object.__getattribute__(self, "calls") + 1)
+        object.__setattr__(self, "draws", object.__getattribute__(self, "draws") + int(np.size(result)))
+        return result
+
+    def __getattribute__(self, name: str):
+        if name in _GENERATOR_PUBLIC and name not in _ALLOWED_RNG:
+            object.__getattribute__(self, "forbidden").append(name)
+            raise ForbiddenRngMethod(
+                f"rng.{name} 不允许使用：只能用 rng.random(...) 生成均匀随机数，再自己变换。 / "
+                f"rng.{name} is not allowed here: draw uniforms with rng.random(...) and transform them yourself."
+            )
+        return object.__getattribute__(self, name)
+
+
+def _state(rng: np.random.Generator):
+    """The bit generator's state, read without going through the recording filter."""
+    return object.__getattribute__(rng, "bit_generator").state["state"]
+
+
+def _forbidden_message(fname: str, methods: list[str]) -> AssertionError:
+    names = ", ".join(f"rng.{m}" for m in sorted(set(methods)))
+    return _fail(
+        f"{fname} 调用了 {names}。本作业只允许 rng.random(...)：请用均匀随机数自己实现抽样（不能交给现成的抽样函数）。",
+        f"{fname} called {names}. Only rng.random(...) is allowed in this assignment: build the sampler "
+        f"from uniform numbers yourself instead of handing the job to a ready-made sampler.",
+    )
+
+
+def call_repeatedly(fn: Callable, n: int, *args, **kwargs) -> list:
+    """``[fn(*args, **kwargs) for _ in range(n)]``, in one round trip when ``fn`` is a grading proxy.
+
+    In a notebook this is the loop itself, except that every call gets fresh
+    copies of list, tuple, dict and array arguments (generators and other
+    objects are passed as they are), as every call does in trusted grading:
+    an input modified in place does not leak into the next call. There ``fn``
+    is an ``autograder.proxy.Proxy`` whose ``call_repeatedly`` makes the ``n``
+    calls in the sandbox with one message instead of ``n``: same results, same
+    generator state afterwards, and the first exception is raised as the loop
+    would raise it, the generator left as the failing call left it.
+    """
+    batched = getattr(fn, "call_repeatedly", None)
+    if callable(batched):
+        return batched(n, *args, **kwargs)
+    return [fn(*_fresh(args), **_fresh(kwargs)) for _ in range(n)]
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of the containers and arrays in ``value``; anything else (a Generator) is shared."""
+    if type(value) in (list, tuple):
+        return type(value)(_fresh(v) for v in value)
+    if type(value) is dict:
+        return {k: _fresh(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return value
+
+
+def _call(func: Callable, *args, rng: RecordingGenerator | None = None, name: str | None = None,
+          repeat: int | None = None):
+    """Call student code (``repeat`` times: a list); turn its exceptions into student-facing messages."""
+    name = name or getattr(func, "__name__", "function")
+    try:
+        return func(*args) if repeat is None else call_repeatedly(func, repeat, *args)
+    except AssertionError:
+        raise
+    except ForbiddenRngMethod:
+        raise _forbidden_message(name, rng.forbidden if rng is not None else ["?"]) from None
+    except NotImplementedError:
+        raise _fail(f"{name} 还没有实现（NotImplementedError）。", f"{name} is not implemented yet (NotImplementedError).") from None
+    except Exception as error:  # noqa: BLE001  (any crash is reported, not hidden)
+        shown = ", ".join("rng" if isinstance(a, np.random.Generator) else _short(a) for a in args)
+        raise _fail(
+            f"调用 {name}({shown}) 时出错：{type(error).__name__}: {error}",
+            f"{name}({shown}) raised {type(error).__name__}: {error}",
+        ) from None
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"array(shape={value.shape})"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _after_call(func: Callable, rng: RecordingGenerator) -> None:
+    if rng.forbidden:
+        raise _forbidden_message(getattr(func, "__name__", "function"), rng.forbidden)
+
+
+def _expect_value_error(func: Callable, args: tuple, why_zh: str, why_en: str) -> None:
+    name = getattr(func, "__name__", "function")
+    shown = ", ".join(_short(a) for a in args if not isinstance(a, np.random.Generator))
+    try:
+        func(*args)
+    except ValueError:
+        return
+    except NotImplementedError:
+        raise _fail(f"{name} 还没有实现。", f"{name} is not implemented yet.") from None
+    except Exception as error:  # noqa: BLE001
+        raise _fail(
+            f"{name}({shown}) 应该抛出 ValueError（{why_zh}），却抛出了 {type(error).__name__}: {error}",
+            f"{name}({shown}) should raise ValueError ({why_en}) but raised {type(error).__name__}: {error}",
+        ) from None
+    hint_zh = "注意：nan <= 0 为 False，需要单独检查 NaN（例如 math.isfinite）。" if "nan" in shown else ""
+    hint_en = "Note: nan <= 0 is False, so NaN needs its own check (e.g. math.isfinite)." if "nan" in shown else ""
+    raise _fail(
+        f"{name}({shown}) 没有抛出 ValueError，期望抛出（{why_zh}）。{hint_zh}",
+        f"{name}({shown}) did not raise ValueError; expected one ({why_en}). {hint_en}",
+    )
+
+
+# --- running student code outside a notebook ----------------------------------------
+
+
+def load_student_code(code: str, namespace: dict | None = None, filename: str = "<student>") -> dict:
+    """Execute the code of solution cells in ``namespace`` (default: ``np``, ``math``).
+
+    The source is registered in :mod:`linecache` under ``filename`` (made
+    unique), so that :func:`inspect.getsource` and therefore
+    :func:`find_forbidden_calls` and :func:`similarity_to_reference` work on
+    the functions it defines, as they do in a notebook kernel. Functions get
+    ``__module__ == "__main__"`` like notebook code. Returns the namespace.
+    """
+    import linecache
+
+    ns = {"np": np, "math": math, "__name__": "__main__"} if namespace is None else namespace
+    ns.setdefault("__name__", "__main__")
+    name = f"{filename}-{zlib.crc32(code.encode()):08x}-{len(linecache.cache)}"
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    exec(compile(code, name, "exec"), ns)
+    return ns

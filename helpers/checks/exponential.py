@@ -1,0 +1,301 @@
+"""Checks of the ``exponential`` assignment (§6.3, Table 6-4): ``exponential_probabilities``
+and ``exponential_mechanism``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from helpers.checks.core import (
+    ALPHA,
+    EPSILON,
+    SENSITIVITY,
+    RecordingGenerator,
+    _after_call,
+    _call,
+    _expect_value_error,
+    _fail,
+    _say,
+    _short,
+    call_repeatedly,
+    check_seed,
+)
+from helpers.checks.forbidden import _check_no_forbidden, _check_rng_discipline
+from helpers.checks.stats import _merge_bins, chi_square_test
+
+
+__all__ = [
+    "check_exponential_probabilities_table",
+    "check_exponential_probabilities_formula",
+    "check_exponential_probabilities_stable",
+    "check_exponential_probabilities_invalid",
+    "check_exponential_mechanism_basics",
+    "check_exponential_mechanism_invalid",
+    "check_exponential_mechanism_distribution",
+    "check_exponential_mechanism_rng",
+    "TABLE_6_4_SCORES",
+    "TABLE_6_4",
+    "CHI2_SCORES",
+]
+
+# --- exponential mechanism (§6.3) ----------------------------------------------
+
+#: Table 6-4 of the textbook: scores, Δq = 1, and the printed probabilities.
+TABLE_6_4_SCORES = (30.0, 25.0, 8.0, 2.0)
+TABLE_6_4 = {0.0: (0.25, 0.25, 0.25, 0.25), 0.1: (0.424, 0.330, 0.141, 0.105), 1.0: (0.924, 0.075, 1.5e-05, 7.7e-07)}
+
+
+def _exp_probs(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
+    logits = epsilon * np.asarray(scores, dtype=float) / (2.0 * sensitivity)
+    w = np.exp(logits - logits.max())
+    return w / w.sum()
+
+
+def _exp_alternatives(scores: np.ndarray, epsilon: float, sensitivity: float) -> dict[str, tuple[str, str, np.ndarray]]:
+    s = np.asarray(scores, dtype=float)
+    alts = {
+        "no2": ("指数中少了因子 2（用了 exp(εq/Δ)）", "missing factor 2 in the exponent (exp(εq/Δ) was used)", _exp_probs(s, 2 * epsilon, sensitivity)),
+        "eps_times_delta": ("用了 ε·Δ 而不是 ε/Δ", "ε·Δ used instead of ε/Δ", _exp_probs(s, epsilon * sensitivity ** 2, sensitivity)),
+        "no_delta": ("忘记除以灵敏度 Δ", "the sensitivity Δ is missing (not divided by Δ)", _exp_probs(s, epsilon * sensitivity, sensitivity)),
+        "reversed": ("符号反了：低分反而概率高", "wrong sign: low scores get the high probabilities", _exp_probs(-s, epsilon, sensitivity)),
+        "uniform": ("概率与分数无关（均匀）", "probabilities do not depend on the scores (uniform)", np.full(s.size, 1.0 / s.size)),
+        "argmax": ("总是输出最高分（没有随机性）", "always the highest score (no randomness)", np.eye(s.size)[int(np.argmax(s))]),
+    }
+    if np.all(s > 0):
+        alts["proportional"] = ("概率正比于分数本身而不是 exp(...)", "probabilities proportional to the scores, not to exp(...)", s / s.sum())
+    with np.errstate(over="ignore", invalid="ignore"):
+        raw = np.exp(epsilon * s / (2 * sensitivity))
+    if np.all(np.isfinite(raw)) and abs(raw.sum() - 1) > 1e-3:
+        alts["unnormalized"] = ("没有归一化（概率之和不是 1）", "not normalized (the probabilities do not sum to 1)", raw)
+    return alts
+
+
+def _probs_output(exponential_probabilities: Callable, scores, epsilon, sensitivity) -> np.ndarray:
+    out = _call(exponential_probabilities, scores, epsilon, sensitivity)
+    arr = np.asarray(out, dtype=float) if isinstance(out, (np.ndarray, list, tuple)) else None
+    k = len(scores)
+    if arr is None or arr.shape != (k,):
+        raise _fail(
+            f"exponential_probabilities 应返回长度为 {k} 的 numpy 数组，实际返回 {type(out).__name__} {_short(out)}。",
+            f"exponential_probabilities should return a numpy array of length {k}; it returned {type(out).__name__} {_short(out)}.",
+        )
+    return arr
+
+
+def _compare_probs(got: np.ndarray, scores, epsilon, sensitivity, rtol: float, atol: float, where: str) -> None:
+    expected = _exp_probs(np.asarray(scores, dtype=float), epsilon, sensitivity)
+    if np.allclose(got, expected, rtol=rtol, atol=atol):
+        return
+    guess_zh, guess_en = "检查公式 Pr[r] ∝ exp(ε q / (2Δq))", "check the formula Pr[r] ∝ exp(ε q / (2Δq))"
+    if np.all(np.isfinite(got)):
+        for zh, en, alt in _exp_alternatives(np.asarray(scores, dtype=float), epsilon, sensitivity).values():
+            if alt.shape == got.shape and np.allclose(got, alt, rtol=1e-6, atol=1e-9):
+                guess_zh, guess_en = zh, en
+                break
+    else:
+        guess_zh, guess_en = "结果含 nan/inf：是否在 exp 之前没有减去最大值（溢出）？", "result contains nan/inf: subtract the maximum logit before exp (overflow)?"
+    np_print = np.get_printoptions()
+    np.set_printoptions(precision=4, suppress=False)
+    try:
+        raise _fail(
+            f"exponential_probabilities({list(scores)}, ε={epsilon:g}, Δq={sensitivity:g}) = {got}，期望 {expected}（{where}）。可能的错误：{guess_zh}。",
+            f"exponential_probabilities({list(scores)}, epsilon={epsilon:g}, sensitivity={sensitivity:g}) = {got}; "
+            f"expected {expected} ({where}). Likely mistake: {guess_en}.",
+        )
+    finally:
+        np.set_printoptions(**np_print)
+
+
+def check_exponential_probabilities_table(exponential_probabilities: Callable) -> None:
+    """Table 6-4 of the textbook (scores 30, 25, 8, 2; Δq = 1; ε = 0, 0.1, 1). Deterministic."""
+    for epsilon, printed in TABLE_6_4.items():
+        got = _probs_output(exponential_probabilities, list(TABLE_6_4_SCORES), epsilon, 1.0)
+        printed = np.array(printed)
+        # The table prints 3 decimals or 2 significant digits.
+        if not np.allclose(got, printed, rtol=0.04, atol=6e-4):
+            _compare_probs(got, TABLE_6_4_SCORES, epsilon, 1.0, rtol=1e-9, atol=0, where="表 6-4 / Table 6-4")
+            raise _fail(f"与表 6-4 不符：{got} vs {printed}", f"does not match Table 6-4: {got} vs {printed}")
+    print("[check_exponential_probabilities_table] Table 6-4 columns ε = 0, 0.1, 1 reproduced: OK")
+
+
+def check_exponential_probabilities_formula(exponential_probabilities: Callable) -> None:
+    """Exact values (relative error 1e-9) at Δq = 3, ε = 0.7 and other cases; sums to 1."""
+    cases = (
+        ([4.0, 1.0, -2.0, 7.5, 0.0], EPSILON, SENSITIVITY),
+        ([10.0, 20.0, 30.0], 2.5, 5.0),
+        ([3.0, 3.0], 0.7, 3.0),
+        ([1.0, 9.0, 4.0, 4.0], 0.0, 2.0),
+    )
+    for scores, epsilon, sensitivity in cases:
+        got = _probs_output(exponential_probabilities, scores, epsilon, sensitivity)
+        _compare_probs(got, scores, epsilon, sensitivity, rtol=1e-9, atol=1e-15, where="Pr[r] ∝ exp(ε q / (2Δq))")
+        if abs(got.sum() - 1.0) > 1e-9:
+            raise _fail(f"概率之和为 {got.sum()}，应为 1。", f"probabilities sum to {got.sum()}, expected 1.")
+    print("[check_exponential_probabilities_formula] exact values at (ε, Δq) = (0.7, 3), (2.5, 5), (0.7, 3), (0, 2): OK")
+
+
+def check_exponential_probabilities_stable(exponential_probabilities: Callable) -> None:
+    """Huge scores do not overflow; one candidate gives [1.0]; negative scores work.
+
+    Judged without the formula (so that a formula mistake is not counted
+    twice): the output must be finite, non-negative, sum to 1, and adding the
+    same constant to every score (here 1e6) must not change it.
+    """
+    def probs(scores, epsilon, sensitivity):
+        with np.errstate(all="ignore"):
+            got = _probs_output(exponential_probabilities, scores, epsilon, sensitivity)
+        if not np.all(np.isfinite(got)):
+            raise _fail(
+                f"exponential_probabilities({scores}, {epsilon}, {sensitivity}) = {got} 含 nan/inf：exp(ε·q/(2Δq)) 溢出了。先减去最大的指数再取 exp。",
+                f"exponential_probabilities({scores}, {epsilon}, {sensitivity}) = {got} contains nan/inf: "
+                f"exp(ε·q/(2Δq)) overflows. Subtract the largest exponent before exponentiating.",
+            )
+        if np.any(got < 0) or abs(got.sum() - 1.0) > 1e-9:
+            raise _fail(
+                f"exponential_probabilities({scores}, {epsilon}, {sensitivity}) = {got}：概率必须非负且和为 1（和为 {got.sum():.6g}）。",
+                f"exponential_probabilities({scores}, {epsilon}, {sensitivity}) = {got}: probabilities must be "
+                f"non-negative and sum to 1 (sum {got.sum():.6g}).",
+            )
+        return got
+
+    one = probs([42.0], 1.0, 1.0)
+    if not np.allclose(one, [1.0]):
+        raise _fail(f"只有一个候选时概率应为 [1.0]，得到 {one}。", f"one candidate must get probability [1.0]; got {one}.")
+    probs([-5.0, -1.0, -3.0], 0.7, 3.0)
+    small = probs([2.0, 0.0, 1.0], 10.0, 1.0)
+    big = probs([1e6 + 2.0, 1e6, 1e6 + 1.0], 10.0, 1.0)
+    if not np.allclose(small, big, rtol=1e-6, atol=1e-12):
+        raise _fail(
+            f"所有分数加上同一个常数（1e6）不应改变概率：{small} vs {big}。是否溢出或丢失了精度？",
+            f"adding the same constant (1e6) to every score must not change the probabilities: {small} vs {big}. "
+            f"Overflow or lost precision?",
+        )
+    print("[check_exponential_probabilities_stable] one candidate, negative scores, scores near 1e6 (no overflow, shift invariant): OK")
+
+
+def check_exponential_probabilities_invalid(exponential_probabilities: Callable) -> None:
+    """ValueError for ε < 0 or NaN, Δq <= 0, empty or 2-D scores, NaN scores."""
+    f = exponential_probabilities
+    for args, zh, en in (
+        (([1.0, 2.0], -0.1, 1.0), "ε 不能为负", "epsilon must be >= 0"),
+        (([1.0, 2.0], float("nan"), 1.0), "ε 必须是有限数", "epsilon must be finite"),
+        (([1.0, 2.0], 1.0, 0.0), "Δq 必须 > 0", "sensitivity must be > 0"),
+        (([1.0, 2.0], 1.0, -1.0), "Δq 必须 > 0", "sensitivity must be > 0"),
+        (([], 1.0, 1.0), "候选集不能为空", "scores must not be empty"),
+        (([1.0, float("nan")], 1.0, 1.0), "分数必须是有限数", "scores must be finite"),
+        (([[1.0, 2.0], [3.0, 4.0]], 1.0, 1.0), "分数必须是一维的", "scores must be 1-D"),
+    ):
+        _expect_value_error(f, args, zh, en)
+    print("[check_exponential_probabilities_invalid] ValueError for ε < 0, ε = nan, Δq <= 0, empty, NaN and 2-D scores: OK")
+
+
+def _index_or_fail(out: Any, k: int, args_text: str) -> int:
+    if isinstance(out, (bool, np.bool_)) or not isinstance(out, (int, np.integer)):
+        raise _fail(
+            f"exponential_mechanism({args_text}) 应返回整数下标，实际返回 {type(out).__name__} {_short(out)}。",
+            f"exponential_mechanism({args_text}) should return an int index; it returned {type(out).__name__} {_short(out)}.",
+        )
+    if not 0 <= int(out) < k:
+        raise _fail(
+            f"exponential_mechanism({args_text}) 返回了 {out}，不在 0..{k - 1} 之内（下标差了 1？）。",
+            f"exponential_mechanism({args_text}) returned {out}, outside 0..{k - 1} (off by one?).",
+        )
+    return int(out)
+
+
+def check_exponential_mechanism_basics(exponential_mechanism: Callable) -> None:
+    """Returns an int index in range; one candidate ⇒ 0; huge score gap ⇒ the best. Deterministic in effect."""
+    rng = RecordingGenerator(7)
+    for out in _call(exponential_mechanism, [30.0, 25.0, 8.0, 2.0], 1.0, 1.0, rng, rng=rng, repeat=20):
+        _index_or_fail(out, 4, "[30, 25, 8, 2], 1, 1, rng")
+    _after_call(exponential_mechanism, rng)
+    out = _index_or_fail(_call(exponential_mechanism, [5.0], 1.0, 1.0, rng, rng=rng), 1, "[5], 1, 1, rng")
+    with np.errstate(all="ignore"):
+        # exp(-5e5) underflows to 0: the best candidate is the only possible output.
+        for out in _call(exponential_mechanism, [0.0, 1e6, 3.0], 1.0, 1.0, rng, rng=rng, repeat=20):
+            out = _index_or_fail(out, 3, "[0, 1e6, 3], 1, 1, rng")
+            if out != 1:
+                raise _fail(
+                    f"分数 [0, 1e6, 3]、ε = 1 时，输出 {out} 的概率小于 e^(-499998)，实际上只能输出 1（最高分）。是否溢出，或下标错位？",
+                    f"with scores [0, 1e6, 3] and ε = 1, output {out} has probability below e^(-499998): only 1 "
+                    f"(the best) is possible. Overflow, or an index off by one?",
+                )
+    _after_call(exponential_mechanism, rng)
+    print("[check_exponential_mechanism_basics] int indices in range, one candidate, scores 1e6 (no overflow): OK")
+
+
+def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None:
+    """ValueError for ε < 0, Δq <= 0 and empty scores."""
+    rng = RecordingGenerator(8)
+    for args, zh, en in (
+        (([1.0, 2.0], -1.0, 1.0, rng), "ε 不能为负", "epsilon must be >= 0"),
+        (([1.0, 2.0], 1.0, 0.0, rng), "Δq 必须 > 0", "sensitivity must be > 0"),
+        (([], 1.0, 1.0, rng), "候选集不能为空", "scores must not be empty"),
+        (([1.0, 2.0], float("nan"), 1.0, rng), "ε 必须是有限数", "epsilon must be finite"),
+    ):
+        _expect_value_error(exponential_mechanism, args, zh, en)
+    print("[check_exponential_mechanism_invalid] ValueError for ε < 0, Δq = 0, empty scores, ε = nan: OK")
+
+
+#: Scores for the chi-square test: spread so that a factor 2 or Δ mistake moves mass.
+CHI2_SCORES = (0.0, 4.0, 8.0, 12.0, 16.0, 20.0, 6.0)
+
+
+def check_exponential_mechanism_distribution(exponential_mechanism: Callable, seed: int | None = None, *,
+                                             scores: tuple = CHI2_SCORES, epsilon: float = EPSILON,
+                                             sensitivity: float = SENSITIVITY, n: int = 10_000) -> None:
+    """Chi-square goodness of fit of ``n`` draws against exp(εq/(2Δq)).
+
+    Bins with expected count below 5 are merged. False-failure probability for
+    a correct implementation: ``ALPHA`` = 1e-6 (asymptotic chi-square; every
+    bin has an expected count of at least 5, here at least 130).
+    """
+    name = "check_exponential_mechanism_distribution"
+    seed = check_seed(name + repr((scores, epsilon, sensitivity, n)), seed)
+    rng = RecordingGenerator(seed)
+    k = len(scores)
+    scores_list = list(scores)
+    counts = np.zeros(k, dtype=np.int64)
+    args_text = f"{scores_list}, {epsilon:g}, {sensitivity:g}, rng"
+    for out in _call(exponential_mechanism, scores_list, epsilon, sensitivity, rng, rng=rng, repeat=n):
+        counts[_index_or_fail(out, k, args_text)] += 1
+    _after_call(exponential_mechanism, rng)
+    expected_p = _exp_probs(np.array(scores), epsilon, sensitivity)
+    observed, expected = _merge_bins(counts, expected_p * n)
+    result = chi_square_test(observed, expected)
+    text = (f"chi-square of n = {n} draws against exp(εq/(2Δq)), ε = {epsilon:g}, Δq = {sensitivity:g}, "
+            f"{observed.size} bins: stat = {result.statistic:.1f}, p = {result.pvalue:.3g}")
+    if result.pvalue < ALPHA:
+        freq = counts / n
+        alts = _exp_alternatives(np.array(scores), epsilon, sensitivity)
+        best = min(alts, key=lambda key: float(np.abs(alts[key][2] - freq).sum()))
+        tv_best = float(np.abs(alts[best][2] - freq).sum()) / 2
+        tv_true = float(np.abs(expected_p - freq).sum()) / 2
+        if tv_best < tv_true / 3:
+            guess_zh, guess_en = alts[best][0], alts[best][1]
+        else:
+            guess_zh, guess_en = "抽样方法有误（检查累积概率与下标的对应）", "the sampling step is wrong (check how cumulative probabilities map to indices)"
+        raise _fail(
+            f"exponential_mechanism 的输出频率 {np.round(freq, 3)} 与期望概率 {np.round(expected_p, 3)} 不符"
+            f"（分数 {scores_list}，ε = {epsilon:g}，Δq = {sensitivity:g}；卡方 = {result.statistic:.1f}，p = {result.pvalue:.2g} < {ALPHA:g}，"
+            f"n = {n}，seed = {seed}；正确实现被误判的概率 ≤ {ALPHA:g}）。可能的错误：{guess_zh}。",
+            f"exponential_mechanism's output frequencies {np.round(freq, 3)} differ from the expected probabilities "
+            f"{np.round(expected_p, 3)} (scores {scores_list}, ε = {epsilon:g}, Δq = {sensitivity:g}; chi-square = "
+            f"{result.statistic:.1f}, p = {result.pvalue:.2g} < {ALPHA:g}, n = {n}, seed = {seed}; a correct "
+            f"implementation fails with probability <= {ALPHA:g}). Likely mistake: {guess_en}.",
+        )
+    _say(name, seed, text + " -> OK")
+
+
+def check_exponential_mechanism_rng(exponential_mechanism: Callable, seed: int | None = None) -> None:
+    """rng discipline over 64 draws, plus the forbidden-call scan."""
+    name = "check_exponential_mechanism_rng"
+    seed = check_seed(name, seed)
+    _check_no_forbidden(exponential_mechanism)
+
+    def draws(rng):
+        return call_repeatedly(exponential_mechanism, 64, [1.0, 2.0, 3.0, 2.5], 0.7, 3.0, rng)
+
+    _check_rng_discipline(exponential_mechanism, draws, name, seed)

@@ -1,0 +1,207 @@
+"""Ready-made samplers in a student's function, read from its syntax tree (a note; the
+grade's rng rule is enforced by the generator the student receives).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from helpers.checks.core import (
+    _ALLOWED_RNG,
+    RecordingGenerator,
+    _after_call,
+    _call,
+    _fail,
+    _say,
+    _state,
+)
+
+# --- forbidden calls (syntax tree) ---------------------------------------------
+
+# The type itself may be named (``isinstance(rng, np.random.Generator)``).
+_ALLOWED_NUMPY_RANDOM = frozenset({"random.Generator"})
+_FORBIDDEN_MODULES = ("numpy.random", "random", "scipy", "helpers", "secrets", "torch", "statistics")
+
+
+def _module_is_forbidden(name: str) -> bool:
+    return any(name == m or name.startswith(m + ".") for m in _FORBIDDEN_MODULES)
+
+
+def _function_source(func: Callable) -> str | None:
+    try:
+        return textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):
+        return None
+
+
+def _rng_param_names(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            for arg in node.args.args + node.args.kwonlyargs:
+                if arg.arg in {"rng", "generator", "gen", "random_state"}:
+                    names.add(arg.arg)
+    return names or {"rng"}
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _resolve_global(func: Callable, name: str) -> Any:
+    globs = getattr(func, "__globals__", {})
+    if name in globs:
+        return globs[name]
+    return getattr(__builtins__, name, None) if not isinstance(__builtins__, dict) else __builtins__.get(name)
+
+
+def _object_origin(obj: Any) -> str | None:
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    module = getattr(obj, "__module__", None)
+    if isinstance(module, str):
+        return module
+    cls_module = getattr(type(obj), "__module__", None)
+    if isinstance(obj, np.random.Generator) or cls_module == "numpy.random._generator":
+        return "numpy.random"
+    return None
+
+
+def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
+    """Ready-made samplers and forbidden modules used by ``func``.
+
+    Reads the function's source (and the source of other functions of the
+    same module it calls, such as the student's own ``laplace_noise`` called
+    from ``laplace_mechanism``). Reported: any method of the rng other than
+    ``random``; any attribute named ``laplace``; anything from
+    ``numpy.random``, ``random``, ``scipy``, ``helpers``, ``secrets``,
+    ``statistics`` or ``torch`` (imported inside the function or reached
+    through a global name). Without source (e.g. a function built by
+    ``exec``), the code object's names are used instead.
+
+    Returns a list of short descriptions (empty when nothing was found).
+    """
+    seen = set() if _seen is None else _seen
+    code = getattr(func, "__code__", None)
+    if code is None or code in seen:
+        return []
+    seen.add(code)
+    found: list[str] = []
+    source = _function_source(func)
+    tree = None
+    if source is not None:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            tree = None
+    names_used: set[str] = set()
+    if tree is None:
+        names_used = set(_all_co_names(code))
+        for attr in names_used:
+            if attr == "laplace":
+                found.append("laplace")
+    else:
+        rng_names = _rng_param_names(tree)
+        # Judge each attribute chain once, by its outermost node.
+        inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and id(node) in inner:
+                continue
+            if isinstance(node, ast.Import):
+                found += [f"import {a.name}" for a in node.names if _module_is_forbidden(a.name)]
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if _module_is_forbidden(module) or (
+                    module == "numpy" and any(a.name == "random" for a in node.names)
+                ):
+                    found.append(f"from {module} import ...")
+            elif isinstance(node, ast.Attribute):
+                dotted = _dotted(node)
+                base = dotted.split(".")[0] if dotted else None
+                if base in rng_names and node.attr not in _ALLOWED_RNG and isinstance(node.value, ast.Name):
+                    found.append(f"{base}.{node.attr}")
+                elif node.attr == "laplace":
+                    found.append(dotted or ".laplace")
+                elif dotted and ".random." in dotted + "." and base in {"np", "numpy"} \
+                        and dotted.split(".", 1)[1] not in _ALLOWED_NUMPY_RANDOM:
+                    found.append(dotted)
+            elif isinstance(node, ast.Name):
+                names_used.add(node.id)
+    local = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+    for name in sorted(names_used - local):
+        obj = _resolve_global(func, name)
+        if obj is None:
+            continue
+        origin = _object_origin(obj)
+        if origin and _module_is_forbidden(origin):
+            found.append(f"{name} (from {origin})")
+        elif isinstance(obj, types.FunctionType) and obj.__module__ == getattr(func, "__module__", None):
+            found += [f"{obj.__name__}: {what}" for what in find_forbidden_calls(obj, seen)]
+    return sorted(set(found))
+
+
+def _all_co_names(code: types.CodeType) -> list[str]:
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names += _all_co_names(const)
+    return names
+
+
+def _check_no_forbidden(func: Callable) -> None:
+    found = find_forbidden_calls(func)
+    if found:
+        name = getattr(func, "__name__", "function")
+        listed = ", ".join(found)
+        raise _fail(
+            f"{name} 使用了不允许的随机数来源或现成的抽样器：{listed}。只能用传入的 rng 的 rng.random(...)。",
+            f"{name} uses a forbidden randomness source or ready-made sampler: {listed}. "
+            f"Use only rng.random(...) of the rng you are given.",
+        )
+
+
+def _check_rng_discipline(func: Callable, call: Callable[[np.random.Generator], Any], name: str, seed: int) -> None:
+    """Same seed ⇒ same output; other seed ⇒ other output; rng.random used."""
+    fname = getattr(func, "__name__", "function")
+    outputs = []
+    rngs = []
+    for s in (seed, seed, seed + 1):
+        rng = RecordingGenerator(s)
+        before = _state(rng)
+        out = _call(lambda: call(rng), rng=rng, name=fname)
+        _after_call(func, rng)
+        outputs.append(np.asarray(out, dtype=float))
+        rngs.append((rng, before))
+    rng, before = rngs[0]
+    if rng.calls == 0 or _state(rng) == before:
+        raise _fail(
+            f"{fname} 没有使用传入的 rng（rng.random 被调用了 0 次）。请用 rng.random(...) 产生随机数，不要用 np.random.* 或自己新建生成器。",
+            f"{fname} did not use the rng it was given (rng.random was called 0 times). Draw your uniforms with "
+            f"rng.random(...), not np.random.* or a generator you create yourself.",
+        )
+    if outputs[0].shape != outputs[1].shape or not np.array_equal(outputs[0], outputs[1], equal_nan=True):
+        raise _fail(
+            f"{fname}：相同种子的 rng 给出了不同的输出。随机性必须全部来自传入的 rng（不要用 np.random.*、random 模块或全局状态）。",
+            f"{fname}: two rngs with the same seed gave different outputs. All randomness must come from the rng "
+            f"you are given (no np.random.*, no random module, no global state).",
+        )
+    if outputs[0].shape == outputs[2].shape and np.array_equal(outputs[0], outputs[2], equal_nan=True):
+        raise _fail(
+            f"{fname}：不同种子的 rng 给出了完全相同的输出。是否在函数里固定了种子，或没有用 rng？",
+            f"{fname}: rngs with different seeds gave identical outputs. Is a seed fixed inside the function, or "
+            f"is the rng not used?",
+        )
+    _say(name, seed, f"same seed -> same output, other seed -> other output; rng.random called {rng.calls} time(s)")

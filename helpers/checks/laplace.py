@@ -1,0 +1,267 @@
+"""Checks of the ``laplace`` assignment (§6.2): ``laplace_noise`` from ``rng.random`` only and
+``laplace_mechanism``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from helpers.checks.core import (
+    ALPHA,
+    EPSILON,
+    SENSITIVITY,
+    RecordingGenerator,
+    _after_call,
+    _call,
+    _expect_value_error,
+    _fail,
+    _say,
+    _short,
+    check_seed,
+)
+from helpers.checks.forbidden import _check_no_forbidden, _check_rng_discipline
+from helpers.checks.stats import ks_test
+
+
+__all__ = [
+    "check_laplace_noise_basics",
+    "check_laplace_noise_invalid",
+    "check_laplace_noise_distribution",
+    "check_laplace_noise_rng",
+    "check_laplace_noise_only_rng_random",
+    "check_laplace_mechanism_basics",
+    "check_laplace_mechanism_invalid",
+    "check_laplace_mechanism_distribution",
+    "check_laplace_mechanism_rng",
+]
+
+# --- Laplace (§6.2) ------------------------------------------------------------
+
+
+def _laplace_cdf(x: np.ndarray, b: float) -> np.ndarray:
+    tail = 0.5 * np.exp(-np.abs(x) / b)
+    return np.where(x < 0, tail, 1.0 - tail)
+
+
+def _as_float_array(out: Any, fname: str, shape: tuple) -> np.ndarray:
+    if not isinstance(out, np.ndarray):
+        raise _fail(
+            f"{fname} 应返回 numpy 数组，实际返回了 {type(out).__name__}。",
+            f"{fname} should return a numpy array; it returned {type(out).__name__}.",
+        )
+    if out.shape != shape:
+        raise _fail(
+            f"{fname} 返回的数组形状是 {out.shape}，期望 {shape}（与 size 一致）。",
+            f"{fname} returned an array of shape {out.shape}; expected {shape} (the requested size).",
+        )
+    if not np.issubdtype(out.dtype, np.floating):
+        raise _fail(
+            f"{fname} 返回的 dtype 是 {out.dtype}，期望浮点数。",
+            f"{fname} returned dtype {out.dtype}; expected floating-point numbers.",
+        )
+    if not np.all(np.isfinite(out)):
+        bad = int(np.sum(~np.isfinite(out)))
+        raise _fail(
+            f"{fname} 返回了 {bad} 个非有限值（inf 或 nan）。rng.random() 可能恰好返回 0，ln(0) = -inf：请避开 0（例如用 1-u）。",
+            f"{fname} returned {bad} non-finite values (inf or nan). rng.random() can return exactly 0 and "
+            f"ln(0) = -inf: make sure you never take the log of 0 (e.g. use 1 - u).",
+        )
+    return out
+
+
+def _diagnose_laplace(x: np.ndarray, b: float, context: str, sensitivity: float | None = None,
+                      epsilon: float | None = None) -> tuple[str, str]:
+    """Guess the mistake behind a Laplace sample that failed the KS test."""
+    n = x.size
+    mean = float(np.mean(x))
+    b_hat = float(np.mean(np.abs(x - np.median(x))))  # MLE of the scale around the median
+    se_mean = math.sqrt(2.0) * b / math.sqrt(n)
+    measured = f"mean = {mean:.3f}, median = {float(np.median(x)):.3f}, scale mean|x - median| = {b_hat:.3f}"
+    expected = f"mean 0, median 0, scale b = {b:.3f} ({context})"
+    distinct = np.unique(x).size
+    if distinct <= max(1, n // 10):
+        return (f"{n} 个样本中只有 {distinct} 个不同的值：是否只抽了一个噪声（或少数几个）并用于整个数组？每个元素都需要自己的独立噪声（用 size 生成）。",
+                f"only {distinct} distinct values among {n} samples: was one noise value (or a few) drawn and used "
+                f"for the whole array? Every element needs its own independent noise (draw `size` of them).")
+    if np.all(x >= 0) or np.all(x <= 0):
+        return (f"所有样本同号（{'全为正' if np.all(x >= 0) else '全为负'}）：缺少了符号（两个分支中的一个）。",
+                "all samples have the same sign: the random sign (one of the two branches) is missing.")
+    if abs(mean - 0.5) < 6 * se_mean + 0.02 and abs(mean) > 6 * se_mean:
+        return (f"测得均值 {mean:.2f}，期望 0：是否在噪声上加了一个均匀随机数 u2（教材 6.2.2 印刷公式的错误）？",
+                f"mean {mean:.2f}, expected 0: is a uniform number (u2) being added to the noise (the misprint "
+                f"in the formula of textbook §6.2.2)?")
+    if abs(mean) > 6 * se_mean:
+        return (f"测得均值 {mean:.3f}，期望 0：噪声不对称（两个分支的概率或公式不对？）。",
+                f"mean {mean:.3f}, expected 0: the noise is not symmetric (wrong branch probabilities or formula?).")
+    candidates = {"b": b}
+    if sensitivity is not None and epsilon is not None:
+        candidates.update({
+            "ε/Δ": epsilon / sensitivity,
+            "1/(ε·Δ)": 1.0 / (epsilon * sensitivity),
+            "ε·Δ": epsilon * sensitivity,
+            "1/ε": 1.0 / epsilon,
+            "Δ": sensitivity,
+            "Δ/(2ε)": sensitivity / (2 * epsilon),
+            "2Δ/ε": 2 * sensitivity / epsilon,
+            "ε": epsilon,
+        })
+    else:
+        candidates.update({"1/b": 1.0 / b, "b/2": b / 2, "2b": 2 * b, "1": 1.0, "b²": b * b, "√b": math.sqrt(b)})
+    ratio = b_hat / b
+    if abs(ratio - 1) > 0.03:
+        best = min(candidates, key=lambda k: abs(math.log(b_hat / candidates[k])))
+        if best != "b" and abs(math.log(b_hat / candidates[best])) < 0.05:
+            return (f"测得尺度 ≈ {b_hat:.3f}，像是 {best} = {candidates[best]:.3f}；期望 b = {b:.3f}（{context}）。",
+                    f"measured scale ≈ {b_hat:.3f}, which looks like {best} = {candidates[best]:.3f}; expected "
+                    f"b = {b:.3f} ({context}).")
+        return (f"测得尺度 ≈ {b_hat:.3f}，期望 b = {b:.3f}（{context}）。检查尺度公式。",
+                f"measured scale ≈ {b_hat:.3f}, expected b = {b:.3f} ({context}). Check the scale formula.")
+    return (f"均值和尺度接近正确（{measured}），但分布形状不是拉普拉斯分布（是否用了别的分布，或只在一个分支上变换）？",
+            f"mean and scale are close ({measured}) but the shape is not Laplace (another distribution, or a "
+            f"transform applied to one branch only?).")
+
+
+def _ks_laplace(x: np.ndarray, b: float, name: str, seed: int, fname: str, context: str,
+                sensitivity: float | None = None, epsilon: float | None = None) -> None:
+    x = np.ravel(x)
+    result = ks_test(x, lambda t: _laplace_cdf(t, b))
+    text = f"KS test of n = {x.size} samples against Laplace(0, b = {b:.4g}): D = {result.statistic:.5f}, p = {result.pvalue:.3g}"
+    if result.pvalue < ALPHA:
+        mistake_zh, mistake_en = _diagnose_laplace(x, b, context, sensitivity, epsilon)
+        raise _fail(
+            f"{fname} 的输出不服从 Laplace(0, {b:.3f})：KS 检验 D = {result.statistic:.4f}，p = {result.pvalue:.2g} < {ALPHA:g}"
+            f"（n = {x.size}，seed = {seed}；正确的实现被误判的概率 ≤ {ALPHA:g}）。可能的错误：{mistake_zh}",
+            f"{fname}'s output is not Laplace(0, {b:.3f}): KS statistic D = {result.statistic:.4f}, "
+            f"p = {result.pvalue:.2g} < {ALPHA:g} (n = {x.size}, seed = {seed}; a correct implementation fails "
+            f"with probability <= {ALPHA:g}). Likely mistake: {mistake_en}",
+        )
+    _say(name, seed, text + " -> OK")
+
+
+def check_laplace_noise_basics(laplace_noise: Callable) -> None:
+    """Shapes, dtype, finiteness; ValueError for b <= 0. Deterministic."""
+    for size, shape in ((5, (5,)), ((3, 4), (3, 4)), (1, (1,))):
+        rng = RecordingGenerator(1)
+        out = _call(laplace_noise, 2.0, size, rng, rng=rng)
+        _after_call(laplace_noise, rng)
+        _as_float_array(out, "laplace_noise", shape)
+    rng = RecordingGenerator(2)
+    _expect_value_error(laplace_noise, (0.0, 5, rng), "b 必须 > 0", "b must be > 0")
+    _expect_value_error(laplace_noise, (-1.5, 5, rng), "b 必须 > 0", "b must be > 0")
+    print("[check_laplace_noise_basics] shapes (5,), (3, 4), (1,) and ValueError for b = 0, -1.5: OK")
+
+
+def check_laplace_noise_invalid(laplace_noise: Callable) -> None:
+    """ValueError for NaN and infinite b. Deterministic."""
+    rng = RecordingGenerator(3)
+    _expect_value_error(laplace_noise, (float("nan"), 5, rng), "b 必须是有限正数", "b must be a finite number > 0")
+    _expect_value_error(laplace_noise, (float("inf"), 5, rng), "b 必须是有限正数", "b must be a finite number > 0")
+    print("[check_laplace_noise_invalid] ValueError for b = nan, inf: OK")
+
+
+def check_laplace_noise_distribution(laplace_noise: Callable, seed: int | None = None, *,
+                                     b: float = SENSITIVITY / EPSILON, size: Any = 100_000) -> None:
+    """KS test of ``laplace_noise(b, size, rng)`` against Laplace(0, b).
+
+    False-failure probability for a correct implementation: ``ALPHA`` = 1e-6.
+    Defaults: b = 3/0.7 ≈ 4.29, 100,000 samples (detects a 5% scale error,
+    see ``tests/power/RESULTS.md``).
+    """
+    name = "check_laplace_noise_distribution"
+    seed = check_seed(name + repr((b, size)), seed)
+    rng = RecordingGenerator(seed)
+    out = _call(laplace_noise, b, size, rng, rng=rng)
+    _after_call(laplace_noise, rng)
+    shape = (size,) if isinstance(size, int) else tuple(size)
+    x = _as_float_array(out, "laplace_noise", shape)
+    _ks_laplace(x, b, name, seed, "laplace_noise", f"laplace_noise(b = {b:.4g})")
+
+
+def check_laplace_noise_rng(laplace_noise: Callable, seed: int | None = None) -> None:
+    """rng discipline: same seed ⇒ same output, other seed ⇒ other output, rng used. Deterministic."""
+    name = "check_laplace_noise_rng"
+    seed = check_seed(name, seed)
+    _check_rng_discipline(laplace_noise, lambda rng: laplace_noise(1.5, 1000, rng), name, seed)
+
+
+def check_laplace_noise_only_rng_random(laplace_noise: Callable) -> None:
+    """No ready-made sampler (syntax tree) and nothing but ``rng.random`` at run time."""
+    _check_no_forbidden(laplace_noise)
+    rng = RecordingGenerator(4)
+    _call(laplace_noise, 1.0, 10, rng, rng=rng)
+    _after_call(laplace_noise, rng)
+    print("[check_laplace_noise_only_rng_random] only rng.random used, no ready-made sampler: OK")
+
+
+def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
+    """Scalar in ⇒ float out; array in ⇒ array of the same shape; ValueError for ε, Δ <= 0."""
+    rng = RecordingGenerator(5)
+    out = _call(laplace_mechanism, 10.0, 1.0, 1.0, rng, rng=rng)
+    _after_call(laplace_mechanism, rng)
+    if isinstance(out, np.ndarray) or not isinstance(out, (float, np.floating)):
+        raise _fail(
+            f"laplace_mechanism(10.0, 1, 1, rng) 应返回一个浮点数，实际返回 {type(out).__name__} {_short(out)}。",
+            f"laplace_mechanism(10.0, 1, 1, rng) should return a float; it returned {type(out).__name__} {_short(out)}.",
+        )
+    if not math.isfinite(out) or out == 10.0:
+        raise _fail(
+            f"laplace_mechanism(10.0, 1, 1, rng) 返回了 {out}：应该是 10 加上有限的随机噪声。",
+            f"laplace_mechanism(10.0, 1, 1, rng) returned {out}: expected 10 plus finite random noise.",
+        )
+    values = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    out = _call(laplace_mechanism, values, 1.0, 1.0, rng, rng=rng)
+    _as_float_array(out, "laplace_mechanism", values.shape)
+    if np.unique(out - values).size < values.size:
+        raise _fail(
+            "laplace_mechanism 对数组的每个元素应该加上独立的噪声，但有些噪声完全相同（是否只抽了一个噪声？）。",
+            "laplace_mechanism should add independent noise to each coordinate, but some noises are identical "
+            "(was a single noise value drawn for the whole array?).",
+        )
+    for args, zh, en in (
+        ((1.0, 1.0, 0.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
+        ((1.0, 1.0, -0.5, rng), "ε 必须 > 0", "epsilon must be > 0"),
+        ((1.0, 0.0, 1.0, rng), "灵敏度必须 > 0", "sensitivity must be > 0"),
+        ((1.0, -2.0, 1.0, rng), "灵敏度必须 > 0", "sensitivity must be > 0"),
+    ):
+        _expect_value_error(laplace_mechanism, args, zh, en)
+    print("[check_laplace_mechanism_basics] float for scalar, shape (2, 3) for array, ValueError for ε, Δ <= 0: OK")
+
+
+def check_laplace_mechanism_invalid(laplace_mechanism: Callable) -> None:
+    """ValueError for NaN ε and NaN sensitivity. Deterministic."""
+    rng = RecordingGenerator(6)
+    _expect_value_error(laplace_mechanism, (1.0, 1.0, float("nan"), rng), "ε 必须是有限正数", "epsilon must be a finite number > 0")
+    _expect_value_error(laplace_mechanism, (1.0, float("nan"), 1.0, rng), "灵敏度必须是有限正数", "sensitivity must be a finite number > 0")
+    print("[check_laplace_mechanism_invalid] ValueError for ε = nan and Δ = nan: OK")
+
+
+def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int | None = None, *,
+                                         sensitivity: float = SENSITIVITY, epsilon: float = EPSILON,
+                                         n: int = 100_000, value: float = 10.0) -> None:
+    """KS test of ``laplace_mechanism(values, Δ, ε, rng) - values`` against Laplace(0, Δ/ε).
+
+    ``values`` is an array of ``n`` copies of ``value`` plus a ramp, so that
+    both the noise and its addition to each coordinate are judged.
+    False-failure probability for a correct implementation: ``ALPHA`` = 1e-6.
+    """
+    name = "check_laplace_mechanism_distribution"
+    seed = check_seed(name + repr((sensitivity, epsilon, n, value)), seed)
+    rng = RecordingGenerator(seed)
+    values = value + np.arange(n) % 7
+    out = _call(laplace_mechanism, values, sensitivity, epsilon, rng, rng=rng)
+    _after_call(laplace_mechanism, rng)
+    out = _as_float_array(out, "laplace_mechanism", values.shape)
+    b = sensitivity / epsilon
+    _ks_laplace(out - values, b, name, seed, "laplace_mechanism",
+                f"b = Δ/ε = {sensitivity:g}/{epsilon:g}", sensitivity, epsilon)
+
+
+def check_laplace_mechanism_rng(laplace_mechanism: Callable, seed: int | None = None) -> None:
+    """rng discipline of the mechanism plus the forbidden-call scan."""
+    name = "check_laplace_mechanism_rng"
+    seed = check_seed(name, seed)
+    _check_no_forbidden(laplace_mechanism)
+    _check_rng_discipline(laplace_mechanism, lambda rng: laplace_mechanism(np.zeros(500), 2.0, 0.5, rng), name, seed)

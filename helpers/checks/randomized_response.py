@@ -1,0 +1,253 @@
+"""Checks of the ``randomized_response`` assignment (§6.4): ``rr_keep_probability``,
+``rr_perturb`` and ``rr_correct``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from helpers.checks.core import (
+    ALPHA,
+    EPSILON,
+    RecordingGenerator,
+    _after_call,
+    _call,
+    _expect_value_error,
+    _fail,
+    _say,
+    _short,
+    check_seed,
+)
+from helpers.checks.forbidden import _check_no_forbidden, _check_rng_discipline
+from helpers.checks.stats import binomial_test
+
+
+__all__ = [
+    "check_rr_keep_probability_values",
+    "check_rr_keep_probability_edge",
+    "check_rr_perturb_basics",
+    "check_rr_perturb_invalid",
+    "check_rr_perturb_distribution",
+    "check_rr_perturb_rng",
+    "check_rr_correct_textbook",
+    "check_rr_correct_formula",
+    "check_rr_correct_invalid",
+]
+
+# --- randomized response (§6.4) ------------------------------------------------
+
+
+def _keep(epsilon: float) -> float:
+    return 1.0 / (1.0 + math.exp(-epsilon))
+
+
+def check_rr_keep_probability_values(rr_keep_probability: Callable) -> None:
+    """p(ln 4) = 0.8 (the textbook's example), p(0.7), p(3); values to 1e-12."""
+    for epsilon in (math.log(4.0), EPSILON, 3.0, 1e-3):
+        got = _call(rr_keep_probability, epsilon)
+        if isinstance(got, np.ndarray) and got.shape == ():
+            got = float(got)
+        if not isinstance(got, (float, np.floating)):
+            raise _fail(
+                f"rr_keep_probability({epsilon:.4g}) 应返回一个浮点数，实际返回 {type(got).__name__}。",
+                f"rr_keep_probability({epsilon:.4g}) should return a float; it returned {type(got).__name__}.",
+            )
+        expected = _keep(epsilon)
+        if not math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-15):
+            guess_zh, guess_en = "检查公式 p = e^ε / (e^ε + 1)", "check the formula p = e^ε / (e^ε + 1)"
+            if math.isclose(got, 1 - expected, rel_tol=1e-9):
+                guess_zh, guess_en = "p 与 1-p 弄反了（1/(e^ε+1) 是翻转的概率）", "p and 1-p swapped (1/(e^ε+1) is the flip probability)"
+            elif math.isclose(got, _keep(epsilon / 2), rel_tol=1e-9) or math.isclose(got, _keep(2 * epsilon), rel_tol=1e-9):
+                guess_zh, guess_en = "ε 多乘或多除了 2", "ε multiplied or divided by 2"
+            raise _fail(
+                f"rr_keep_probability({epsilon:.4g}) = {got}，期望 e^ε/(e^ε+1) = {expected:.6f}。可能的错误：{guess_zh}。",
+                f"rr_keep_probability({epsilon:.4g}) = {got}; expected e^ε/(e^ε+1) = {expected:.6f}. Likely mistake: {guess_en}.",
+            )
+    print("[check_rr_keep_probability_values] p(ln 4) = 0.8, p(0.7), p(3), p(0.001): OK")
+
+
+def check_rr_keep_probability_edge(rr_keep_probability: Callable) -> None:
+    """ValueError for ε <= 0 or NaN; ε = 800 gives 1.0, not nan (overflow)."""
+    for epsilon in (0.0, -1.0, float("nan")):
+        _expect_value_error(rr_keep_probability, (epsilon,), "ε 必须是有限正数", "epsilon must be a finite number > 0")
+    with np.errstate(all="ignore"):
+        got = _call(rr_keep_probability, 800.0)
+    if not (isinstance(got, (float, np.floating, np.ndarray)) and math.isclose(float(got), 1.0, rel_tol=1e-12)):
+        raise _fail(
+            f"rr_keep_probability(800) = {got}，期望 1.0。e^800 溢出成 inf，inf/inf = nan：改写成 1/(1 + e^(-ε))。",
+            f"rr_keep_probability(800) = {got}; expected 1.0. e^800 overflows to inf and inf/inf = nan: "
+            f"write it as 1/(1 + e^(-ε)).",
+        )
+    print("[check_rr_keep_probability_edge] ValueError for ε = 0, -1, nan; p(800) = 1.0: OK")
+
+
+def _rr_output(out: Any, shape: tuple, args_text: str) -> np.ndarray:
+    if not isinstance(out, np.ndarray) or out.shape != shape:
+        raise _fail(
+            f"rr_perturb({args_text}) 应返回形状为 {shape} 的 numpy 数组，实际返回 {type(out).__name__} {_short(out)}。",
+            f"rr_perturb({args_text}) should return a numpy array of shape {shape}; it returned {type(out).__name__} {_short(out)}.",
+        )
+    if not np.issubdtype(out.dtype, np.integer):
+        raise _fail(
+            f"rr_perturb 返回的 dtype 是 {out.dtype}，期望整数 0/1（例如 .astype(int)）。",
+            f"rr_perturb returned dtype {out.dtype}; expected integers 0/1 (e.g. .astype(int)).",
+        )
+    if not np.all((out == 0) | (out == 1)):
+        raise _fail(
+            f"rr_perturb 返回了 0/1 以外的值：{np.unique(out)[:10]}。",
+            f"rr_perturb returned values other than 0/1: {np.unique(out)[:10]}.",
+        )
+    return out
+
+
+def check_rr_perturb_basics(rr_perturb: Callable) -> None:
+    """Shape, integer 0/1 output for 1-D and 2-D input; ValueError for ε <= 0 and bits not in {0, 1}."""
+    rng = RecordingGenerator(9)
+    for bits in (np.array([0, 1, 1, 0, 1]), np.array([[1, 0, 0], [0, 1, 1]]), [1, 0, 1, 1]):
+        out = _call(rr_perturb, bits, 1.0, rng, rng=rng)
+        _after_call(rr_perturb, rng)
+        _rr_output(out, np.shape(bits), f"{_short(bits)}, 1.0, rng")
+    for args, zh, en in (
+        ((np.array([0, 1, 2]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1"),
+        ((np.array([0, 1, -1]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1"),
+        ((np.array([0, 1, 1]), 0.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
+        ((np.array([0, 1, 1]), -1.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
+    ):
+        _expect_value_error(rr_perturb, args, zh, en)
+    print("[check_rr_perturb_basics] integer 0/1 arrays of shapes (5,), (2, 3), (4,); ValueError for bits 2, -1 and ε <= 0: OK")
+
+
+def check_rr_perturb_invalid(rr_perturb: Callable) -> None:
+    """ValueError for NaN ε and for a fractional bit."""
+    rng = RecordingGenerator(10)
+    _expect_value_error(rr_perturb, (np.array([0, 1]), float("nan"), rng), "ε 必须是有限正数", "epsilon must be a finite number > 0")
+    _expect_value_error(rr_perturb, (np.array([0.0, 0.5, 1.0]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1")
+    print("[check_rr_perturb_invalid] ValueError for ε = nan and bit 0.5: OK")
+
+
+def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None, *, epsilon: float = EPSILON,
+                                  n: int = 100_000, ones: float = 0.3, shape: tuple | None = None) -> None:
+    """Exact binomial tests of the keep rate among true 1s and among true 0s.
+
+    Two two-sided tests at ``ALPHA / 2`` each: false-failure probability for a
+    correct implementation <= ``ALPHA`` = 1e-6 in total.
+    """
+    name = "check_rr_perturb_distribution"
+    seed = check_seed(name + repr((epsilon, n, ones, shape)), seed)
+    rng = RecordingGenerator(seed)
+    n_ones = int(round(n * ones))
+    bits = np.zeros(n, dtype=np.int64)
+    bits[np.random.default_rng(seed ^ 0x5EED).permutation(n)[:n_ones]] = 1
+    if shape is not None:
+        bits = bits.reshape(shape)
+    out = _call(rr_perturb, bits, epsilon, rng, rng=rng)
+    _after_call(rr_perturb, rng)
+    out = _rr_output(out, bits.shape, f"bits of shape {bits.shape}, {epsilon:g}, rng")
+    p = _keep(epsilon)
+    kept1 = int(np.sum(out[bits == 1] == 1))
+    kept0 = int(np.sum(out[bits == 0] == 0))
+    p1 = binomial_test(kept1, n_ones, p)
+    p0 = binomial_test(kept0, n - n_ones, p)
+    r1, r0 = kept1 / n_ones, kept0 / (n - n_ones)
+    text = (f"keep rate among {n_ones} ones = {r1:.4f} (binomial p = {p1:.3g}), among {n - n_ones} zeros = {r0:.4f} "
+            f"(p = {p0:.3g}); expected p = e^ε/(e^ε+1) = {p:.4f} at ε = {epsilon:g}")
+    if min(p1, p0) < ALPHA / 2:
+        q = 1 - p
+        if abs(r1 - q) < 0.01 and abs(r0 - q) < 0.01:
+            zh, en = "p 与 1-p 弄反了：真实答案以 1/(e^ε+1) 的概率保留", "p and 1-p swapped: the true answer is kept with probability 1/(e^ε+1)"
+        elif abs(r1 - r0) > 0.05:
+            zh, en = "对 0 和 1 的处理不同（只翻转了其中一种？）", "0s and 1s are treated differently (only one kind flipped?)"
+        elif abs(r1 - (p + q / 2)) < 0.01:
+            zh, en = "翻转时又掷了一次公平硬币（保留率变成 p + (1-p)/2）", "a fair coin decides the answer after a flip (keep rate p + (1-p)/2)"
+        elif r1 in (0.0, 1.0) or r0 in (0.0, 1.0):
+            zh, en = "所有比特一起保留或一起翻转：每个比特需要自己的随机数", "all bits kept or flipped together: each bit needs its own random number"
+        elif abs(r1 - _keep(2 * epsilon)) < 0.01 or abs(r1 - _keep(epsilon / 2)) < 0.01:
+            zh, en = "ε 多乘或多除了 2", "ε multiplied or divided by 2"
+        elif abs(r1 - 0.5) < 0.01:
+            zh, en = "保留率是 1/2：输出与真实答案无关", "keep rate 1/2: the output ignores the true answer"
+        else:
+            zh, en = "保留概率不是 e^ε/(e^ε+1)", "the keep probability is not e^ε/(e^ε+1)"
+        raise _fail(
+            f"rr_perturb：真实为 1 的比特保留率 {r1:.4f}，真实为 0 的比特保留率 {r0:.4f}，期望都是 p = {p:.4f}（ε = {epsilon:g}；"
+            f"二项检验 p 值 {p1:.2g} / {p0:.2g}，阈值 {ALPHA / 2:g}，seed = {seed}；正确实现被误判的概率 ≤ {ALPHA:g}）。可能的错误：{zh}。",
+            f"rr_perturb: keep rate {r1:.4f} among true 1s and {r0:.4f} among true 0s; expected p = {p:.4f} for both "
+            f"(ε = {epsilon:g}; binomial p-values {p1:.2g} / {p0:.2g}, threshold {ALPHA / 2:g}, seed = {seed}; a correct "
+            f"implementation fails with probability <= {ALPHA:g}). Likely mistake: {en}.",
+        )
+    _say(name, seed, text + " -> OK")
+
+
+def check_rr_perturb_rng(rr_perturb: Callable, seed: int | None = None) -> None:
+    """rng discipline plus the forbidden-call scan."""
+    name = "check_rr_perturb_rng"
+    seed = check_seed(name, seed)
+    _check_no_forbidden(rr_perturb)
+    bits = np.arange(400) % 2
+    _check_rng_discipline(rr_perturb, lambda rng: rr_perturb(bits, 0.5, rng), name, seed)
+
+
+def _correct(n: float, n1: float, p: float) -> float:
+    return ((p - 1) * n + n1) / (2 * p - 1)
+
+
+def _rr_correct_value(rr_correct: Callable, n, n1, p) -> float:
+    got = _call(rr_correct, n, n1, p)
+    try:
+        return float(got)
+    except (TypeError, ValueError):
+        raise _fail(
+            f"rr_correct({n}, {n1}, {p}) 应返回一个数，实际返回 {type(got).__name__}。",
+            f"rr_correct({n}, {n1}, {p}) should return a number; it returned {type(got).__name__}.",
+        ) from None
+
+
+def _rr_correct_compare(got: float, n, n1, p, where_zh: str, where_en: str) -> None:
+    expected = _correct(n, n1, p)
+    if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9):
+        return
+    zh, en = "检查公式 N = ((p-1)n + n1)/(2p-1)", "check the formula N = ((p-1)n + n1)/(2p-1)"
+    if math.isclose(got, _correct(n, n1, 1 - p), rel_tol=1e-9, abs_tol=1e-9):
+        zh, en = "p 与 1-p 弄反了", "p and 1-p swapped"
+    elif math.isclose(got, expected / n, rel_tol=1e-9, abs_tol=1e-12):
+        zh, en = "返回了比例 π̂ 而不是人数 N = π̂·n", "returned the fraction π̂ instead of the count N = π̂·n"
+    elif math.isclose(got, ((p - 1) * n + n1) / (2 * p), rel_tol=1e-9) or math.isclose(got, (p - 1) * n + n1 / (2 * p - 1), rel_tol=1e-9):
+        zh, en = "括号/分母写错了：整个 (p-1)n + n1 要除以 (2p-1)", "brackets: the whole (p-1)n + n1 must be divided by (2p-1)"
+    elif math.isclose(got, n1, rel_tol=1e-9):
+        zh, en = "没有做校正（直接返回了 n1）", "no correction applied (n1 returned as is)"
+    raise _fail(
+        f"rr_correct({n}, {n1}, {p}) = {got:.6g}，期望 {expected:.6g}（{where_zh}）。可能的错误：{zh}。",
+        f"rr_correct({n}, {n1}, {p}) = {got:.6g}; expected {expected:.6g} ({where_en}). Likely mistake: {en}.",
+    )
+
+
+def check_rr_correct_textbook(rr_correct: Callable) -> None:
+    """The worked example of §6.4.2: 20 people, p = 0.8: 14 → 16.7 and 6 → 3.3."""
+    for n1, shown in ((14, "16.7"), (6, "3.3")):
+        got = _rr_correct_value(rr_correct, 20, n1, 0.8)
+        _rr_correct_compare(got, 20, n1, 0.8, f"教材 6.4.2 的例子：≈ {shown}", f"textbook §6.4.2 worked example: ≈ {shown}")
+    print("[check_rr_correct_textbook] rr_correct(20, 14, 0.8) ≈ 16.7 and rr_correct(20, 6, 0.8) ≈ 3.3: OK")
+
+
+def check_rr_correct_formula(rr_correct: Callable) -> None:
+    """Exact values away from the textbook example, including p < 1/2 and the ends n1 = 0, n1 = n."""
+    for n, n1, p in ((1000, 615, _keep(EPSILON)), (37, 0, 0.9), (37, 37, 0.9), (500, 120, 0.25), (10, 4, 1.0), (10, 4, 0.0)):
+        got = _rr_correct_value(rr_correct, n, n1, p)
+        _rr_correct_compare(got, n, n1, p, "N = ((p-1)n + n1)/(2p-1)", "N = ((p-1)n + n1)/(2p-1)")
+    print("[check_rr_correct_formula] exact values for p = 0.668, 0.9, 0.25, 1, 0 and n1 = 0, n: OK")
+
+
+def check_rr_correct_invalid(rr_correct: Callable) -> None:
+    """ValueError for p = 1/2, p outside [0, 1], p = nan, n1 < 0 and n1 > n."""
+    for args, zh, en in (
+        ((20, 14, 0.5), "p = 0.5 时回答不含信息，分母 2p-1 = 0", "at p = 0.5 the answers carry no information and 2p-1 = 0"),
+        ((20, 14, 1.2), "p 必须在 [0, 1] 内", "p must be in [0, 1]"),
+        ((20, 14, -0.1), "p 必须在 [0, 1] 内", "p must be in [0, 1]"),
+        ((20, 14, float("nan")), "p 必须是有限数", "p must be a finite number"),
+        ((20, 21, 0.8), "n1 不能大于 n", "n1 cannot exceed n"),
+        ((20, -1, 0.8), "n1 不能为负", "n1 cannot be negative"),
+    ):
+        _expect_value_error(rr_correct, args, zh, en)
+    print("[check_rr_correct_invalid] ValueError for p = 0.5, 1.2, -0.1, nan and n1 = 21 > n, n1 = -1: OK")
