@@ -10,6 +10,7 @@ grading checks is :mod:`helpers.checks`):
 ``selection_widgets``      6.3: pumpkin pricing on a price grid
 ``lab_widgets``            6.5 (RAPPOR, shuffling, synthetic data) and the LDP / histogram labs
 ``approx_widgets``         lab-approximate-dp: posterior odds, Laplace vs Gaussian, composition
+``explorers``              the graded notebooks' ungraded ε-slider views (the student's own function)
 ``selfcheck``              the on-the-spot (ungraded) self-checks at the end of the notebooks
 ``widgets_bench``          ``python -m helpers.lectures.widgets_bench``: slider redraw times
 =========================  =====================================================================
