@@ -27,7 +27,8 @@ $(STAMP): requirements.txt pyproject.toml
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 LAB_ARGS ?=
 
-# What a student gets: the table of contents (course/README.md, rendered: .lab-settings/
+# What a student gets: JupyterLab in Chinese (.lab-settings/ selects the zh_CN language pack),
+# the table of contents (course/README.md, rendered: .lab-settings/
 # makes Markdown Preview the default viewer), live ipympl figures (MPLBACKEND must be
 # empty, see helpers/plots.py), kernels over IPC sockets (no "running over TCP without
 # encryption" warning at every kernel start), and an nbgrader exchange that exists.

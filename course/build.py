@@ -21,6 +21,13 @@ optionally followed by ``tags=a,b`` (cell tags).  In every cell ``{{LANG}}``
 becomes ``zh`` or ``en`` and ``{{ROOT}}`` the relative path from the notebook
 to ``course/`` ("" or "../").  Lines before the first marker are a comment.
 
+A shared code cell is written once with both languages' strings, as
+``tr(zh=…, en=…)`` (printed text) or ``label(zh=…, en=…)`` (text drawn in a
+figure); the build replaces each such call by the expression of its notebook's
+language, so a built notebook's code holds one language only (the Chinese
+notebook ``print("噪声")``, the English one ``print("noise")``).  A whole-line
+comment ``# zh: …`` or ``# en: …`` is kept in its language only.
+
 Output is deterministic: no outputs, no execution counts, cell ids derived
 from the language and position, JSON written the way nbformat writes it
 (indent 1, sorted keys, UTF-8), so a rebuild is byte-identical.
@@ -29,6 +36,7 @@ from the language and position, JSON written the way nbformat writes it
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -103,6 +111,84 @@ def parse_source(text: str, name: str = "<source>") -> list[Cell]:
     return cells
 
 
+# Calls that carry one string (or any expression) per language: the build keeps one.
+VARIANT_CALLS = ("tr", "label")
+
+
+def _variant_call(node: ast.AST) -> ast.Call | None:
+    """``node`` if it is ``tr(zh=…, en=…)`` or ``label(zh=…, en=…)`` (keywords only), else None."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in VARIANT_CALLS
+            and not node.args and sorted(k.arg or "" for k in node.keywords) == sorted(LANGS)):
+        return node
+    return None
+
+
+# A whole-line comment for one language: "# zh: 你的答案" / "# en: your answer".
+_LANG_COMMENT = re.compile(r"^([ \t]*)# (zh|en): (.*)(\n?)", re.M)
+
+
+def _inline_constants(code: str) -> str:
+    """``f"({'教材'} {b})"`` → ``f"(教材 {b})"``: a plain string left in an f-string field by :func:`localize`."""
+    while True:
+        data = code.encode("utf-8")
+        starts = [0]
+        for line in data.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        for node in ast.walk(ast.parse(code)):
+            value = node.value if isinstance(node, ast.FormattedValue) else None
+            if (value is None or node.conversion != -1 or node.format_spec is not None
+                    or not isinstance(value, ast.Constant) or not isinstance(value.value, str)
+                    or any(ch in value.value for ch in "\'\"\\{}\n") or value.lineno != value.end_lineno):
+                continue
+            a = starts[value.lineno - 1] + value.col_offset
+            b = starts[value.end_lineno - 1] + value.end_col_offset
+            if data[a - 1:a] == b"{" and data[b:b + 1] == b"}":
+                code = (data[:a - 1] + value.value.encode("utf-8") + data[b + 1:]).decode("utf-8")
+                break
+        else:
+            return code
+
+
+def localize(code: str, lang: str, where: str = "<cell>") -> str:
+    """The code of one language: every ``tr(zh=A, en=B)`` / ``label(zh=A, en=B)`` becomes A or B.
+
+    A whole-line comment ``# zh: …`` / ``# en: …`` is kept (as ``# …``) in its language only.
+
+    The chosen argument's source is copied verbatim (f-strings, lists, expressions), in
+    parentheses when it spans lines.  Raises :class:`SourceError` if the cell is not valid
+    Python before or after, or if a ``tr``/``label`` call is left that the build cannot resolve
+    (positional arguments, a missing language): a student must never read both languages.
+    """
+    code = _LANG_COMMENT.sub(lambda m: f"{m[1]}# {m[3]}{m[4]}" if m[2] == lang else "", code)
+    for _ in range(10_000):
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as error:
+            raise SourceError(f"{where}: code cell is not valid Python ({error.msg}, line {error.lineno})") from None
+        calls = [c for c in map(_variant_call, ast.walk(tree)) if c is not None]
+        if not calls:
+            break
+        call = max(calls, key=lambda c: (c.lineno, c.col_offset))  # innermost/last first: offsets stay valid
+        data = code.encode("utf-8")  # ast offsets are byte offsets into UTF-8
+        starts = [0]
+        for line in data.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        offset = lambda line, col: starts[line - 1] + col  # noqa: E731
+        arg = next(k.value for k in call.keywords if k.arg == lang)
+        chosen = data[offset(arg.lineno, arg.col_offset):offset(arg.end_lineno, arg.end_col_offset)]
+        if b"\n" in chosen:
+            chosen = b"(" + chosen + b")"
+        code = (data[:offset(call.lineno, call.col_offset)] + chosen
+                + data[offset(call.end_lineno, call.end_col_offset):]).decode("utf-8")
+    code = _inline_constants(code)
+    left = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id in VARIANT_CALLS]
+    if left:
+        raise SourceError(f"{where}: line {left[0].lineno}: write {left[0].func.id}(zh=…, en=…) with exactly these "
+                          "two keywords, so the build can keep one language")
+    return code
+
+
 def _lines(text: str) -> list[str]:
     parts = text.splitlines(keepends=True)
     return parts
@@ -115,6 +201,8 @@ def render(cells: list[Cell], lang: str, stem: str) -> str:
         if cell.lang not in (None, lang):
             continue
         text = cell.text.replace("{{LANG}}", lang).replace("{{ROOT}}", ROOTS[lang])
+        if cell.kind == "code":
+            text = localize(text, lang, f"{stem} line {cell.line}")
         index = len(out)
         entry: dict = {
             "cell_type": cell.kind,

@@ -22,10 +22,10 @@ and its printed Laplace formula), ``queries``, ``gaussian``, ``budget``
 (accountant; advanced composition and Rényi DP), ``approx_dp`` (what ε and
 δ mean), ``selection`` (the exponential mechanism's utility, noisy-max
 samplers), ``data``, ``ldp``, ``shuffle``, ``synthetic``, ``graphical``
-(dependency graphs of §6.5.3), ``audit``, ``histograms``, ``fp_leak``,
-``plots``, ``widgets``, ``lab_widgets``, ``selection_widgets``,
-``approx_widgets``, ``selfcheck`` (ungraded self-checks), ``checks`` (the
-code the graded tests use).
+(dependency graphs of §6.5.3), ``audit``, ``histograms``, ``fp_leak``.
+Two named parts sit beside this library: ``lectures`` (what the lecture
+notebooks show: figures, sliders, self-checks, the notebook's language) and
+``checks`` (the code the graded tests use).
 """
 
 from helpers._validation import InvalidParameterError

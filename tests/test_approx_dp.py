@@ -1,4 +1,4 @@
-"""helpers.approx_dp, helpers.approx_widgets and helpers.selfcheck: the numbers lab-approximate-dp
+"""helpers.approx_dp, helpers.lectures.approx_widgets and helpers.lectures.selfcheck: the numbers lab-approximate-dp
 states, the (0, δ)-DP property of "name and shame", and the self-check cells."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from helpers import InvalidParameterError, approx_dp
-from helpers.i18n import set_lang
+from helpers.lectures.i18n import set_lang
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +81,7 @@ def test_lab_gaussian_table():
 
 
 def test_widgets_update_and_report():
-    from helpers.approx_widgets import composition_widget, dimension_widget, posterior_widget
+    from helpers.lectures.approx_widgets import composition_widget, dimension_widget, posterior_widget
 
     live = posterior_widget(epsilon=1.0, prior=0.1)
     assert live.last["posterior_max"] == pytest.approx(0.2320, abs=1e-4)
@@ -106,7 +106,7 @@ def test_widgets_update_and_report():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_self_checks_accept_right_and_reject_wrong_answers(lang, capsys):
     from helpers.budget import gaussian_rdp_epsilon
-    from helpers.selfcheck import QUESTIONS, check_answer, expected_answer
+    from helpers.lectures.selfcheck import QUESTIONS, SelfCheckFailed, check_answer, expected_answer
 
     set_lang(lang)
     try:
@@ -117,12 +117,17 @@ def test_self_checks_accept_right_and_reject_wrong_answers(lang, capsys):
         for key, value in numeric.items():
             assert check_answer(key, None) is None
             assert ("还没作答" if lang == "zh" else "Not answered") in capsys.readouterr().out
-            assert check_answer(key, round(value, 4)) is True
-            with pytest.raises(AssertionError, match="提示" if lang == "zh" else "Hint"):
+            assert check_answer(key, round(value, 4)) is None     # no stray True under "正确!"
+            assert ("正确!" if lang == "zh" else "Correct!") in capsys.readouterr().out
+            with pytest.raises(SelfCheckFailed, match="提示" if lang == "zh" else "Hint") as failed:
                 check_answer(key, value * 1.5 + 1)
+            # IPython shows _render_traceback_() instead of a traceback: one message, no checker source
+            shown = "\n".join(failed.value._render_traceback_())
+            assert f"{value * 1.5 + 1:g}" in shown and ("期望" if lang == "zh" else "expected") in shown
+            assert "File " not in shown and "selfcheck.py" not in shown
             with pytest.raises(AssertionError):
                 check_answer(key, "abc")
-        assert check_answer("lab-rdp-function", lambda s, k, d: gaussian_rdp_epsilon(s, 1.0, k, d)) is True
+        assert check_answer("lab-rdp-function", lambda s, k, d: gaussian_rdp_epsilon(s, 1.0, k, d)) is None
         wrong = lambda s, k, d: k / (2 * s * s) + math.log(1 / d)  # α = 2 instead of the optimum
         with pytest.raises(AssertionError, match="提示" if lang == "zh" else "Hint"):
             check_answer("lab-rdp-function", wrong)

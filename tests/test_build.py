@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +29,7 @@ SAMPLE = """note to authors
 # %% [markdown] en
 # Title {{LANG}}
 # %%
-from helpers.i18n import set_lang
+from helpers.lectures.i18n import set_lang
 set_lang("{{LANG}}")
 # %% [markdown]
 $$x^2$$
@@ -133,3 +135,63 @@ def test_committed_notebooks_have_no_outputs():
         nb = json.loads(shown.stdout)
         with_outputs = [c["id"] for c in nb["cells"] if c.get("outputs") or c.get("execution_count")]
         assert not with_outputs, f"{rel} is committed with outputs in cells {with_outputs}"
+
+
+def test_localize_keeps_one_language_per_code_cell():
+    """tr(zh=…, en=…) / label(zh=…, en=…) become one argument; '# zh:' comments stay in Chinese only."""
+    code = ('# zh: 把 None 换成你的答案\n# en: replace None by your answer\nx = 2\n'
+            'print(tr(zh=f"结果 {x}",\n         en=f"result {x}"), 3)\n'
+            'assert x, tr(\n    zh="错", en="wrong")\n'
+            'print(f"{name}: ({tr(zh=\'教材\', en=\'printed\')} {x})")\n'
+            'ax.set_title(label(zh="噪声", en="noise"))\nitems = tr(zh=["甲",\n "乙"], en=["a", "b"])\n')
+    zh, en = build.localize(code, "zh"), build.localize(code, "en")
+    assert zh == ('# 把 None 换成你的答案\nx = 2\nprint(f"结果 {x}", 3)\nassert x, "错"\n'
+                  'print(f"{name}: (教材 {x})")\nax.set_title("噪声")\nitems = (["甲",\n "乙"])\n')
+    assert en == ('# replace None by your answer\nx = 2\nprint(f"result {x}", 3)\nassert x, "wrong"\n'
+                  'print(f"{name}: (printed {x})")\nax.set_title("noise")\nitems = ["a", "b"]\n')
+    with pytest.raises(build.SourceError, match="exactly these two keywords"):
+        build.localize('print(tr("噪声", en="noise"))', "zh")
+
+
+def _other_language_strings(cell_text: str, lang: str) -> set[str]:
+    """The string pieces a shared code cell gives only to the language that is not ``lang``."""
+    other = "en" if lang == "zh" else "zh"
+    mine: set[str] = set()
+    theirs: set[str] = set()
+    for call in filter(None, map(build._variant_call, ast.walk(ast.parse(cell_text)))):
+        for keyword in call.keywords:
+            pieces = {n.value.strip() for n in ast.walk(keyword.value)
+                      if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+            (theirs if keyword.arg == other else mine).update(pieces)
+    # a piece that is a word of this language too (a shared formula, "ε") says nothing
+    return {p for p in theirs - mine if re.search(r"[\u4e00-\u9fff]" if other == "zh" else r"[A-Za-z]{3}", p)}
+
+
+def _text_of(code: str) -> str:
+    """What a code cell prints or draws: its string literals, less those that are keys or
+    names ("mean", "laplace_noise"); comments and docstrings are notes on the code, in English."""
+    tree = ast.parse(code)
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+                  and isinstance(n.body[0], ast.Expr)}
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and id(n) not in docstrings and not re.fullmatch(r"[\w.]*", n.value)]
+    return "\n".join(strings)
+
+
+@pytest.mark.parametrize("stem", sorted(p.stem for p in (ROOT / "course" / "_src").glob("*.md") if p.name != "README.md"))
+def test_built_code_cells_hold_one_language_only(stem):
+    """A student never reads tr(zh=…, en=…): each notebook's code has its own language's strings only."""
+    cells = build.parse_source((ROOT / "course" / "_src" / f"{stem}.md").read_text(encoding="utf-8"), stem)
+    for lang, folder in build.OUT_DIRS.items():
+        nb = nbformat.read(folder / f"{stem}.ipynb", as_version=4)
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        assert not re.search(r"\b(tr|label)\(", code), f"{stem} ({lang}) still calls tr()/label()"
+        if lang == "en":
+            assert not re.search(r"[\u4e00-\u9fff]", code), f"{stem} (en): Chinese characters in a code cell"
+        text = "\n".join(_text_of(c.source) for c in nb.cells if c.cell_type == "code")
+        comments = [m[3] for c in cells if c.kind == "code" for m in build._LANG_COMMENT.finditer(c.text) if m[2] != lang]
+        assert not [m for m in comments if m in code], f"{stem} ({lang}): a comment of the other language is left"
+        for cell in cells:
+            if cell.kind == "code" and cell.lang is None:
+                for piece in _other_language_strings(cell.text.replace("{{LANG}}", lang), lang):
+                    assert not re.search(rf"(?<!\w){re.escape(piece)}(?!\w)", text), f"{stem} ({lang}): the other language's {piece!r} is in a code cell"

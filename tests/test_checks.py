@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import helpers.checks as checks
-import helpers.explorers as explorers
+import helpers.lectures.explorers as explorers
 import helpers.mechanisms as mechanisms
 from helpers.checks import RecordingGenerator
 

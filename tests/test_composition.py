@@ -73,7 +73,7 @@ def test_rdp_is_an_upper_bound_on_the_exact_epsilon_and_exact_inverts_gaussian_d
 
 def test_lab_table_numbers():
     """The composition table and the claims of lab-approximate-dp (ε0 = 0.1, δ0 = 1e-8, δ′ = 1e-5)."""
-    from helpers.approx_widgets import composition_curves
+    from helpers.lectures.approx_widgets import composition_curves
 
     c = composition_curves(np.array([1, 10, 100, 1000, 10_000]), 0.1, 1e-8, 1e-5)
     assert np.round(c["advanced"], 3).tolist() == [0.490, 1.623, 5.850, 25.691, 153.156]

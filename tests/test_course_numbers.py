@@ -21,7 +21,8 @@ import pytest
 from scipy.stats import norm
 
 from helpers import histograms as hist
-from helpers import i18n, ldp
+from helpers import ldp
+from helpers.lectures import i18n
 from helpers import mechanisms as mech
 from helpers.data import load_zoo
 from helpers.queries import danger_probability, histogram_counts
@@ -293,13 +294,16 @@ def test_self_checks(stem, lang, capsys):
         ns = dict(right)
         exec(checks[0], ns)                       # right answers pass
         out = capsys.readouterr().out
-        assert out.count("✓") == checks[0].count("✓") // 2 >= 1   # one ✓ line per exercise (zh + en strings)
+        assert out.count("✓") == checks[0].count("✓") >= 1   # one ✓ line per exercise (the cell is in one language)
         for name, value in wrong.items():         # each wrong answer fails with a hint in the language
             ns = {**right, name: value}
             with pytest.raises(AssertionError) as failure:
                 exec(checks[0], ns)
             hint = str(failure.value)
             assert ("提示" if lang == "zh" else "Hint") in hint, hint
+            # IPython shows _render_traceback_() instead of a traceback: the answer, no checking code
+            shown = "\n".join(failure.value._render_traceback_())
+            assert repr(value) in shown and "Traceback" not in shown and "expect(" not in shown, shown
         capsys.readouterr()
     finally:
         i18n.set_lang(previous)
@@ -373,3 +377,32 @@ def test_errata_list_matches_the_notebooks():
         for stem in stems:
             zh = "\n".join(c.source for c in nbformat.read(COURSE / f"{stem}.ipynb", as_version=4).cells)
             assert notebook_phrase in zh and ("勘误" in zh or "笔误" in zh), (stem, notebook_phrase)
+
+
+ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget", "local_frequency")
+
+
+def _landing_parts() -> tuple[str, str]:
+    readme = (COURSE / "README.md").read_text(encoding="utf-8")
+    zh, marker, en = readme.partition('<a id="english"></a>')
+    assert marker, "course/README.md: no English part (<a id=\"english\"></a>)"
+    return zh, en
+
+
+def test_landing_page_chinese_part_is_chinese_and_lists_the_six_assignments():
+    """A student starts on course/README.md: where to start, all six graded assignments and how to fetch
+    them, every erratum in Chinese and in English; no English-only line in the Chinese part."""
+    zh, en = _landing_parts()
+    zh = re.sub(r"<!--.*?-->", "", zh, flags=re.S)
+    english_only = [line for line in zh.splitlines()
+                    if line.strip() and not re.fullmatch(r"[|\-\s]+|---", line.strip())
+                    and not re.search(r"[\u4e00-\u9fff]", line)]
+    assert not english_only, f"English-only lines in the Chinese part: {english_only}"
+    for part, start, fetch in ((zh, "从这里开始", "Nbgrader ▸ Assignments"), (en, "Start here", "Nbgrader ▸ Assignments")):
+        assert start in part and fetch in part and "Fetch" in part
+        rows = [a for a in ASSIGNMENTS if re.search(rf"^\| `{a}` \|.*release/{a}/{a}\.ipynb", part, flags=re.M)]
+        assert rows == list(ASSIGNMENTS), rows
+        assert (ROOT / "release").is_dir() and all((ROOT / "release" / a / f"{a}.ipynb").exists() for a in ASSIGNMENTS)
+    errata = [len(re.findall(r"^\* ", part.split("## 勘误" if part is zh else "## Errata")[1], flags=re.M)) for part in (zh, en)]
+    assert errata[0] == errata[1] >= 25, errata
+    assert "course/_src" not in zh + en, "contributor notes belong in course/_src/README.md"

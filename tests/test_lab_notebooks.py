@@ -4,7 +4,7 @@
   labs (``lab-*``) is executed top to bottom with nbclient (kernel ``python3``, cwd = the
   notebook's folder, ``MPLBACKEND=Agg``), Chinese and English; each must finish without an
   error in under 60 s.
-* The slider builders of :mod:`helpers.lab_widgets` are driven like a student would (set a
+* The slider builders of :mod:`helpers.lectures.lab_widgets` are driven like a student would (set a
   slider's ``value``) and the redrawn artists / returned numbers are checked. The builders use
   fixed seeds, so these checks are deterministic; where a number is a Monte Carlo estimate the
   tolerance is stated next to it.
@@ -95,7 +95,7 @@ def _agg(monkeypatch):
 
 def test_ldp_outputs_widget_shows_dct_supports_disjoint():
     from helpers import ldp
-    from helpers.lab_widgets import ldp_outputs_widget
+    from helpers.lectures.lab_widgets import ldp_outputs_widget
 
     live = ldp_outputs_widget(t=-0.5, t_prime=0.5, epsilon=1.0, n=20_000)
     first = live.last
@@ -118,7 +118,7 @@ def test_ldp_outputs_widget_shows_dct_supports_disjoint():
 
 def test_rappor_widget_parameters_change_privacy_and_decoding():
     from helpers import ldp
-    from helpers.lab_widgets import rappor_widget
+    from helpers.lectures.lab_widgets import rappor_widget
 
     candidates = ["a.com", "b.com", "c.com", "d.com", "e.com", "f.com"]
     users = np.random.default_rng(0).choice(4, size=20_000, p=[0.4, 0.3, 0.2, 0.1])
@@ -142,7 +142,7 @@ def test_rappor_widget_parameters_change_privacy_and_decoding():
 
 
 def test_shuffle_widget_matches_the_fmt_bound():
-    from helpers.lab_widgets import shuffle_amplification_widget
+    from helpers.lectures.lab_widgets import shuffle_amplification_widget
     from helpers.shuffle import fmt_amplified_epsilon, fmt_validity_limit
 
     live = shuffle_amplification_widget(eps0=2.0, delta=1e-6)
@@ -159,7 +159,7 @@ def test_shuffle_widget_matches_the_fmt_bound():
 
 
 def test_range_mse_widget_flat_follows_theory_and_tree_wins_long_ranges():
-    from helpers.lab_widgets import range_mse_widget
+    from helpers.lectures.lab_widgets import range_mse_widget
 
     counts = np.random.default_rng(0).poisson(40, 256)
     live = range_mse_widget(counts, epsilon=1.0, b=2, branchings=(2, 4, 16), n_trials=200, n_ranges=20)
@@ -176,7 +176,7 @@ def test_range_mse_widget_flat_follows_theory_and_tree_wins_long_ranges():
 
 def test_synthetic_widget_spends_epsilon_and_beats_independent_columns():
     from helpers import synthetic as syn
-    from helpers.lab_widgets import synthetic_utility_widget
+    from helpers.lectures.lab_widgets import synthetic_utility_widget
 
     data = syn.demo_dataset(3000, np.random.default_rng(1))
     live = synthetic_utility_widget(data, syn.DEMO_DOMAINS, epsilon=1.0)
@@ -192,7 +192,7 @@ def test_synthetic_widget_spends_epsilon_and_beats_independent_columns():
 
 def test_builders_reject_bad_parameters_with_clear_messages():
     from helpers import InvalidParameterError
-    from helpers.lab_widgets import (ldp_outputs_widget, range_mse_widget, rappor_widget,
+    from helpers.lectures.lab_widgets import (ldp_outputs_widget, range_mse_widget, rappor_widget,
                                      shuffle_amplification_widget)
 
     with pytest.raises(InvalidParameterError, match="ldp_outputs_widget: parameter 't' must be a number in"):

@@ -119,7 +119,7 @@ def test_mathjax_files_are_installed():
     ({"JPY_SESSION_NAME": "/x.ipynb", "MPLBACKEND": "Agg"}, "inline"),                 # make test
 ])
 def test_live_frontend_detection(monkeypatch, env, expected):
-    from helpers import plots
+    from helpers.lectures import plots
 
     for name in ("JPY_SESSION_NAME", "MPLBACKEND", "NBGRADER_EXECUTION"):
         monkeypatch.delenv(name, raising=False)
@@ -139,7 +139,8 @@ def test_graded_explorers_draw_chinese_without_tofu():
     code = (
         "from matplotlib import font_manager\n"
         "from matplotlib.ft2font import FT2Font\n"
-        "from helpers import explorers, mechanisms\n"
+        "from helpers import mechanisms\n"
+        "from helpers.lectures import explorers\n"
         "for box in (explorers.laplace_explorer(mechanisms.laplace_mechanism, n=2000),\n"
         "            explorers.exponential_explorer(mechanisms.exponential_mechanism, n=200),\n"
         "            explorers.rr_explorer(mechanisms.rr_perturb, repeats=50)):\n"

@@ -1,7 +1,7 @@
 """Execute every lecture notebook of sections 6.1-6.4 top to bottom, headless, in both languages.
 
 Each notebook must finish in under 60 s (the course's limit; most take a few seconds).
-MPLBACKEND=Agg makes ``helpers.plots.use_backend`` choose the inline backend, the path
+MPLBACKEND=Agg makes ``helpers.lectures.plots.use_backend`` choose the inline backend, the path
 that nbgrader and CI take.  One extra run forces the ipympl path
 (``DP_COURSE_BACKEND=widget``) to check that ``%matplotlib widget`` does not break a
 headless kernel.  (The 6.5 / depth-lab notebooks are executed by their own test file.)

@@ -13,7 +13,7 @@ from scipy import integrate, stats
 from helpers import InvalidParameterError
 from helpers import mechanisms as mech
 from helpers import selection
-from helpers.selection_widgets import pricing_summary, pricing_widget, pumpkin_prices, pumpkin_revenue
+from helpers.lectures.selection_widgets import pricing_summary, pricing_widget, pumpkin_prices, pumpkin_revenue
 
 VOTES = np.array([30, 25, 8, 2])
 

@@ -224,7 +224,7 @@ def test_synthetic_column_size_is_the_noisy_total_not_n():
 
 
 def test_synthesize_and_widget_use_the_noisy_head_count():
-    from helpers.lab_widgets import synthetic_utility_widget
+    from helpers.lectures.lab_widgets import synthetic_utility_widget
 
     data = demo_dataset(3000, np.random.default_rng(1))
     sizes = {len(synthesize(data, DEMO_DOMAINS, 1.0, np.random.default_rng(s))) for s in range(5)}

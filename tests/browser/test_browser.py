@@ -1,10 +1,12 @@
-"""Every lecture notebook in a real browser, the way a student meets it.
+"""Every Chinese lecture notebook in a real browser, the way a student meets it.
 
 One JupyterLab, started by ``make lab`` itself (same command, same environment: no
 backend override; only a free port, a token and throw-away settings/workspace folders
 are added), one headless Debian Chromium driven by Playwright (never a downloaded
-browser), the notebooks found by globbing ``course/*.ipynb`` and ``course/en/*.ipynb``.
-For each notebook, in sequence:
+browser), the notebooks found by globbing ``course/*.ipynb``. (The English notebooks hold the
+same code, built from the same sources: they run headless in ``tests/test_lecture_notebooks.py``
+and ``tests/test_lab_notebooks.py``; here only their Markdown is rendered.) JupyterLab's own
+menus are Chinese (the zh_CN language pack). For each Chinese notebook, in sequence:
 
 * open it, Run All, wait until every code cell has run; no error output
   (tracebacks, widget errors) anywhere;
@@ -14,16 +16,18 @@ For each notebook, in sequence:
 * no output image or figure canvas is clipped by a box it sits in (its rendered
   rectangle lies inside every ancestor that hides or scrolls overflow, and an image is
   shown whole, not cropped);
-* for every slider figure: move the first slider one step with the keyboard and time
-  from the key press to the first changed frame of the figure (the figure must
-  change); the times are printed, written to ``artifacts/browser/timings.json`` and
-  their median must stay within the course's goal of 150 ms;
+* for every slider of every slider figure: move it ``MOVES_PER_SLIDER`` steps with the
+  keyboard (five one way, then back past the start) and time each from the key press to
+  the first changed frame of the figure (the figure must change); each slider's 95th
+  percentile is printed, written to ``artifacts/browser/timings.json`` (``sliders``) and
+  must stay within the course's goal of 150 ms;
 * screenshots of the whole notebook after Run All (one per screen, scrolling) and of
   every slider figure after the move go to ``artifacts/browser/<lang>/``.
 
 Also, in the same single test (so that ``pytest -n 2`` starts one server and one browser):
 the page ``make lab`` opens is the rendered table of contents (``course/README.md``: its
-tables intact, every notebook listed); every other Markdown file of the repository renders
+tables intact, every notebook listed, the six graded assignments listed in its Chinese part,
+which holds no English-only text); JupyterLab's menu bar is Chinese; every other Markdown file of the repository renders
 without strikethrough or broken tables; the browser console shows no error (e.g. "widget
 model not found"); afterwards, the same server answers nbgrader's course list (the
 exchange exists), serves the local MathJax, and its log has no "running over TCP without
@@ -56,7 +60,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "artifacts" / "browser"
-NOTEBOOKS = sorted((ROOT / "course").glob("*.ipynb")) + sorted((ROOT / "course" / "en").glob("*.ipynb"))
+# The Chinese notebooks run in the browser; the English ones (same code, built from the same
+# sources) run headless in tests/test_lecture_notebooks.py and tests/test_lab_notebooks.py, and
+# here only their Markdown is rendered.
+NOTEBOOKS = sorted((ROOT / "course").glob("*.ipynb"))
+EN_NOTEBOOKS = sorted((ROOT / "course" / "en").glob("*.ipynb"))
+ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget", "local_frequency")
+# Each slider is moved this many times (five steps one way, then back and beyond): the 95th
+# percentile of its redraw times must stay within the goal.
+MOVES_PER_SLIDER = 12
 # Developers may narrow the run (e.g. DP_BROWSER_ONLY=6.1): a selection, never a different setup.
 ONLY = os.environ.get("DP_BROWSER_ONLY")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -191,6 +203,23 @@ ERRORS_JS = """() => {
   return out;
 }"""
 
+# The landing page's Chinese part (everything before the "English" heading): every block of
+# text (paragraph, list item, table row, heading) must hold Chinese characters.
+LANDING_JS = """() => {
+  const md = document.querySelector('.jp-RenderedMarkdown');
+  const out = {englishOnly: [], chinese: '', foundEnglish: false};
+  for (const el of md.children) {
+    if (/^H1$/.test(el.tagName) && el.innerText.trim().startsWith('English')) { out.foundEnglish = true; break; }
+    out.chinese += el.innerText + '\\n';
+    const blocks = el.matches('p, h1, h2, h3, h4') ? [el] : [...el.querySelectorAll('li, tr')];
+    for (const b of blocks) {
+      const t = b.innerText.trim();
+      if (t && !/[\\u4e00-\\u9fff]/.test(t)) out.englishOnly.push(t.slice(0, 120));
+    }
+  }
+  return out;
+}"""
+
 PROMPTS_JS = """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')].map(p => p.innerText.trim())"""
 
 # Arm a timer: resolves with the ms from the next keydown to the first animation frame in
@@ -239,6 +268,10 @@ SLIDER_BOXES_JS = """() => {
 }"""
 
 
+def _p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[-1] if len(values) > 1 else values[0]
+
+
 def _shutdown_kernels(url: str, token: str) -> None:
     for session in _api(url, token, "/api/sessions"):
         try:
@@ -280,9 +313,9 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str])
     try:
         page.goto(f"{url}/lab/tree/{rel}?reset&token={token}")
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-        page.wait_for_function("() => document.body.innerText.includes('Idle')", timeout=60_000)
-        page.get_by_role("menuitem", name="Run", exact=True).click()
-        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        page.wait_for_function("() => /Idle|空闲/.test(document.body.innerText)", timeout=60_000)
+        page.get_by_role("menuitem", name="运行", exact=True).click()            # JupyterLab in Chinese (zh_CN pack)
+        page.get_by_role("menuitem", name="运行所有单元格", exact=True).click()
         page.wait_for_function(
             "() => { const p = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]"
             ".map(x => x.innerText.trim()); return p.length > 0 && p.every(t => /\\[\\d+\\]/.test(t)); }",
@@ -302,28 +335,41 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str])
 
         n_boxes = page.evaluate(SLIDER_BOXES_JS)
         result["sliders"] = n_boxes
+        result["per_slider"] = []
         for index in range(n_boxes):
-            handle_js = f"() => window.__sliderBoxes()[{index}]"
-            box = page.evaluate_handle(handle_js).as_element()
+            box = page.evaluate_handle(f"() => window.__sliderBoxes()[{index}]").as_element()
             box.scroll_into_view_if_needed()
             page.wait_for_timeout(300)
-            handle = box.query_selector(".noUi-handle, .slider-handle")
-            readout = box.query_selector(".widget-readout")
-            before_value = readout.inner_text() if readout else ""
-            # At the right end a step to the right does nothing: step left then.
-            at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
-            page.evaluate(ARM_JS, [index, 15_000])
-            handle.focus()
-            page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
-            timing = page.evaluate("() => window.__redraw")
-            after_value = readout.inner_text() if readout else ""
-            page.wait_for_timeout(400)
+            for handle in box.query_selector_all(".noUi-handle, .slider-handle"):
+                name = handle.evaluate("h => (h.closest('.widget-slider, .widget-hslider')"
+                                       "?.querySelector('.widget-label')?.innerText || '').trim()")
+                times, stuck = [], []
+                direction = "ArrowRight"
+                for move in range(MOVES_PER_SLIDER):
+                    if move in (5, 15):
+                        direction = "ArrowLeft" if direction == "ArrowRight" else "ArrowRight"
+                    # at an end a step does nothing: turn round
+                    if handle.get_attribute("aria-valuenow") == handle.get_attribute(
+                            "aria-valuemax" if direction == "ArrowRight" else "aria-valuemin"):
+                        direction = "ArrowLeft" if direction == "ArrowRight" else "ArrowRight"
+                    page.evaluate(ARM_JS, [index, 15_000])
+                    handle.focus()
+                    page.keyboard.press(direction)
+                    timing = page.evaluate("() => window.__redraw")
+                    if timing["ms"] is None:
+                        stuck.append(handle.get_attribute("aria-valuenow"))
+                    else:
+                        times.append(round(timing["ms"], 1))
+                    page.wait_for_timeout(60)          # a student's next key press, not a queue of them
+                entry = {"figure": index + 1, "slider": name, "redraw_ms": times,
+                         "p95_ms": _p95(times) if times else None}
+                result["per_slider"].append(entry)
+                result["redraw_ms"] += times
+                if stuck:
+                    result["problems"].append(f"slider figure {index + 1}, slider {name!r}: the figure did not change "
+                                              f"within 15 s at {len(stuck)} of {MOVES_PER_SLIDER} moves (values {stuck})")
+            page.wait_for_timeout(300)
             box.screenshot(path=f"{stem}-slider{index + 1}.png")
-            if timing["ms"] is None:
-                result["problems"].append(f"slider figure {index + 1}: the figure did not change within 15 s "
-                                          f"(readout {before_value!r} -> {after_value!r})")
-            else:
-                result["redraw_ms"].append(round(timing["ms"], 1))
         # a moved slider must not leave a clipped figure or an error behind either
         result["problems"] += [f"after moving sliders: {p}" for p in page.evaluate(CLIPPING_JS)]
         for error in page.evaluate(ERRORS_JS):
@@ -349,6 +395,9 @@ def _table_of_contents(browser, url: str, token: str) -> list[str]:
         markdown = page.evaluate(MARKDOWN_JS)
         page.screenshot(path=str(ARTIFACTS / "README.png"), full_page=True)
         toc = page.inner_text(".jp-RenderedMarkdown")
+        landing = page.evaluate(LANDING_JS)
+        menus = page.evaluate("() => [...document.querySelectorAll('#jp-menu-panel .lm-MenuBar-itemLabel, "
+                              ".lm-MenuBar-content .lm-MenuBar-itemLabel')].map(e => e.innerText.trim())")
     finally:
         page.close()
     problems = [] if "course/README.md" in opened else [f"make lab opened {opened}, not course/README.md"]
@@ -358,6 +407,18 @@ def _table_of_contents(browser, url: str, token: str) -> list[str]:
         problems.append(f"course/README.md: {markdown['tables']} tables rendered, expected >= 3")
     # every lecture notebook is in the rendered table of contents
     problems += [f"{p.stem} missing from the table of contents" for p in NOTEBOOKS if p.stem not in toc]
+    # the student's landing page: a Chinese part without English-only text, the six assignments
+    problems += [f"course/README.md: English-only text in the Chinese part: {t!r}" for t in landing["englishOnly"]]
+    if not landing["foundEnglish"]:
+        problems.append("course/README.md: no '# English' heading after the Chinese part")
+    problems += [f"course/README.md: assignment {a} not listed in the Chinese part" for a in ASSIGNMENTS
+                 if a not in landing["chinese"]]
+    # JupyterLab itself in Chinese (the zh_CN language pack selected by .lab-settings)
+    for english, chinese in (("File", "文件"), ("Edit", "编辑"), ("View", "视图"), ("Run", "运行"), ("Kernel", "内核"),
+                             ("Help", "帮助")):
+        if english in menus or chinese not in menus:
+            problems.append(f"JupyterLab menu bar not in Chinese: {menus}")
+            break
     return problems
 
 
@@ -380,6 +441,25 @@ def _markdown_files(browser, url: str, token: str) -> list[str]:
             problems += [f"{rel}: table rendered as a paragraph {t!r}" for t in markdown["brokenTables"]]
     finally:
         page.close()
+    return problems
+
+
+def _english_markdown(browser, url: str, token: str) -> list[str]:
+    """The English notebooks' Markdown as JupyterLab renders it (their code runs headless elsewhere)."""
+    problems = []
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        for path in EN_NOTEBOOKS:
+            rel = path.relative_to(ROOT).as_posix()
+            page.goto(f"{url}/lab/tree/{rel}?reset&token={token}")
+            page.wait_for_selector(".jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown", timeout=60_000)
+            page.wait_for_timeout(500)
+            markdown = page.evaluate(MARKDOWN_JS)
+            problems += [f"{rel}: strikethrough {t!r}" for t in markdown["strike"]]
+            problems += [f"{rel}: table rendered as a paragraph {t!r}" for t in markdown["brokenTables"]]
+    finally:
+        page.close()
+        _shutdown_kernels(url, token)
     return problems
 
 
@@ -409,23 +489,28 @@ def _server_side(url: str, token: str, log: Path) -> list[str]:
 def test_the_course_in_the_browser(lab, browser):
     """One test (one server, one browser, also under xdist): TOC, Markdown, notebooks, server."""
     url, token, log = lab
-    assert len(NOTEBOOKS) >= 20, NOTEBOOKS
+    assert len(NOTEBOOKS) >= 10 and len(EN_NOTEBOOKS) == len(NOTEBOOKS), (NOTEBOOKS, EN_NOTEBOOKS)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    pages = _table_of_contents(browser, url, token) + _markdown_files(browser, url, token)
+    pages = (_table_of_contents(browser, url, token) + _markdown_files(browser, url, token)
+             + _english_markdown(browser, url, token))
     console: list[str] = []
     chosen = [p for p in NOTEBOOKS if not ONLY or p.stem.startswith(ONLY)]
     load_before = os.getloadavg()[0]
     results = [_run_notebook(browser, url, token, path, console) for path in chosen]
     redraws = [ms for r in results for ms in r["redraw_ms"]]
-    (ARTIFACTS / "timings.json").write_text(json.dumps({"results": results, "console_errors": console,
+    sliders = [{"notebook": r["notebook"], **s} for r in results for s in r.get("per_slider", [])]
+    (ARTIFACTS / "timings.json").write_text(json.dumps({"sliders": sliders, "results": results, "console_errors": console,
                                                         "loadavg": [load_before, os.getloadavg()[0]]},
                                                        ensure_ascii=False, indent=1), encoding="utf-8")
     for r in results:
         print(f"{r['notebook']}: run {r.get('run_s')} s, total {r['total_s']} s, {r.get('sliders', 0)} slider "
               f"figures, redraw ms {r['redraw_ms']}, {len(r['problems'])} problems")
+    for entry in sliders:
+        print(f"  {entry['notebook']} figure {entry['figure']} slider {entry['slider']!r}: "
+              f"p95 {entry['p95_ms']} ms over {len(entry['redraw_ms'])} moves")
     if redraws:
         print(f"redraw input -> new pixels: median {statistics.median(redraws):.0f} ms, "
-              f"max {max(redraws):.0f} ms over {len(redraws)} sliders")
+              f"max {max(redraws):.0f} ms over {len(redraws)} moves of {len(sliders)} sliders")
     problems = pages + [f"{r['notebook']}: {p}" for r in results for p in r["problems"]]
     # e.g. the "widget model not found" error once seen on first runs of 6.1 and 6.2
     problems += [f"browser console: {line}" for line in console]
@@ -434,10 +519,11 @@ def test_the_course_in_the_browser(lab, browser):
     problems += _server_side(url, token, log)
     assert any(r.get("backend") == "widget" for r in results), "no notebook printed its plotting backend"
     assert not problems, "\n".join(problems)
-    assert len(redraws) >= (10 if not ONLY else 1), "too few slider figures were found in the page"
+    assert len(sliders) >= (15 if not ONLY else 1), "too few sliders were found in the page"
     # The goal holds on an otherwise idle machine; on a shared one (CI runners, the other
     # xdist worker) the bound grows with the load measured during the run.
     load = max(1.0, (load_before + os.getloadavg()[0]) / 2 / (os.cpu_count() or 1))
-    median = statistics.median(redraws)
-    print(f"load factor {load:.2f}: bound {REDRAW_GOAL_MS * load:.0f} ms for the median redraw")
-    assert median <= REDRAW_GOAL_MS * load, f"median redraw {median:.0f} ms (goal {REDRAW_GOAL_MS:.0f} ms x load {load:.2f})"
+    print(f"load factor {load:.2f}: bound {REDRAW_GOAL_MS * load:.0f} ms for every slider's 95th percentile")
+    slow = [f"{e['notebook']} figure {e['figure']} slider {e['slider']!r}: p95 {e['p95_ms']:.0f} ms"
+            for e in sliders if e["p95_ms"] is not None and e["p95_ms"] > REDRAW_GOAL_MS * load]
+    assert not slow, f"redraw goal {REDRAW_GOAL_MS:.0f} ms x load {load:.2f} exceeded:\n" + "\n".join(slow)

@@ -1,9 +1,9 @@
 """Plotting for the lecture notebooks: one function per figure of the chapter.
 
 Each function draws on an ``Axes`` it is given (or makes one) and returns the
-artists it created, so the interactive versions in :mod:`helpers.widgets`
+artists it created, so the interactive versions in :mod:`helpers.lectures.widgets`
 can reuse it and then only update the artists' data when a slider moves.
-Labels go through :func:`helpers.i18n.tr`, so the same code draws Chinese or
+Labels go through :func:`helpers.lectures.i18n.tr`, so the same code draws Chinese or
 English figures.
 
 :func:`use_backend` chooses how slider figures are shown: a live ``ipympl``
@@ -24,7 +24,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from helpers.i18n import get_lang, tr
+from helpers.lectures.i18n import get_lang, tr
 
 __all__ = [
     "use_backend",
@@ -472,7 +472,7 @@ def label(zh: str, en: str) -> str:
 
     The course installs Noto Sans CJK SC (``mplfonts`` in requirements.txt).
     Should no CJK font be found, matplotlib would draw empty boxes, so the
-    English text is used instead.  Printed text uses :func:`helpers.i18n.tr` unconditionally.
+    English text is used instead.  Printed text uses :func:`helpers.lectures.i18n.tr` unconditionally.
     """
     if get_lang() == "zh" and _cjk_available():
         _configure_fonts()  # a figure built outside use_backend() must find the glyphs too

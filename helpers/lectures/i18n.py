@@ -5,7 +5,7 @@ The lecture notebooks are built in Chinese and in English from one source
 written once, and the few strings a code cell prints or draws (axis labels,
 titles, printed sentences) go through :func:`tr`::
 
-    from helpers.i18n import set_lang, tr
+    from helpers.lectures.i18n import set_lang, tr
     set_lang("zh")                      # the build writes "zh" or "en" here
     ax.set_xlabel(tr(zh="噪声", en="noise"))
 

@@ -24,7 +24,7 @@ def _explorer_figure():
     """A 6 × 3 in figure whose text can be Chinese (the course's bundled CJK font)."""
     import matplotlib.pyplot as plt
 
-    from helpers.plots import configure_fonts
+    from helpers.lectures.plots import configure_fonts
 
     configure_fonts()  # before any text is created: legends below are bilingual
     fig, ax = plt.subplots(figsize=(6, 3))
@@ -36,7 +36,7 @@ def _slider_view(draw: Callable[[float], None], fig, description: str = "ε"):
     import ipywidgets as widgets
     from IPython.display import display
 
-    from helpers.widgets import RoundLogSlider
+    from helpers.lectures.widgets import RoundLogSlider
 
     slider = RoundLogSlider(1.0, -1, 1, description=description, continuous_update=False)
     out = widgets.Output(layout=widgets.Layout(min_height="320px"))
@@ -146,7 +146,7 @@ def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: i
     """Histogram of the student's ``private_mean`` on 40 ages in [0, 100]; ε on a log slider."""
     import matplotlib.pyplot as plt
 
-    from helpers.plots import _configure_fonts
+    from helpers.lectures.plots import _configure_fonts
 
     _configure_fonts()  # the bilingual labels need a CJK font (no tofu)
     ages = np.array([23, 35, 41, 29, 52, 67, 38, 45, 31, 58, 26, 49, 72, 33, 44, 39, 61, 28, 36, 47,
@@ -190,7 +190,7 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
     """
     import matplotlib.pyplot as plt
 
-    from helpers.plots import _configure_fonts
+    from helpers.lectures.plots import _configure_fonts
     from helpers.queries import danger_probability
 
     _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
@@ -245,7 +245,7 @@ def grr_explorer(grr_perturb: Callable, grr_estimate: Callable, k: int = 6, n: i
     (± 2 sd of the reference variance); ε on a log slider."""
     import matplotlib.pyplot as plt
 
-    from helpers.plots import _configure_fonts
+    from helpers.lectures.plots import _configure_fonts
 
     _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
 

@@ -1,6 +1,6 @@
 """Slider figures of the depth lab on (ε, δ)-DP (lab-approximate-dp; Definition 6-1, §6.1.3, §6.2.1).
 
-Same pattern as :mod:`helpers.widgets`: a builder returns a :class:`helpers.widgets.LiveFigure`,
+Same pattern as :mod:`helpers.lectures.widgets`: a builder returns a :class:`helpers.lectures.widgets.LiveFigure`,
 axes are fixed, only the artists' data change, and ``update`` returns the numbers shown.
 """
 
@@ -16,8 +16,8 @@ from helpers import approx_dp
 from helpers._validation import check_epsilon, check_int, check_probability, fail
 from helpers.budget import advanced_composition, gaussian_exact_epsilon, gaussian_rdp_epsilon
 from helpers.gaussian import analytic_gaussian_sigma
-from helpers.plots import label, new_figure
-from helpers.widgets import LiveFigure, _assemble, epsilon_slider
+from helpers.lectures.plots import label, new_figure
+from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
 
 __all__ = ["posterior_widget", "dimension_widget", "composition_widget"]
 

@@ -6,7 +6,7 @@ moving a slider calls ``live.update(**slider_values)`` — a plain function of
 the parameters that only changes the artists' data (axis limits are fixed,
 so nothing jumps) — and then redraws:
 
-* in a live JupyterLab kernel (``helpers.plots.use_backend()`` returned
+* in a live JupyterLab kernel (``helpers.lectures.plots.use_backend()`` returned
   "widget") the figure has its own ipympl canvas widget, redrawn in place;
 * headless, the figure is rendered to a PNG in an ``Output`` widget at least
   as tall as the figure (``clear_output(wait=True)``, no flicker, nothing cut).
@@ -17,7 +17,7 @@ builder, and only rescaled when ε moves, so the picture changes because ε
 changed and not because new noise was drawn.
 
 Tests call ``live.update(...)`` directly and inspect ``live.artists``;
-``python -m helpers.widgets_bench`` times the redraws.
+``python -m helpers.lectures.widgets_bench`` times the redraws.
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from __future__ import annotations
 import io
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import ipywidgets as W
 import numpy as np
 import traitlets
 
 from helpers import mechanisms as mech
-from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
-from helpers.plots import is_live_backend, label, new_figure, set_bar_heights
+from helpers.lectures.i18n import tr  # widget text; figure text uses label (CJK-font aware)
+from helpers.lectures.plots import is_live_backend, label, new_figure, set_bar_heights
 
 __all__ = [
     "LiveFigure",
@@ -218,11 +218,11 @@ def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists
 ROUND_MANTISSAS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
 
 
-def round_log_values(low: float, high: float) -> list[float]:
-    """The round values (``ROUND_MANTISSAS`` × 10^k) from ``low`` to ``high`` inclusive."""
+def round_log_values(low: float, high: float, mantissas: Sequence[float] = ROUND_MANTISSAS) -> list[float]:
+    """The round values (``mantissas`` × 10^k) from ``low`` to ``high`` inclusive."""
     values = []
     for k in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1):
-        for m in ROUND_MANTISSAS:
+        for m in mantissas:
             v = float(f"{m:g}e{k}")
             if low * (1 - 1e-9) <= v <= high * (1 + 1e-9):
                 values.append(v)
@@ -239,8 +239,9 @@ class RoundLogSlider(W.SelectionSlider):
     selects the nearest one on the log scale.
     """
 
-    def __init__(self, value: float = 1.0, min_exp: float = -2.0, max_exp: float = 1.0, **kwargs):
-        values = round_log_values(10.0 ** min_exp, 10.0 ** max_exp)
+    def __init__(self, value: float = 1.0, min_exp: float = -2.0, max_exp: float = 1.0, *,
+                 mantissas: Sequence[float] = ROUND_MANTISSAS, **kwargs):
+        values = round_log_values(10.0 ** min_exp, 10.0 ** max_exp, mantissas)
         super().__init__(options=[(f"{v:g}", v) for v in values], value=self._nearest(values, value), **kwargs)
 
     @staticmethod
@@ -257,9 +258,10 @@ class RoundLogSlider(W.SelectionSlider):
 
 
 def epsilon_slider(value: float = 1.0, min_exp: float = -2.0, max_exp: float = 1.0,
-                   description: str = "ε") -> RoundLogSlider:
-    """A log-scale ε slider from 10**min_exp to 10**max_exp through round values (see RoundLogSlider)."""
-    return RoundLogSlider(value, min_exp, max_exp, description=description, continuous_update=True,
+                   description: str = "ε", mantissas: Sequence[float] = ROUND_MANTISSAS) -> RoundLogSlider:
+    """A log-scale ε slider from 10**min_exp to 10**max_exp through round values (see RoundLogSlider);
+    ``mantissas=(1, 2, 5)`` gives a coarser grid (0.1, 0.2, 0.5, 1, …) for a figure computed per grid value."""
+    return RoundLogSlider(value, min_exp, max_exp, mantissas=mantissas, description=description, continuous_update=True,
                           layout=W.Layout(width="420px"))
 
 

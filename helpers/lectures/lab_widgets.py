@@ -1,12 +1,15 @@
 """Slider figures for the §6.5 notebooks and the depth labs.
 
-Same contract as :mod:`helpers.widgets` (whose :class:`~helpers.widgets.LiveFigure`
+Same contract as :mod:`helpers.lectures.widgets` (whose :class:`~helpers.lectures.widgets.LiveFigure`
 and assembly code are reused): a builder creates the figure once, returns a
 ``LiveFigure`` and displays nothing; moving a slider calls
 ``live.update(**values)``, a plain function of the parameters that changes
 only the artists' data (fixed axes) and returns the numbers it shows.
 Random draws are fixed: each update reuses the same seed, so the picture
-changes only because a parameter changed.
+changes only because a parameter changed.  Where that work takes longer than a
+live redraw allows (150 ms in the browser), it is done once for every value of
+the slider's grid when the figure is built (:func:`on_grid`), or the draws
+themselves are made once (RAPPOR), and a slider move only looks the result up.
 
 Mechanisms are never implemented here; they come from :mod:`helpers.ldp`,
 :mod:`helpers.shuffle`, :mod:`helpers.synthetic` and :mod:`helpers.histograms`.
@@ -14,15 +17,16 @@ Mechanisms are never implemented here; they come from :mod:`helpers.ldp`,
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from functools import cache
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 import ipywidgets as W
 import numpy as np
 
 from helpers import ldp
 from helpers._validation import check_epsilon, check_int, check_probability, check_real, fail
-from helpers.plots import label, new_figure
-from helpers.widgets import LiveFigure, _assemble, epsilon_slider
+from helpers.lectures.plots import label, new_figure
+from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
 
 __all__ = [
     "ldp_outputs_widget",
@@ -31,6 +35,22 @@ __all__ = [
     "synthetic_utility_widget",
     "range_mse_widget",
 ]
+
+T = TypeVar("T")
+
+
+def on_grid(compute: Callable[..., T], grid: Iterable[tuple]) -> Callable[..., T]:
+    """``compute`` evaluated once at every point of a slider's grid; later calls are lookups.
+
+    The draws of these figures are fixed (one seed), so a grid point has one answer: computing
+    it when the figure is built makes every slider move a lookup. A value off the grid (set
+    from code) is computed on first use and kept the same way.
+    """
+    compute = cache(compute)
+    for key in grid:
+        compute(*key)
+    return compute
+
 
 _LDP_MECHANISMS = (("Duchi", ldp.duchi_perturb), ("PM", ldp.piecewise_perturb), ("DCT", ldp.dct_perturb))
 
@@ -75,15 +95,13 @@ def ldp_outputs_widget(t: float = -0.5, t_prime: float = 0.5, epsilon: float = 1
     axes[0].set_ylabel(label(zh="密度(对数)", en="density (log)"))
     axes[0].legend(fontsize=8, loc="upper left")
 
-    def update(epsilon: float) -> dict:
+    def densities(epsilon: float) -> dict:
         shown = {}
         for name, perturb in _LDP_MECHANISMS:
             draws = np.random.default_rng(seed)  # same draws at every ε: only ε changes the picture
             y1 = perturb(np.full(n, t), epsilon, draws)
             y2 = perturb(np.full(n, t_prime), epsilon, draws)
             d1, d2 = _stairs_density(y1, edges), _stairs_density(y2, edges)
-            artists[name + "_t"].set_data(d1)
-            artists[name + "_t2"].set_data(d2)
             c1, _ = np.histogram(y1, bins=coarse)
             c2, _ = np.histogram(y2, bins=coarse)
             both = (c1 >= 50) & (c2 >= 50)
@@ -94,13 +112,24 @@ def ldp_outputs_widget(t: float = -0.5, t_prime: float = 0.5, epsilon: float = 1
                                            en=f"ratio ∞: {only_one:.0%} of outputs impossible under t'")
             else:  # empirical, so give or take sampling noise
                 text = f"{name}\nmax |ln ratio| ≈ {ratio:.2f}"
-            artists[name + "_title"].set_text(text)
-            shown[name] = {"max_abs_log_ratio": ratio, "mass_without_overlap": only_one}
-        shown["epsilon"] = epsilon
+            shown[name] = {"max_abs_log_ratio": ratio, "mass_without_overlap": only_one, "densities": (d1, d2),
+                           "text": text}
         return shown
 
-    return _assemble(fig, {"epsilon": epsilon_slider(epsilon, np.log10(0.5), np.log10(8.0))}, update, artists,
-                     height_px=300)
+    slider = epsilon_slider(epsilon, np.log10(0.5), np.log10(8.0))
+    # 6 × n draws per ε: too slow for a live redraw, so done once per value of the slider
+    densities = on_grid(densities, [(value,) for _, value in slider.options])
+
+    def update(epsilon: float) -> dict:
+        shown = densities(epsilon)
+        for name, _ in _LDP_MECHANISMS:
+            artists[name + "_t"].set_data(shown[name]["densities"][0])
+            artists[name + "_t2"].set_data(shown[name]["densities"][1])
+            artists[name + "_title"].set_text(shown[name]["text"])
+        return {**{name: {k: shown[name][k] for k in ("max_abs_log_ratio", "mass_without_overlap")}
+                   for name, _ in _LDP_MECHANISMS}, "epsilon": epsilon}
+
+    return _assemble(fig, {"epsilon": slider}, update, artists, height_px=300)
 
 
 # --------------------------------------------------------------------- §6.5.1 RAPPOR
@@ -112,7 +141,8 @@ def rappor_widget(values: Sequence[int], candidates: Sequence[str], *, k_bits: i
 
     ``values`` are the users' true values as indices into ``candidates``.
     Each update runs permanent RR (f) and instantaneous RR (p, q) for every
-    user with the same random draws, estimates the Bloom-bit counts and
+    user with the same random draws (made once, as :func:`helpers.ldp.rappor_permanent`
+    and :func:`~helpers.ldp.rappor_instantaneous` make them), estimates the Bloom-bit counts and
     decodes candidate counts by non-negative least squares (all from
     :mod:`helpers.ldp`). The figure shows true and decoded counts; the title
     gives ε_∞ (any number of reports) and ε_1 (one report).
@@ -141,14 +171,43 @@ def rappor_widget(values: Sequence[int], candidates: Sequence[str], *, k_bits: i
     ax.legend(fontsize=8, loc="upper right")
     title = ax.set_title("")
 
+    # The draws, made once: the uniforms that ldp.rappor_permanent and ldp.rappor_instantaneous
+    # take from this seed. A user's report bit is 1 when (u_perm < f/2 and u_inst < q) or
+    # (f/2 <= u_perm < f and u_inst < p) or (u_perm >= f and u_inst < q if her Bloom bit is 1
+    # else p), so the collector's count of bit j is a sum of rectangle counts of the points
+    # (u_perm, u_inst). On the sliders' grid (f/2 a multiple of 1/40, p and q of 1/20) these
+    # come from one cumulative 2-D histogram per (candidate, bit): a move costs microseconds,
+    # not the 2 × n × k comparisons (≈ 200 ms) of perturbing every user again.
+    draws = np.random.default_rng(seed)
+    u_perm, u_inst = draws.random(bloom.shape), draws.random(bloom.shape)
+    a_steps, b_steps = 40, 20
+    cell = ((values[:, None] * k_bits + np.arange(k_bits)) * (a_steps + 1)
+            + np.minimum(u_perm * a_steps, a_steps - 1).astype(np.int64) + 1) * (b_steps + 1) \
+        + np.minimum(u_inst * b_steps, b_steps - 1).astype(np.int64) + 1
+    below = np.bincount(cell.ravel(), minlength=m * k_bits * (a_steps + 1) * (b_steps + 1))
+    below = below.reshape(m, k_bits, a_steps + 1, b_steps + 1).cumsum(axis=2).cumsum(axis=3)  # #{u_perm < a/40, u_inst < b/20}
+    bit_set = ldp.rappor_bloom(candidates, k_bits, h).astype(bool)                             # (m, k_bits)
+    del cell, draws
+
+    def bit_counts(f: float, p: float, q: float) -> np.ndarray:
+        grid = np.array([f * a_steps / 2, f * a_steps, p * b_steps, q * b_steps])
+        if np.all(np.abs(grid - np.round(grid)) < 1e-9):
+            half, full, bp, bq = np.round(grid).astype(int)
+            br = np.where(bit_set, bq, bp)
+            idx = np.arange(m)[:, None], np.arange(k_bits)[None, :]
+            per_candidate = (below[:, :, half, bq] + below[:, :, full, bp] - below[:, :, half, bp]
+                             + below[idx + (a_steps, br)] - below[idx + (full, br)])
+            return per_candidate.sum(axis=0)
+        # off the grid (set from code): perturb every user with the same draws
+        b_prime = np.where(u_perm < f / 2, True, np.where(u_perm < f, False, bloom == 1))
+        return np.count_nonzero(np.where(b_prime, u_inst < q, u_inst < p), axis=0)
+
     def update(f: float, p: float, q: float) -> dict:
-        draws = np.random.default_rng(seed)
-        b_prime = ldp.rappor_permanent(bloom, f, draws)
-        reports = ldp.rappor_instantaneous(b_prime, p, q, draws)
         if p == q:  # reports independent of the data: nothing to decode
             estimate = np.zeros(m)
         else:
-            estimate = ldp.rappor_decode(ldp.rappor_estimate_bits(reports, f, p, q), candidates, k_bits, h)
+            estimate = ldp.rappor_decode(ldp.rappor_estimate_bits(bit_counts(f, p, q), f, p, q, n=len(values)),
+                                         candidates, k_bits, h)
         for bar, height in zip(decoded, estimate):
             bar.set_height(height)
         eps_inf = ldp.rappor_epsilon_infinity(f, h)
@@ -259,9 +318,14 @@ def range_mse_widget(counts: Sequence[float], epsilon: float = 1.0, b: int = 2, 
     ax.legend(fontsize=8, loc="upper left")
     title = ax.set_title("")
 
+    def mse(b: int) -> dict:
+        return range_mse_by_length(counts, epsilon, np.random.default_rng(seed), b=b, lengths=lengths,
+                                   n_trials=n_trials, n_ranges=n_ranges)
+
+    mse = on_grid(mse, [(branching,) for branching in branchings])  # n_trials releases per b: once each
+
     def update(b: int) -> dict:
-        result = range_mse_by_length(counts, epsilon, np.random.default_rng(seed), b=b, lengths=lengths,
-                                     n_trials=n_trials, n_ranges=n_ranges)
+        result = mse(b)
         flat.set_ydata(result["flat"])
         theory.set_ydata(result["flat_theory"])
         tree.set_ydata(result["tree"])
@@ -294,7 +358,8 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
     (:func:`helpers.synthetic.fit_marginal_model`) and in data from the
     1-way-only model (``rounds=0``: columns independent). The title gives the
     workload error (mean L1 distance) on all 2-way and all 3-way marginals.
-    The same seed is used at every ε.
+    The same seed is used at every ε; ε steps through 0.1, 0.2, 0.5, 1, 2, 5, 10, each
+    computed when the figure is built.
     """
     from helpers.synthetic import all_marginals, fit_marginal_model, sample_model, workload_error
 
@@ -332,25 +397,34 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
     ax.legend(fontsize=8, loc="upper left")
     title = ax.set_title("")
 
-    def update(epsilon: float) -> dict:
+    def fit(epsilon: float) -> dict:
         draws = np.random.default_rng(seed)
         model = fit_marginal_model(data, domains, epsilon, draws)
         # synthetic sizes from the noisy totals (the exact n is not released)
         synthetic = sample_model(model, int(round(model.n_hat)), draws)
         independent = fit_marginal_model(data, domains, epsilon, draws, rounds=0)
         baseline = sample_model(independent, int(round(independent.n_hat)), draws)
-        for bars, rows in ((sme, synthetic), (indep, baseline)):
-            for bar, height in zip(bars, conditional(rows)):
-                bar.set_height(height)
         errors = {"sme_2way": workload_error(data, synthetic, two, domains),
                   "sme_3way": workload_error(data, synthetic, three, domains),
                   "indep_2way": workload_error(data, baseline, two, domains),
                   "indep_3way": workload_error(data, baseline, three, domains)}
+        return {**errors, "selected": list(model.selected), "epsilon_spent": model.epsilon_spent,
+                "sizes": (len(synthetic), len(baseline)), "heights": (conditional(synthetic), conditional(baseline))}
+
+    # two model fits per ε (≈ 0.25 s): once per value of a 1-2-5 grid, so a move is a lookup
+    slider = epsilon_slider(epsilon, -1.0, 1.0, mantissas=(1.0, 2.0, 5.0))
+    fit = on_grid(fit, [(value,) for _, value in slider.options])
+
+    def update(epsilon: float) -> dict:
+        result = fit(epsilon)
+        errors = result
+        for bars, heights in zip((sme, indep), result["heights"]):
+            for bar, height in zip(bars, heights):
+                bar.set_height(height)
         title.set_text(label(
             zh=f"ε = {epsilon:.3g}:工作负载误差 二维 {errors['sme_2way']:.3f}(独立 {errors['indep_2way']:.3f}),三维 {errors['sme_3way']:.3f}(独立 {errors['indep_3way']:.3f})",
             en=f"ε = {epsilon:.3g}: workload error 2-way {errors['sme_2way']:.3f} (indep. {errors['indep_2way']:.3f}), 3-way {errors['sme_3way']:.3f} (indep. {errors['indep_3way']:.3f})"))
-        return {**errors, "selected": list(model.selected), "epsilon_spent": model.epsilon_spent,
-                "sizes": (len(synthetic), len(baseline))}
+        return {k: v for k, v in result.items() if k != "heights"}
 
-    return _assemble(fig, {"epsilon": epsilon_slider(epsilon, -1.0, 1.0)}, update,
+    return _assemble(fig, {"epsilon": slider}, update,
                      {"sme": sme, "indep": indep, "title": title}, height_px=320)

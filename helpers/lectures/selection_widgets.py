@@ -15,9 +15,9 @@ import numpy as np
 from helpers import mechanisms as mech
 from helpers import selection
 from helpers._validation import check_epsilon, check_int
-from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
-from helpers.plots import label, new_figure
-from helpers.widgets import LiveFigure, _assemble, epsilon_slider
+from helpers.lectures.i18n import tr  # widget text; figure text uses label (CJK-font aware)
+from helpers.lectures.plots import label, new_figure
+from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
 
 __all__ = ["PUMPKIN_BUDGETS", "pumpkin_prices", "pumpkin_revenue", "pricing_summary", "pricing_widget"]
 

@@ -6,8 +6,9 @@ A self-check cell looks like::
     check_answer("6.3-guarantee", answer)
 
 With ``answer = None`` it prints that the question is not answered yet (so the notebook still
-runs top to bottom headless). Otherwise it ``assert``-s the answer and, on a wrong one, fails with
-a hint (an ``AssertionError`` whose message says what to reconsider). Answers that are functions
+runs top to bottom headless). A right answer prints "正确!"; a wrong one raises
+:class:`SelfCheckFailed`, which IPython shows as one message (your answer, what is expected,
+a hint) instead of a traceback through this module. Answers that are functions
 are called on a few inputs and compared with the course's reference (:mod:`helpers`).
 The expected values are computed here from the course's helpers, not typed in the notebook.
 """
@@ -18,9 +19,9 @@ import math
 from typing import Any, Callable
 
 from helpers._validation import fail
-from helpers.i18n import tr
+from helpers.lectures.i18n import tr
 
-__all__ = ["QUESTIONS", "expected_answer", "check_answer"]
+__all__ = ["QUESTIONS", "SelfCheckFailed", "expected_answer", "check_answer", "expect"]
 
 
 def _guarantee() -> float:
@@ -91,11 +92,43 @@ def expected_answer(key: str) -> float:
     return float(QUESTIONS[key][0]())
 
 
-def check_answer(key: str, answer: Any) -> bool | None:
+class SelfCheckFailed(AssertionError):
+    """A wrong self-check answer, shown as one message: what you answered, what is expected, a hint.
+
+    IPython renders an exception's ``_render_traceback_()`` instead of its traceback, so the
+    student reads the message and not the checking code (Jupyter, nbclient and nbgrader all
+    go through IPython). Outside IPython it is an ordinary ``AssertionError``.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[0;31m✗\x1b[0m {line}" if i == 0 else f"  {line}" for i, line in enumerate(str(self).splitlines())]
+
+
+def _failed(measured: str, expected: str, hint: str) -> SelfCheckFailed:
+    # a hint written in a notebook may already open with "练习 3 不对。"
+    title = () if ("不对" in hint or "not right" in hint.lower()) else (tr(zh="不对。", en="Not right."),)
+    return SelfCheckFailed("\n".join((*title, hint,
+                                       tr(zh=f"你的答案:{measured}", en=f"your answer: {measured}"),
+                                       tr(zh=f"期望:{expected}", en=f"expected: {expected}"))))
+
+
+def expect(correct: bool, answer: Any, hint: str) -> None:
+    """A self-check written in the notebook: raise :class:`SelfCheckFailed` unless ``correct``.
+
+    ``expect(answer == 2, answer, tr(zh="提示:…", en="Hint: …"))`` — the hint says what to
+    reconsider; the expected value itself is not shown (finding it is the exercise).
+    """
+    if not correct:
+        raise _failed(repr(answer), tr(zh="另一个值(参考答案不直接显示)", en="another value (the reference is not shown)"), hint)
+
+
+def check_answer(key: str, answer: Any) -> None:
     """Check a self-check answer on the spot; ``None`` means "not answered yet".
 
-    Returns True for a right answer and None when not answered. A wrong answer raises
-    ``AssertionError`` with a hint (the point of the exercise: read it and try again).
+    Prints "正确!" for a right answer and returns nothing (a cell ending in the call shows no
+    stray ``True``). A wrong answer raises :class:`SelfCheckFailed` (an ``AssertionError``): one
+    message with the answer, what is expected (the tolerance, not the reference value: finding
+    it is the exercise) and a hint.
     """
     if key not in QUESTIONS:
         raise fail("check_answer", "key", f"one of {sorted(QUESTIONS)}", key)
@@ -105,22 +138,26 @@ def check_answer(key: str, answer: Any) -> bool | None:
         print(tr(zh="还没作答:把 None 换成你的答案,再运行这个单元格。", en="Not answered yet: replace None by your answer and run this cell again."))
         return None
     if inputs:  # the answer is a function
-        assert callable(answer), tr(zh="这里要填一个函数(def ...)。", en="This answer must be a function (def ...).")
+        if not callable(answer):
+            raise _failed(repr(answer), tr(zh="一个函数(def ...)", en="a function (def ...)"), hint)
         for args in inputs:
             want = reference(*args)
             try:
                 got = float(answer(*args))
             except Exception as exc:  # shown as the hint, not a bare traceback of the student's code
-                raise AssertionError(tr(zh=f"调用 {args} 时出错:{exc!r}。", en=f"calling it with {args} failed: {exc!r}.") + hint) from None
-            assert math.isfinite(got) and abs(got - want) <= tol * max(1.0, abs(want)), (
-                tr(zh=f"输入 {args} 时得到 {got:.6g},不对。", en=f"for inputs {args} you return {got:.6g}, which is wrong. ") + hint)
+                raise _failed(tr(zh=f"调用 {args} 时出错:{exc!r}", en=f"calling it with {args} failed: {exc!r}"),
+                              tr(zh="一个数", en="a number"), hint) from None
+            if not (math.isfinite(got) and abs(got - want) <= tol * max(1.0, abs(want))):
+                raise _failed(tr(zh=f"输入 {args} 时返回 {got:.6g}", en=f"for inputs {args} it returns {got:.6g}"),
+                              tr(zh=f"与参考函数的相对误差不超过 {tol:g}", en=f"within a relative {tol:g} of the reference"), hint)
     else:
         try:
             got = float(answer)
         except (TypeError, ValueError):
-            raise AssertionError(tr(zh="这里要填一个数。", en="This answer must be a number. ") + hint) from None
+            raise _failed(repr(answer), tr(zh="一个数", en="a number"), hint) from None
         want = reference()
-        assert math.isfinite(got) and abs(got - want) <= tol, (
-            tr(zh=f"{got:g} 不对。", en=f"{got:g} is not right. ") + hint)
+        if not (math.isfinite(got) and abs(got - want) <= tol):
+            raise _failed(f"{got:g}", tr(zh=f"与参考答案相差不超过 {tol:g}(参考答案不直接显示)",
+                                         en=f"within {tol:g} of the reference (not shown)"), hint)
     print(tr(zh="正确!", en="Correct!"))
-    return True
+    return None
