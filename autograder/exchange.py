@@ -345,3 +345,11 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
             raise ExchangeError(
                 "Refused {} submission(s) of '{}' (not collected; every other submission was):\n  {}".format(
                     len(self.refused), self.coursedir.assignment_id, "\n  ".join(self.refused)))
+
+
+def configure(c) -> None:
+    """Select these classes in an nbgrader config ``c`` (``hub/jupyter/*/nbgrader_config.py``)."""
+    for action, cls in (("release_assignment", ExchangeReleaseAssignment), ("release_feedback", ExchangeReleaseFeedback),
+                        ("fetch_assignment", ExchangeFetchAssignment), ("fetch_feedback", ExchangeFetchFeedback),
+                        ("submit", ExchangeSubmit), ("collect", ExchangeCollect)):
+        setattr(c.ExchangeFactory, action, f"{__name__}.{cls.__name__}")

@@ -8,6 +8,13 @@ Formgrader hides the hidden tests, as the headless autograder's feedback does
 """
 c = get_config()  # noqa: F821  (injected by nbgrader)
 
+from autograder.exchange import configure  # noqa: E402
+
+# Collect attributes a submission to its owner and its time to the kernel's ctime,
+# refusing (not warning about) anything else; release never reuses a planted folder
+# (hub/README.md, "The exchange").
+configure(c)
+
 try:
     from autograder.feedback import StripHiddenTests
 except ImportError:       # autograder reorganized: nbgrader's default feedback
