@@ -27,13 +27,13 @@ Then the course itself, as nbgrader's "Using nbgrader with JupyterHub" docs lay 
   found there owned by anyone else, or a symlink, is moved aside (printed);
 - ``SRV/bundle/``: the student bundle (``python -m autograder bundle``), root-owned,
   world-readable: it has been checked for solutions and hidden tests;
-- the course's Python, which runs every student's server and the Formgrader:
-  ``SRV/app/`` (a root-owned copy of the course package: ``autograder/``, ``helpers/``,
-  ``course/data/``, ``nbgrader_templates/``, ``pyproject.toml``) installed editable into the
+- the course's Python, which runs every student's server and the Formgrader: the
   virtualenv ``SRV/venv`` (``--venv``), built from ``requirements.txt`` with a base
-  interpreter every account can run (rebuilt only when requirements.txt, pyproject.toml
-  or the interpreter change); ``SRV/jupyter/{student,grader}`` (copies of hub/jupyter/)
-  and ``SRV/grade.sh``.
+  interpreter every account can run (rebuilt only when requirements.txt or the
+  interpreter change), with ``VENV/app/`` (a root-owned copy of the course package:
+  ``autograder/``, ``helpers/``, ``course/data/``, ``nbgrader_templates/``,
+  ``pyproject.toml``, refreshed on every run) installed editable;
+  ``SRV/jupyter/{student,grader}`` (copies of hub/jupyter/) and ``SRV/grade.sh``.
 
 Nothing outside the course's own folders changes: the students' servers need nothing from
 the checkout, so the checkout root becomes 0700 (and ``source/``, ``tests/``, ``.git``,
@@ -184,44 +184,51 @@ def base_python() -> str:
 APP_PARTS = ("pyproject.toml", "autograder", "helpers", "course/data", "nbgrader_templates")
 
 
-def build_course_python(srv: Path, venv: Path) -> Path:
-    """``SRV/app`` (the course package, copied) installed editable into ``venv``; returns its python.
+def build_course_python(venv: Path) -> Path:
+    """The course's virtualenv ``venv`` with the course package copied into ``venv/app``; returns its python.
 
-    The virtualenv is rebuilt only when requirements.txt, pyproject.toml or the interpreter
-    change (a stamp file); the copy of the package is refreshed on every run.
+    The packages are installed only when requirements.txt or the interpreter change (a
+    stamp file); the copy of the course package is refreshed on every run (installed
+    editable, so a refreshed copy needs no reinstall unless pyproject.toml changed).
     """
-    app = srv / "app"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
-    shutil.rmtree(app, ignore_errors=True)
-    for part in APP_PARTS:
-        src = REPO / part
-        if src.is_dir():
-            shutil.copytree(src, app / part, ignore=ignore)
-        elif src.exists():
-            (app / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, app / part)
-    for root, dirs, files in os.walk(app):
-        os.chmod(root, 0o755)
-        for f in files:
-            os.chmod(os.path.join(root, f), 0o644)
     base = base_python()
-    want = hashlib.sha256(b"".join([(REPO / "requirements.txt").read_bytes(), (REPO / "pyproject.toml").read_bytes(),
-                                    base.encode(), str(venv).encode()])).hexdigest()
+    want = hashlib.sha256(b"".join([(REPO / "requirements.txt").read_bytes(), base.encode(),
+                                    str(venv).encode()])).hexdigest()
     venv.parent.mkdir(parents=True, exist_ok=True)
+    python = venv / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     with open(f"{venv}.lock", "w") as lock:       # several provisionings may share one venv (tests)
         fcntl.flock(lock, fcntl.LOCK_EX)
-        stamp = venv / ".dp-course-stamp"
-        if not (stamp.exists() and stamp.read_text() == want and (venv / "bin" / "python").exists()):
+        stamp = venv / ".dp-course-requirements"
+        if not (stamp.exists() and stamp.read_text() == want and python.exists()):
             print(f"building the course's Python in {venv} (from requirements.txt; a few minutes)")
             shutil.rmtree(venv, ignore_errors=True)
-            pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
             subprocess.run([base, "-m", "venv", str(venv)], check=True)
-            subprocess.run([*pip, "-r", str(REPO / "requirements.txt")], check=True)
-            subprocess.run([*pip, "--no-deps", "--no-build-isolation", "-e", str(app)], check=True,
-                           capture_output=True)
+            subprocess.run([*pip, "-r", str(REPO / "requirements.txt")], check=True, capture_output=True)
             stamp.write_text(want)
+        app = venv / "app"
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
+        shutil.rmtree(app, ignore_errors=True)
+        for part in APP_PARTS:
+            src = REPO / part
+            if src.is_dir():
+                shutil.copytree(src, app / part, ignore=ignore)
+            elif src.exists():
+                (app / part).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, app / part)
+        app_stamp = venv / ".dp-course-app"
+        project = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
+        if not (app_stamp.exists() and app_stamp.read_text() == project):
+            result = subprocess.run([*pip, "--no-deps", "-e", str(app)], capture_output=True, text=True)
+            if result.returncode:
+                raise RuntimeError(f"installing the course package into {venv} failed:\n{result.stderr[-3000:]}")
+            app_stamp.write_text(project)
+        for root, dirs, files in os.walk(app):
+            os.chmod(root, 0o755)
+            for f in files:
+                os.chmod(os.path.join(root, f), 0o644)
         os.chmod(venv, 0o755)
-    return venv / "bin" / "python"
+    return python
 
 
 def install_configs(srv: Path, grader: pwd.struct_passwd) -> None:
@@ -355,7 +362,7 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
     fill_gradebook(course, roster, grader)
 
     bundle = build_bundle(srv)
-    python = build_course_python(srv, Path(venv) if venv else srv / "venv")
+    python = build_course_python(Path(venv) if venv else srv / "venv")
     install_configs(srv, grader)
     locked, without = [], []
     for person in roster:
