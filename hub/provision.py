@@ -217,9 +217,12 @@ def build_course_python(venv: Path) -> Path:
                 (app / part).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, app / part)
         app_stamp = venv / ".dp-course-app"
-        project = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
+        project = hashlib.sha256((REPO / "pyproject.toml").read_bytes() + b"compat").hexdigest()
         if not (app_stamp.exists() and app_stamp.read_text() == project):
-            result = subprocess.run([*pip, "--no-deps", "-e", str(app)], capture_output=True, text=True)
+            # compat: a path entry, so that a folder named autograder/ in the working directory
+            # (grade.sh's output in the course root) cannot shadow the package as a namespace package
+            result = subprocess.run([*pip, "--no-deps", "--config-settings", "editable_mode=compat", "-e", str(app)],
+                                    capture_output=True, text=True)
             if result.returncode:
                 raise RuntimeError(f"installing the course package into {venv} failed:\n{result.stderr[-3000:]}")
             app_stamp.write_text(project)
