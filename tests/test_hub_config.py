@@ -74,7 +74,9 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     services = {s["name"]: s for s in hub.services}
     formgrader = services["dp-course"]
     assert formgrader["user"] == "grader-dp-course"
-    assert formgrader["environment"]["JUPYTER_CONFIG_PATH"].endswith("hub/jupyter/grader")
+    # provisioning's copy outside the checkout, run by the course's Python outside it too
+    assert formgrader["environment"]["JUPYTER_CONFIG_PATH"].endswith("srv/jupyter/grader")
+    assert formgrader["command"][0].endswith("srv/venv/bin/jupyterhub-singleuser")
     assert "jupyterhub_idle_culler" in services["idle-culler"]["command"]
 
     roles = {r["name"]: r for r in hub.load_roles}
@@ -91,7 +93,8 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     assert not config.Authenticator.admin_users
 
     env = config.Spawner.environment
-    assert env["JUPYTER_CONFIG_PATH"].endswith("hub/jupyter/student")
+    assert env["JUPYTER_CONFIG_PATH"].endswith("srv/jupyter/student")
+    assert config.Spawner.cmd[0].endswith("srv/venv/bin/jupyterhub-singleuser")
     assert config.Spawner.notebook_dir == "~" and "source" not in config.Spawner.default_url
     assert config.Spawner.mem_limit == 2 * 2**30
     assert hub.bind_url.startswith("http://127.0.0.1:")
