@@ -324,3 +324,45 @@ def test_demo_passwords_are_removed_without_the_flag(klass, graded):
 
     with pytest.raises(pamela.PAMError):
         pamela.authenticate(TEACHER, f"demo-{TEACHER}", service="login")
+
+
+@pytest.mark.nbgrader
+def test_exchange_classes_work_for_one_account(tmp_path):
+    """`make lab`'s setting: one OS account, the course-local exchange not laid out beforehand.
+
+    Release creates the course folders itself (inbound/ sticky, the root 1777), and fetch,
+    submit and collect succeed for the account's own name; runs as any user (no root).
+    """
+    import getpass
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("corpus_build_x", ROOT / "tests" / "corpus" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    course = build.make_course(tmp_path / "course", [ASSIGNMENT])
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as handle:
+        handle.write("\nfrom autograder.exchange import configure\nconfigure(c)\n")
+    env = build.nbgrader_env(HOME=str(tmp_path / "home"))
+    env.pop("NBGRADER_EXCHANGE", None)
+    me = getpass.getuser()
+    build.run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", env=env)
+    build.run_nbgrader(course, "release_assignment", ASSIGNMENT, "--force", env=env)
+    exchange = course / "nbgrader_exchange"
+    assert stat.S_IMODE(exchange.stat().st_mode) == 0o1777
+    assert (exchange / "dp-course" / "inbound").stat().st_mode & stat.S_ISVTX
+    build.run_nbgrader(course, "fetch_assignment", ASSIGNMENT, env=env)
+    build.run_nbgrader(course, "submit", ASSIGNMENT, env=env)
+    before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    result = build.run_nbgrader(course, "collect", ASSIGNMENT, env=env)
+    assert "Refused" not in result.stdout + result.stderr
+    submitted = course / "submitted" / me / ASSIGNMENT
+    assert (submitted / f"{ASSIGNMENT}.ipynb").exists()
+    from nbgrader.utils import parse_utc
+
+    stamp = parse_utc((submitted / "timestamp.txt").read_text().strip())
+    assert before - datetime.timedelta(seconds=60) <= stamp <= before + datetime.timedelta(seconds=2)
+    # the same account claiming another name is refused, and collect says so (exit 1)
+    build.run_nbgrader(course, "submit", ASSIGNMENT, "--student=somebody-else", env=env)
+    refused = build.run_nbgrader(course, "collect", ASSIGNMENT, "--update", env=env, check=False)
+    assert refused.returncode != 0
+    assert "no OS account named 'somebody-else'" in refused.stdout + refused.stderr
