@@ -6,6 +6,8 @@ exchange (NBGRADER_EXCHANGE, set by the hub). Here: feedback generated from the
 Formgrader hides the hidden tests, as the headless autograder's feedback does
 (nbgrader issue #917).
 """
+import os
+
 c = get_config()  # noqa: F821  (injected by nbgrader)
 
 from autograder.exchange import configure  # noqa: E402
@@ -14,6 +16,8 @@ from autograder.exchange import configure  # noqa: E402
 # refusing (not warning about) anything else; release never reuses a planted folder
 # (hub/README.md, "The exchange").
 configure(c)
+if os.environ.get("DP_EXCHANGE_UID_BASE"):      # Kubernetes: uids from hub names (hub/z2jh/)
+    c.ExchangeCollect.uid_base = int(os.environ["DP_EXCHANGE_UID_BASE"])
 
 try:
     from autograder.feedback import StripHiddenTests
