@@ -82,20 +82,20 @@ def _owner_name(uid: int) -> str:
 def check_tree(path: str, uid: int) -> None:
     """Raise `Refused` unless ``path`` and everything below it belong to ``uid``.
 
-    Owned by ``uid``, not writable by group or others, no symlinks, only regular files
+    Owned by ``uid``, not writable by others, no symlinks, only regular files
     and folders: what the course account releases, checked by the student before use.
     """
-    for root, dirs, files in os.walk(path):
-        for name in [root, *(os.path.join(root, d) for d in dirs), *(os.path.join(root, f) for f in files)]:
-            st = os.lstat(name)
-            if stat.S_ISLNK(st.st_mode):
-                raise Refused(f"{name} is a symlink")
-            if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
-                raise Refused(f"{name} is not a regular file or folder")
-            if st.st_uid != uid:
-                raise Refused(f"{name} is owned by {_owner_name(st.st_uid)}, not by {_owner_name(uid)}")
-            if st.st_mode & 0o022:
-                raise Refused(f"{name} is writable by others (mode {stat.S_IMODE(st.st_mode):o})")
+    below = (os.path.join(root, n) for root, dirs, files in os.walk(path) for n in dirs + files)
+    for name in (path, *below):      # os.walk yields nothing for a file: check path itself first
+        st = os.lstat(name)
+        if stat.S_ISLNK(st.st_mode):
+            raise Refused(f"{name} is a symlink")
+        if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+            raise Refused(f"{name} is not a regular file or folder")
+        if st.st_uid != uid:
+            raise Refused(f"{name} is owned by {_owner_name(st.st_uid)}, not by {_owner_name(uid)}")
+        if st.st_mode & 0o002:     # group-writable is the owner's private group (umask 002)
+            raise Refused(f"{name} is writable by others (mode {stat.S_IMODE(st.st_mode):o})")
 
 
 class _Checked(default.Exchange):
@@ -137,7 +137,7 @@ class _Checked(default.Exchange):
         st = os.lstat(course)
         if not stat.S_ISDIR(st.st_mode):
             self.fail(f"{course} is not a folder: refused")
-        if st.st_mode & 0o022:
+        if st.st_mode & 0o002:
             self.fail(f"{course} is writable by others (mode {stat.S_IMODE(st.st_mode):o}): refused")
         return st.st_uid
 
@@ -169,7 +169,7 @@ class ExchangeFetchAssignment(_Checked, default.ExchangeFetchAssignment):
         owner = self.course_owner()
         try:
             st = os.lstat(self.outbound_path)
-            if st.st_uid != owner or st.st_mode & 0o022 or not stat.S_ISDIR(st.st_mode):
+            if st.st_uid != owner or st.st_mode & 0o002 or not stat.S_ISDIR(st.st_mode):
                 raise Refused(f"{self.outbound_path} is not the course account's own folder")
             check_tree(self.src_path, owner)
         except Refused as why:
@@ -184,7 +184,7 @@ class ExchangeFetchFeedback(_Checked, default.ExchangeFetchFeedback):
         owner = self.course_owner()
         try:
             st = os.lstat(self.outbound_path)
-            if st.st_uid != owner or st.st_mode & 0o022 or not stat.S_ISDIR(st.st_mode):
+            if st.st_uid != owner or st.st_mode & 0o002 or not stat.S_ISDIR(st.st_mode):
                 raise Refused(f"{self.outbound_path} is not the course account's own folder")
             for _, _, path in self.feedback_files:
                 check_tree(path, owner)
