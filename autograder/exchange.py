@@ -128,8 +128,9 @@ class _Checked(default.Exchange):
         if st.st_uid != os.geteuid():
             self.fail(f"{path} is owned by {_owner_name(st.st_uid)}, not by you: refused "
                       "(someone else created it; the exchange's course folders belong to the course account)")
-        if stat.S_IMODE(st.st_mode) != stat.S_IMODE(mode):
-            os.chmod(path, mode)
+        wanted = stat.S_IMODE(mode) | (st.st_mode & stat.S_ISVTX)   # never drop inbound/'s sticky bit
+        if stat.S_IMODE(st.st_mode) != wanted:
+            os.chmod(path, wanted)
 
     def course_owner(self) -> int:
         """The uid owning this course's folder in the exchange (the course account)."""
