@@ -308,14 +308,25 @@ def test_host_is_not_loosened(klass, graded):
     assert ok.stdout.strip() == "True"
 
 
-def test_demo_passwords_are_removed_without_the_flag(klass, graded):
-    """Provisioning again without --demo-passwords leaves no account with demo-<id>."""
+def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass, graded):
+    """Provisioning again without --demo-passwords leaves no account with demo-<id>, and a
+    course folder someone else made in the exchange (as nbgrader's 0777 root allowed) is
+    moved aside, not used."""
     sys.path.insert(0, str(HUB))
     import provision
 
+    c: Class = klass["class"]
+    course = c.exchange / "dp-course"
+    shutil.move(str(course), str(c.srv / "old-course"))     # what alice's `mv` did under the old layout
+    planted = c.shell(ALICE, f'mkdir -p "{course}/outbound/{ASSIGNMENT}" && '
+                             f'echo planted > "{course}/outbound/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"')
+    assert planted.returncode == 0, planted.stderr
     assert provision.has_demo_password(TEACHER)
     again = subprocess.run(klass["provision"], capture_output=True, text=True)
     assert again.returncode == 0, again.stdout + again.stderr
+    assert "moved to" in again.stdout
+    assert course.stat().st_uid == pwd.getpwnam(GRADER).pw_uid
+    assert not (course / "outbound" / ASSIGNMENT).exists()
     assert "removed the demo passwords" in again.stdout and "no password yet" in again.stdout
     for person in (TEACHER, ALICE, BOB, CAROL):
         assert not provision.has_demo_password(person)
