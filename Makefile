@@ -77,10 +77,13 @@ test: install browser sandbox
 	$(BIN)/python -m pytest -n $(JOBS) --timeout=900
 
 # The class server: JupyterHub + nbgrader for the roster hub/roster.csv (see README, "A class
-# server"). Needs root: it creates OS users. HUB_ARGS go to hub/provision.py (drop
-# --demo-passwords for a real class and set passwords yourself); DP_HUB_* variables in
+# server"). Needs root: it creates OS users. No account gets a password: set them yourself
+# (`sudo passwd ID`, `sudo chpasswd`) or use LTI 1.3 (hub/README.md). `sudo make hub DEMO=1`
+# gives everyone the guessable demo-<id> (a demo on loopback only); a later run without
+# DEMO=1 removes those again. HUB_ARGS go to hub/provision.py; DP_HUB_* variables in
 # hub/jupyterhub_config.py (port, folders, culling, limits).
-HUB_ARGS ?= --demo-passwords
+DEMO ?=
+HUB_ARGS ?=
 CHP := hub/node_modules/.bin/configurable-http-proxy
 
 $(CHP): hub/package.json hub/package-lock.json
@@ -90,7 +93,7 @@ $(CHP): hub/package.json hub/package-lock.json
 
 hub: install $(CHP)
 	@test "$$(id -u)" = 0 || { echo "make hub creates OS users and spawns servers as them: run it as root (sudo make hub)" >&2; exit 1; }
-	$(BIN)/python hub/provision.py $(HUB_ARGS)
+	$(BIN)/python hub/provision.py $(if $(DEMO),--demo-passwords) $(HUB_ARGS)
 	$(BIN)/jupyterhub -f hub/jupyterhub_config.py
 
 bench: install

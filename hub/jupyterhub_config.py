@@ -7,6 +7,7 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 |---|---|---|
 | ``DP_HUB_IP`` / ``DP_HUB_PORT`` | 127.0.0.1 / 8000 | where the proxy listens (0.0.0.0 behind TLS for a class) |
 | ``DP_HUB_SRV`` | /srv/dp-course | course root, exchange, bundle (``hub/provision.py``) |
+| ``DP_HUB_VENV`` | ``$DP_HUB_SRV/venv`` | the course's Python that runs the servers (``provision.py --venv``) |
 | ``DP_HUB_STATE`` | ``$DP_HUB_SRV/hub`` | hub database, cookie secret, proxy pid file |
 | ``DP_HUB_ROSTER`` | hub/roster.csv | who may log in, who is an instructor |
 | ``DP_HUB_AUTH`` | pam | ``pam`` (OS accounts) or ``lti13`` (see hub/lti13_config.py) |
@@ -33,10 +34,12 @@ c = get_config()  # noqa: F821  (injected by JupyterHub)
 
 HUB = Path(__file__).resolve().parent
 REPO = HUB.parent
-VENV_BIN = Path(sys.executable).parent          # the hub runs from the course's .venv
 COURSE_ID = "dp-course"
 GRADER = f"grader-{COURSE_ID}"
 SRV = Path(os.environ.get("DP_HUB_SRV", "/srv/dp-course"))
+# students' servers and the Formgrader run from the course's Python that provisioning built
+# outside the checkout (the hub itself runs as root from the checkout's .venv)
+VENV_BIN = Path(os.environ.get("DP_HUB_VENV", SRV / "venv")) / "bin"
 STATE = Path(os.environ.get("DP_HUB_STATE", SRV / "hub"))
 ROSTER = Path(os.environ.get("DP_HUB_ROSTER", HUB / "roster.csv"))
 IP = os.environ.get("DP_HUB_IP", "127.0.0.1")
@@ -115,7 +118,8 @@ c.JupyterHub.services = [
         "environment": {
             "PATH": PATH,
             "NBGRADER_EXCHANGE": str(SRV / "exchange"),
-            "JUPYTER_CONFIG_PATH": str(HUB / "jupyter" / "grader"),
+            "JUPYTER_CONFIG_PATH": str(SRV / "jupyter" / "grader"),
+            "DP_PYTHON": str(VENV_BIN / "python"),      # SRV/grade.sh
             "JUPYTERHUB_DEFAULT_URL": "/formgrader",
             "MPLBACKEND": "Agg",
         },
@@ -178,7 +182,7 @@ c.Spawner.environment = {
     "NBGRADER_EXCHANGE": str(SRV / "exchange"),
     # student configuration first: Assignment List and Validate only (no Formgrader, no
     # create-assignment toolbar, no course list)
-    "JUPYTER_CONFIG_PATH": str(HUB / "jupyter" / "student"),
+    "JUPYTER_CONFIG_PATH": str(SRV / "jupyter" / "student"),
 }
 c.Spawner.env_keep = ["LANG", "LC_ALL"]
 # stopping a server: SIGINT, then SIGTERM after 3 s (a culled or hub-stopped server goes quickly)

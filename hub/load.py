@@ -83,10 +83,12 @@ class Hub:
         self.token = secrets.token_hex(32)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        # the course's Python: DP_HUB_VENV (e.g. /srv/dp-course/venv of `make hub`) saves building one
+        venv = Path(os.environ.get("DP_HUB_VENV", self.srv / "venv"))
         env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
                    DP_HUB_SRV=str(self.srv), DP_HUB_STATE=str(self.srv / "hub"), DP_HUB_PORT=str(self.port),
-                   DP_HUB_ROSTER=str(roster), DP_HUB_LOAD_TOKEN=self.token)
-        provision.provision(roster, self.srv, reset=True)
+                   DP_HUB_ROSTER=str(roster), DP_HUB_LOAD_TOKEN=self.token, DP_HUB_VENV=str(venv))
+        provision.provision(roster, self.srv, reset=True, venv=venv)
         self.log = open(self.srv / "hub.log", "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB / "jupyterhub_config.py")],
                                      cwd=self.srv, env=env, stdin=subprocess.DEVNULL, stdout=self.log,

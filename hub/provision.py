@@ -1,12 +1,15 @@
 """Create the class on this machine from the roster (run as root; idempotent).
 
     .venv/bin/python hub/provision.py [--roster hub/roster.csv] [--srv /srv/dp-course]
-                                      [--demo-passwords] [--reset]
+                                      [--venv SRV/venv] [--demo-passwords] [--reset]
 
 For every row of the roster (``id,name,role``; role ``instructor`` or ``student``):
-an OS account ``id`` with a private home (0700), the lecture notebooks of the
-student bundle in ``~/course`` (copied once; never ``source/``), and with
-``--demo-passwords`` the password ``demo-<id>`` (demo only: the README says so).
+an OS account ``id`` with a private home (0700) and the lecture notebooks of the
+student bundle in ``~/course`` (copied once; never ``source/``). Passwords: with
+``--demo-passwords`` (demo and tests only) ``demo-<id>``; without it, a password that is
+still ``demo-<id>`` from an earlier demo run is removed (the account is locked until the
+instructor sets one with ``passwd``/``chpasswd``), and the accounts without a password
+are listed.
 
 Then the course itself, as nbgrader's "Using nbgrader with JupyterHub" docs lay it out:
 
@@ -16,16 +19,27 @@ Then the course itself, as nbgrader's "Using nbgrader with JupyterHub" docs lay 
   ``source/``, ``release/`` and ``nbgrader_config.py``, and ``gradebook.db`` whose
   student roster is filled from the same roster file (first and last names, so the
   Formgrader shows names, not "None, None");
-- ``SRV/exchange/``: nbgrader's exchange, mode 0777 as nbgrader requires (each
-  course folder in it is created by ``release_assignment`` with the right modes);
+- ``SRV/exchange/``: nbgrader's exchange for ``autograder.exchange`` (hub/README.md,
+  "The exchange"): the root root-owned 1777 (sticky: no one renames or replaces another's
+  folder); ``dp-course/`` with ``outbound/`` (0755), ``inbound/`` (3733: students can
+  create their own submission folder but not list, rename or delete others') and
+  ``feedback/`` (0711) pre-created and owned by the course account. A course folder
+  found there owned by anyone else, or a symlink, is moved aside (printed);
 - ``SRV/bundle/``: the student bundle (``python -m autograder bundle``), root-owned,
-  world-readable: it has been checked for solutions and hidden tests.
+  world-readable: it has been checked for solutions and hidden tests;
+- the course's Python, which runs every student's server and the Formgrader: the
+  virtualenv ``SRV/venv`` (``--venv``), built from ``requirements.txt`` with a base
+  interpreter every account can run (rebuilt only when requirements.txt or the
+  interpreter change), with ``VENV/app/`` (a root-owned copy of the course package:
+  ``autograder/``, ``helpers/``, ``course/data/``, ``nbgrader_templates/``,
+  ``pyproject.toml``, refreshed on every run) installed editable;
+  ``SRV/jupyter/{student,grader}`` (copies of hub/jupyter/) and ``SRV/grade.sh``.
 
-The checkout is made unreadable for students where it holds answers: ``source/``,
-``tests/`` (the corpus has correct solutions), ``.git`` and ``hub/state`` become
-0700; the checkout root becomes 0711 (traversable, not listable), so the students'
-servers can still run ``.venv`` and import ``helpers``; every ancestor folder gets
-``o+x`` if it lacked it (printed).
+Nothing outside the course's own folders changes: the students' servers need nothing from
+the checkout, so the checkout root becomes 0700 (and ``source/``, ``tests/``, ``.git``,
+``hub/state`` too, should the root be loosened again). No folder above it is touched
+(earlier versions added ``o+x`` to ``/root`` and the folders above the checkout; see
+hub/README.md to undo that).
 
 ``--reset`` (demo and tests only) first deletes ``SRV/course``, ``SRV/exchange``,
 ``SRV/bundle`` and, in each roster member's home, ``~/course``, nbgrader's submission cache, the saved JupyterLab
@@ -37,6 +51,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import fcntl
+import hashlib
 import os
 import pwd
 import re
@@ -133,26 +149,171 @@ def fill_gradebook(course: Path, roster: list[dict], grader: pwd.struct_passwd) 
 
 
 def restrict_checkout(repo: Path = REPO) -> list[str]:
-    """Hide answers in the checkout from other OS users; keep .venv and helpers usable."""
+    """Make the checkout unreadable for every other account (no one needs it: ``SRV/venv`` runs the servers)."""
     changes = []
     for secret in ("source", "tests", ".git", "hub/state"):
         path = repo / secret
         if path.exists() and path.stat().st_mode & 0o077:
             path.chmod(0o700 if path.is_dir() else 0o600)
             changes.append(f"{path}: 0700")
-    mode = stat.S_IMODE(repo.stat().st_mode)
-    if mode & 0o066 or not mode & 0o001:
-        repo.chmod(0o711)
-        changes.append(f"{repo}: 0711 (traversable, not listable)")
-    # the venv's python is a symlink to the base interpreter (e.g. pyenv under /root)
-    interpreter = Path(os.path.realpath(sys.executable))
-    for path, why in ((repo, repo / ".venv"), (interpreter, interpreter), (Path(sys.base_prefix), sys.base_prefix)):
-        for parent in path.parents:
-            mode = stat.S_IMODE(parent.stat().st_mode)
-            if not mode & 0o001:
-                parent.chmod(mode | 0o001)
-                changes.append(f"{parent}: o+x (so the students' servers can reach {why})")
+    if stat.S_IMODE(repo.stat().st_mode) & 0o077:
+        repo.chmod(0o700)
+        changes.append(f"{repo}: 0700")
     return changes
+
+
+def _world_reachable(path: Path) -> bool:
+    """Every folder from / to ``path`` lets others traverse it, and ``path`` lets them read."""
+    path = Path(os.path.realpath(path))
+    return all(parent.stat().st_mode & 0o001 for parent in path.parents) and bool(path.stat().st_mode & 0o004)
+
+
+def base_python() -> str:
+    """An interpreter of this Python version that every account can run (not one under /root)."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    candidates = [os.path.join(sys.base_prefix, "bin", version), f"/usr/bin/{version}", f"/usr/local/bin/{version}"]
+    for candidate in candidates:
+        if os.path.exists(candidate) and _world_reachable(Path(candidate)) and \
+                _world_reachable(Path(os.path.realpath(candidate)).parents[1] / "lib" / version / "os.py"):
+            return candidate
+    raise PermissionError(f"no {version} that every account can run (tried {', '.join(candidates)}): "
+                          f"install one (Debian: apt-get install {version} {version}-venv) or run "
+                          "provisioning with a Python outside /root")
+
+
+APP_PARTS = ("pyproject.toml", "autograder", "helpers", "course/data", "nbgrader_templates")
+
+
+def build_course_python(venv: Path) -> Path:
+    """The course's virtualenv ``venv`` with the course package copied into ``venv/app``; returns its python.
+
+    The packages are installed only when requirements.txt or the interpreter change (a
+    stamp file); the copy of the course package is refreshed on every run (installed
+    editable, so a refreshed copy needs no reinstall unless pyproject.toml changed).
+    """
+    base = base_python()
+    want = hashlib.sha256(b"".join([(REPO / "requirements.txt").read_bytes(), base.encode(),
+                                    str(venv).encode()])).hexdigest()
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    python = venv / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    with open(f"{venv}.lock", "w") as lock:       # several provisionings may share one venv (tests)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = venv / ".dp-course-requirements"
+        if not (stamp.exists() and stamp.read_text() == want and python.exists()):
+            print(f"building the course's Python in {venv} (from requirements.txt; a few minutes)")
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([base, "-m", "venv", str(venv)], check=True)
+            subprocess.run([*pip, "-r", str(REPO / "requirements.txt")], check=True, capture_output=True)
+            stamp.write_text(want)
+        app = venv / "app"
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
+        shutil.rmtree(app, ignore_errors=True)
+        for part in APP_PARTS:
+            src = REPO / part
+            if src.is_dir():
+                shutil.copytree(src, app / part, ignore=ignore)
+            elif src.exists():
+                (app / part).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, app / part)
+        app_stamp = venv / ".dp-course-app"
+        project = hashlib.sha256((REPO / "pyproject.toml").read_bytes() + b"compat").hexdigest()
+        if not (app_stamp.exists() and app_stamp.read_text() == project):
+            # compat: a path entry, so that a folder named autograder/ in the working directory
+            # (grade.sh's output in the course root) cannot shadow the package as a namespace package
+            result = subprocess.run([*pip, "--no-deps", "--config-settings", "editable_mode=compat", "-e", str(app)],
+                                    capture_output=True, text=True)
+            if result.returncode:
+                raise RuntimeError(f"installing the course package into {venv} failed:\n{result.stderr[-3000:]}")
+            app_stamp.write_text(project)
+        for root, dirs, files in os.walk(app):
+            os.chmod(root, 0o755)
+            for f in files:
+                os.chmod(os.path.join(root, f), 0o644)
+        os.chmod(venv, 0o755)
+    return python
+
+
+def install_configs(srv: Path, grader: pwd.struct_passwd) -> None:
+    """``SRV/jupyter/{student,grader}`` and ``SRV/grade.sh``: what the servers read, outside the checkout."""
+    for kind in ("student", "grader"):
+        target = srv / "jupyter" / kind
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(REPO / "hub" / "jupyter" / kind, target, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(REPO / "hub" / "grade.sh", srv / "grade.sh")
+    for root, dirs, files in os.walk(srv / "jupyter"):
+        os.chmod(root, 0o755)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o644)
+    (srv / "grade.sh").chmod(0o755)
+
+
+def prepare_exchange(srv: Path, grader: pwd.struct_passwd) -> Path:
+    """The exchange root (1777) and the course's folders in it, owned by the course account."""
+    exchange = srv / "exchange"
+    if exchange.is_symlink() or (exchange.exists() and not exchange.is_dir()):
+        exchange.unlink()
+    exchange.mkdir(exist_ok=True)
+    os.chown(exchange, 0, 0)
+    exchange.chmod(0o1777)
+    course = exchange / COURSE_ID
+    layout = {"outbound": 0o755, "inbound": 0o3733, "feedback": 0o711}
+
+    def trusted(path: Path) -> bool:
+        # inbound/ is meant to be writable by students (its sticky bit keeps them apart)
+        st = os.lstat(path)
+        loose = st.st_mode & 0o022 and path.name != "inbound"
+        return stat.S_ISDIR(st.st_mode) and st.st_uid == grader.pw_uid and not loose
+
+    if course.exists() or course.is_symlink():
+        planted = not trusted(course) or any((course / sub).is_symlink() or ((course / sub).exists() and
+                                             not trusted(course / sub)) for sub in layout)
+        outbound = course / "outbound"
+        if not planted and outbound.is_dir():
+            for root, dirs, files in os.walk(outbound):
+                for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+                    st = os.lstat(name)
+                    planted |= st.st_uid != grader.pw_uid or bool(st.st_mode & 0o022) or stat.S_ISLNK(st.st_mode)
+        if planted:
+            aside = srv / f"exchange-untrusted-{int(os.path.getmtime(course))}"
+            shutil.move(str(course), str(aside))
+            os.chown(aside, 0, 0)
+            aside.chmod(0o700)
+            print(f"exchange: {course} was not the course account's own (planted?): moved to {aside}")
+    course.mkdir(exist_ok=True)
+    os.chown(course, grader.pw_uid, grader.pw_gid)
+    course.chmod(0o755)
+    for sub, mode in layout.items():
+        (course / sub).mkdir(exist_ok=True)
+        os.chown(course / sub, grader.pw_uid, grader.pw_gid)
+        (course / sub).chmod(mode)
+    return exchange
+
+
+def has_demo_password(name: str) -> bool:
+    """Whether ``name``'s password is still ``demo-<name>`` (compared with /etc/shadow)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import crypt   # removed in Python 3.13; the course pins 3.11
+
+    with open("/etc/shadow", encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split(":")
+            if fields[0] == name:
+                hashed = fields[1]
+                return hashed[:1] not in ("!", "*", "") and crypt.crypt(f"demo-{name}", hashed) == hashed
+    return False
+
+
+def password_set(name: str) -> bool:
+    with open("/etc/shadow", encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split(":")
+            if fields[0] == name:
+                return fields[1][:1] not in ("!", "*", "")
+    return False
 
 
 def build_bundle(srv: Path) -> Path:
@@ -167,7 +328,8 @@ def build_bundle(srv: Path) -> Path:
     return bundle
 
 
-def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, reset: bool = False) -> dict:
+def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, reset: bool = False,
+              venv: Path | None = None) -> dict:
     """Create users, course account, course folder, exchange and gradebook roster."""
     if os.geteuid() != 0:
         raise PermissionError("provisioning creates OS users: run it as root (sudo)")
@@ -186,9 +348,7 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
         shutil.rmtree(Path(grader.pw_dir) / ".jupyter" / "lab" / "workspaces", ignore_errors=True)
     subprocess.run(["passwd", "--lock", GRADER], check=True, capture_output=True)
 
-    exchange = srv / "exchange"
-    exchange.mkdir(exist_ok=True)
-    exchange.chmod(0o777)
+    exchange = prepare_exchange(srv, grader)
 
     course = srv / "course"
     if not course.is_dir():
@@ -198,11 +358,16 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
                             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
         shutil.copy2(REPO / "nbgrader_config.py", course / "nbgrader_config.py")
         print(f"created course root {course}")
+    if not (course / "nbgrader_templates").exists():   # offline MathJax (nbgrader_config.py)
+        shutil.copytree(REPO / "nbgrader_templates", course / "nbgrader_templates")
     chown_tree(course, grader)
     course.chmod(0o700)
     fill_gradebook(course, roster, grader)
 
     bundle = build_bundle(srv)
+    python = build_course_python(Path(venv) if venv else srv / "venv")
+    install_configs(srv, grader)
+    locked, without = [], []
     for person in roster:
         user = ensure_user(person["id"], person["name"])
         home = Path(user.pw_dir)
@@ -214,11 +379,24 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
             chown_tree(home / "course", user)
         if demo_passwords:
             set_password(person["id"], f"demo-{person['id']}")
+        elif has_demo_password(person["id"]):
+            # a demo run left a guessable password: remove it (the account stays, locked)
+            subprocess.run(["usermod", "--password", "!", person["id"]], check=True)
+            locked.append(person["id"])
+        if not demo_passwords and not password_set(person["id"]):
+            without.append(person["id"])
+    if locked:
+        print(f"removed the demo passwords of: {', '.join(locked)}")
+    if without:
+        print(f"no password yet (cannot log in): {', '.join(without)}; set them with "
+              "`sudo passwd ID` or `sudo chpasswd < FILE` (lines ID:PASSWORD), "
+              "or use LTI 1.3 (hub/README.md)")
     changes = restrict_checkout()
     for change in changes:
         print(f"permissions: {change}")
-    return {"roster": roster, "course": course, "exchange": exchange, "bundle": bundle,
-            "grader": GRADER, "permission_changes": changes}
+    return {"roster": roster, "course": course, "exchange": exchange, "bundle": bundle, "python": python,
+            "grader": GRADER, "permission_changes": changes, "demo_passwords_removed": locked,
+            "without_password": without}
 
 
 def main(argv=None) -> int:
@@ -226,13 +404,17 @@ def main(argv=None) -> int:
     parser.add_argument("--roster", type=Path, default=REPO / "hub" / "roster.csv")
     parser.add_argument("--srv", type=Path, default=DEFAULT_SRV,
                         help="folder for the course root, exchange and bundle (default %(default)s)")
+    parser.add_argument("--venv", type=Path, default=None,
+                        help="the course's virtualenv for the servers (default SRV/venv)")
     parser.add_argument("--demo-passwords", action="store_true",
-                        help="set the password demo-<id> for every roster member (demo only)")
+                        help="set the guessable password demo-<id> for every roster member (demo and tests "
+                             "only); without it, earlier demo passwords are removed")
     parser.add_argument("--reset", action="store_true",
                         help="delete the course, exchange and the members' course folders first (demo/tests)")
     args = parser.parse_args(argv)
     try:
-        result = provision(args.roster, args.srv, demo_passwords=args.demo_passwords, reset=args.reset)
+        result = provision(args.roster, args.srv, demo_passwords=args.demo_passwords, reset=args.reset,
+                           venv=args.venv)
     except (ValueError, PermissionError) as exc:
         parser.error(str(exc))
     people = ", ".join(f"{p['id']} ({p['role']})" for p in result["roster"])

@@ -74,7 +74,9 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     services = {s["name"]: s for s in hub.services}
     formgrader = services["dp-course"]
     assert formgrader["user"] == "grader-dp-course"
-    assert formgrader["environment"]["JUPYTER_CONFIG_PATH"].endswith("hub/jupyter/grader")
+    # provisioning's copy outside the checkout, run by the course's Python outside it too
+    assert formgrader["environment"]["JUPYTER_CONFIG_PATH"].endswith("srv/jupyter/grader")
+    assert formgrader["command"][0].endswith("srv/venv/bin/jupyterhub-singleuser")
     assert "jupyterhub_idle_culler" in services["idle-culler"]["command"]
 
     roles = {r["name"]: r for r in hub.load_roles}
@@ -91,7 +93,8 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     assert not config.Authenticator.admin_users
 
     env = config.Spawner.environment
-    assert env["JUPYTER_CONFIG_PATH"].endswith("hub/jupyter/student")
+    assert env["JUPYTER_CONFIG_PATH"].endswith("srv/jupyter/student")
+    assert config.Spawner.cmd[0].endswith("srv/venv/bin/jupyterhub-singleuser")
     assert config.Spawner.notebook_dir == "~" and "source" not in config.Spawner.default_url
     assert config.Spawner.mem_limit == 2 * 2**30
     assert hub.bind_url.startswith("http://127.0.0.1:")
@@ -148,3 +151,44 @@ def test_z2jh_values_match_the_chart_schema():
     assert keys.unknown_keys(values, tree) == ["hub.loadGroups", "singleuser.memmory"]
     manifests = list(yaml.safe_load_all((HUB / "z2jh" / "formgrader.yaml").read_text(encoding="utf-8")))
     assert {m["kind"] for m in manifests} == {"PersistentVolumeClaim", "Service", "Deployment"}
+
+
+def test_z2jh_students_get_the_uids_the_exchange_checks():
+    """On Kubernetes the exchange's identity is the pod's uid: values.yaml's extraConfig
+    spawns each student with autograder.exchange.uid_for, the Formgrader's Collect expects
+    the same (DP_EXCHANGE_UID_BASE), and a colliding uid refuses the spawn."""
+    from types import SimpleNamespace
+
+    from traitlets.config import Config
+
+    from autograder.exchange import uid_for
+
+    values = yaml.safe_load((HUB / "z2jh" / "values.yaml").read_text(encoding="utf-8"))
+    c = Config()
+    namespace = {"c": c}
+    exec(values["hub"]["extraConfig"]["dp-course-uids"], namespace)   # noqa: S102  (our own file)
+    spawn_uid = c.KubeSpawner.uid
+    manifests = list(yaml.safe_load_all((HUB / "z2jh" / "formgrader.yaml").read_text(encoding="utf-8")))
+    pod = next(m for m in manifests if m["kind"] == "Deployment")["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+    base = int(env["DP_EXCHANGE_UID_BASE"])
+    assert base == namespace["DP_UID_BASE"]
+    assert pod["securityContext"]["runAsUser"] < base        # the course account is no student
+
+    class Query:
+        def __init__(self, names):
+            self.names = names
+
+        def __call__(self, _model):
+            return [SimpleNamespace(name=n) for n in self.names]
+
+    names = ["alice", "bob", "carol", "王小明"]
+    uids = {spawn_uid(SimpleNamespace(user=SimpleNamespace(name=n), db=SimpleNamespace(query=Query(names))))
+            for n in names}
+    assert uids == {uid_for(n, base) for n in names} and len(uids) == len(names)
+    clash = SimpleNamespace(user=SimpleNamespace(name="alice"), db=SimpleNamespace(query=Query(["alice", "x"])))
+    namespace["dp_uid"] = lambda name: base     # every name maps to one uid: the spawn is refused
+    with pytest.raises(RuntimeError, match="collides"):
+        spawn_uid(clash)
+    layout = " ".join(pod["initContainers"][0]["command"])
+    assert "chmod 1777" in layout and "chmod 3733 $x/dp-course/inbound" in layout

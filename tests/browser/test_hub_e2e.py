@@ -31,6 +31,7 @@ assignment folders are reset at the start.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import re
@@ -60,6 +61,11 @@ SOLUTIONS = {   # typed into the notebook in the browser; tests/corpus variants
 EXPECTED = {"alice": 10.0, "bob": 8.0}
 
 pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(600)]
+
+
+def course_venv() -> Path:
+    """The course's Python for hub tests: one per checkout, reused across runs (provision.py locks it)."""
+    return Path(tempfile.gettempdir()) / f"dp-course-venv-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]}"
 
 
 def _free_port() -> int:
@@ -92,9 +98,12 @@ def hub():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HUB, check=True, capture_output=True)
     srv = Path(tempfile.mkdtemp(prefix="dp-hub-", dir="/tmp"))
     srv.chmod(0o755)
+    venv = course_venv()    # the course's Python, shared with tests/test_hub_attacks_exchange.py
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-               DP_HUB_SRV=str(srv), DP_HUB_STATE=str(srv / "hub"), DP_HUB_PORT=str(_free_port()))
-    subprocess.run([sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--reset", "--demo-passwords"],
+               DP_HUB_SRV=str(srv), DP_HUB_STATE=str(srv / "hub"), DP_HUB_PORT=str(_free_port()),
+               DP_HUB_VENV=str(venv))
+    subprocess.run([sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--reset", "--demo-passwords",
+                    "--venv", str(venv)],
                    env=env, check=True, capture_output=True)
     log = open(srv / "hub.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB / "jupyterhub_config.py")],
@@ -276,7 +285,7 @@ def test_class_server_end_to_end(hub):
             for attempt in range(3):     # keystrokes sent while the terminal connects can be lost
                 teacher.locator(".jp-Terminal .xterm-screen").first.click()
                 teacher.locator(".jp-Terminal .xterm-helper-textarea").first.focus()
-                teacher.keyboard.type(f"bash {HUB / 'grade.sh'} {ASSIGNMENT}\n")
+                teacher.keyboard.type(f"bash {hub['srv'] / 'grade.sh'} {ASSIGNMENT}\n")
                 deadline = time.monotonic() + 20
                 while not (course / "autograder").exists() and time.monotonic() < deadline:
                     teacher.wait_for_timeout(500)

@@ -8,7 +8,18 @@ Formgrader hides the hidden tests, as the headless autograder's feedback does
 (autograder/formgrader.py: student code only in the bubblewrap sandbox, as the course
 account never), whatever copy of the course's nbgrader_config.py the course root holds.
 """
+import os
+
 c = get_config()  # noqa: F821  (injected by nbgrader)
+
+from autograder.exchange import configure  # noqa: E402
+
+# Collect attributes a submission to its owner and its time to the kernel's ctime,
+# refusing (not warning about) anything else; release never reuses a planted folder
+# (hub/README.md, "The exchange").
+configure(c)
+if os.environ.get("DP_EXCHANGE_UID_BASE"):      # Kubernetes: uids from hub names (hub/z2jh/)
+    c.ExchangeCollect.uid_base = int(os.environ["DP_EXCHANGE_UID_BASE"])
 
 try:
     from autograder.feedback import StripHiddenTests

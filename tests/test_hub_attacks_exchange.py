@@ -1,0 +1,379 @@
+"""Issue 16's attacks on the class server's exchange, accounts and host, as tests.
+
+The class is provisioned once (``hub/provision.py`` into a temporary ``--srv``, its own
+roster ``dpx-*`` so that no other test's accounts are touched). Students act with the
+powers their JupyterLab terminal gives them: a shell as their OS user (``runuser``) and
+nbgrader as that user with the hub's student configuration. The instructor acts as the
+Formgrader does: ``NbGraderAPI.collect`` (what its Collect button posts to) as the course
+account, then ``SRV/grade.sh`` (the trusted grader and the gradebook import).
+
+Attacks (issue 16): graded as someone else, back-dated, hijacked the exchange, logged in
+as the instructor with a demo password, left the host looser. Each must fail, and the
+controls' grades stay exact (bob 8, carol 10, the attacker alice her own 10).
+
+Needs root (useradd, runuser); skipped with the reason otherwise. CI runs as root.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HUB = ROOT / "hub"
+ASSIGNMENT = "laplace"
+GRADER = "grader-dp-course"
+ALICE, BOB, CAROL, TEACHER = "dpx-alice", "dpx-bob", "dpx-carol", "dpx-teacher"
+SOLUTIONS = {   # tests/corpus variants; alice attacks with a correct notebook of her own
+    ALICE: {"laplace_noise": "inverse_cdf", "laplace_mechanism": "vectorized"},
+    BOB: {"laplace_noise": "inverse_cdf", "laplace_mechanism": "eps_over_delta"},
+    CAROL: {"laplace_noise": "inverse_cdf", "laplace_mechanism": "vectorized"},
+}
+EXPECTED = {ALICE: 10.0, BOB: 8.0, CAROL: 10.0}
+FUTURE = "2099-01-01 00:00:00.000000 UTC"
+PAST = "2026-01-01 00:00:00.000000 UTC"
+
+pytestmark = [pytest.mark.nbgrader, pytest.mark.timeout(900)]
+
+
+def course_venv() -> Path:
+    """The course's Python for hub tests: one per checkout, reused across runs (provision.py locks it)."""
+    return Path(tempfile.gettempdir()) / f"dp-course-venv-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]}"
+
+
+def _skip_reason() -> str | None:
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return "needs root: provisioning creates OS users and the attacks run as them (CI runs as root)"
+    for tool in ("useradd", "runuser", "chpasswd", "usermod", "bwrap"):
+        if not shutil.which(tool):
+            return f"{tool} not found"
+    return None
+
+
+def _modes_above(path: Path) -> dict[str, int]:
+    return {str(p): stat.S_IMODE(p.stat().st_mode) for p in Path(os.path.realpath(path)).parents}
+
+
+class Class:
+    def __init__(self, srv: Path):
+        self.srv, self.course, self.exchange = srv, srv / "course", srv / "exchange"
+        self.bin = course_venv() / "bin"
+        self.inbound = self.exchange / "dp-course" / "inbound"
+
+    def env(self, user: str, kind: str) -> dict:
+        home = pwd.getpwnam(user).pw_dir
+        return {"HOME": home, "USER": user, "LOGNAME": user, "LANG": "C.UTF-8",
+                "PATH": f"{self.bin}:/usr/local/bin:/usr/bin:/bin", "MPLBACKEND": "Agg",
+                "NBGRADER_EXCHANGE": str(self.exchange), "JUPYTER_CONFIG_PATH": str(self.srv / "jupyter" / kind),
+                "DP_PYTHON": str(self.bin / "python")}
+
+    def run(self, user: str, *cmd, kind: str = "student", cwd=None, check=True) -> subprocess.CompletedProcess:
+        """``cmd`` as the OS account ``user`` (what their terminal runs), with the hub's environment."""
+        env = self.env(user, kind)
+        result = subprocess.run(["runuser", "-u", user, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
+                                 *map(str, cmd)], cwd=cwd or env["HOME"], capture_output=True, text=True)
+        if check and result.returncode != 0:
+            raise AssertionError(f"{user}: {cmd} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+        return result
+
+    def shell(self, user: str, script: str) -> subprocess.CompletedProcess:
+        return self.run(user, "bash", "-c", script, check=False)
+
+    def nbgrader(self, user: str, *args, check=True):
+        return self.run(user, self.bin / "nbgrader", *args, check=check)
+
+    def collect(self) -> dict:
+        """The Formgrader's Collect: ``NbGraderAPI.collect`` as the course account, in the course root."""
+        script = ("import json; from nbgrader.apps import NbGrader, NbGraderAPI; "
+                  "from nbgrader.coursedir import CourseDirectory\n"
+                  "app = NbGrader(); app.load_config_file()\n"
+                  "api = NbGraderAPI(CourseDirectory(config=app.config), config=app.config)\n"
+                  f"print('RESULT' + json.dumps(api.collect({ASSIGNMENT!r})))")
+        out = self.run(GRADER, self.bin / "python", "-c", script, kind="grader", cwd=self.course).stdout
+        return json.loads(out.split("RESULT", 1)[1])
+
+
+def write_solution(path: Path, student: str) -> None:
+    """Put the student's solutions into their fetched notebook (what typing in JupyterLab does)."""
+    nb = nbformat.read(path, as_version=4)
+    for function, variant in SOLUTIONS[student].items():
+        cell = next(c for c in nb.cells if c.cell_type == "code" and f"def {function}(" in c.source)
+        cell.source = (ROOT / "tests" / "corpus" / ASSIGNMENT / function / f"{variant}.py").read_text(encoding="utf-8")
+    nbformat.write(nb, path)
+
+
+@pytest.fixture(scope="module")
+def klass():
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    srv = Path(tempfile.mkdtemp(prefix="dp-hubx-", dir="/tmp"))
+    srv.chmod(0o755)
+    roster = srv.parent / f"{srv.name}-roster.csv"
+    roster.write_text("id,name,role\n"
+                      f"{TEACHER},Tess Teacher,instructor\n{ALICE},Alice A,student\n"
+                      f"{BOB},Bob B,student\n{CAROL},Carol C,student\n", encoding="utf-8")
+    above = {**_modes_above(ROOT), **_modes_above(Path(sys.base_prefix))}
+    provision = [sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--roster", str(roster),
+                 "--venv", str(course_venv()), "--reset"]
+    first = subprocess.run([*provision, "--demo-passwords"], capture_output=True, text=True)
+    assert first.returncode == 0, first.stdout + first.stderr
+    try:
+        yield {"class": Class(srv), "provision": provision, "above": above, "srv": srv}
+    finally:
+        shutil.rmtree(srv, ignore_errors=True)
+        roster.unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="module")
+def graded(klass):
+    """Release, students fetch and submit, alice attacks, the instructor collects and grades."""
+    c: Class = klass["class"]
+    c.run(GRADER, c.bin / "nbgrader", "generate_assignment", ASSIGNMENT, "--force", kind="grader", cwd=c.course)
+    c.run(GRADER, c.bin / "nbgrader", "release_assignment", ASSIGNMENT, "--force", kind="grader", cwd=c.course)
+    before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    for student in (BOB, CAROL, ALICE):
+        c.nbgrader(student, "fetch_assignment", ASSIGNMENT)
+        notebook = Path(pwd.getpwnam(student).pw_dir) / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        write_solution(notebook, student)
+        os.chown(notebook, pwd.getpwnam(student).pw_uid, pwd.getpwnam(student).pw_gid)
+    for student in (BOB, CAROL):
+        c.nbgrader(student, "submit", ASSIGNMENT)
+    names = {p.name for p in c.inbound.iterdir()}
+    attacks = {}
+    alice_home = pwd.getpwnam(ALICE).pw_dir
+    # Graded as someone else: a submission named for bob, dated in the future (issue 16)
+    blank = c.exchange / "dp-course" / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    attacks["as_bob"] = c.shell(ALICE, f"""set -e
+        d="{c.inbound}/{BOB}+{ASSIGNMENT}+{FUTURE}+aaaa"; mkdir "$d"; cp "{blank}" "$d/"
+        echo "{FUTURE}" > "$d/timestamp.txt"; echo s > "$d/submission_secret.txt"; chmod -R a+rX "$d" """)
+    # nbgrader's own --student: the same claim through the official client
+    attacks["as_bob_nbgrader"] = c.nbgrader(ALICE, "submit", ASSIGNMENT, f"--student={BOB}", check=False)
+    # her real submission, then back-dated: timestamp.txt and the folder name say 2026-01-01
+    c.nbgrader(ALICE, "submit", ASSIGNMENT)
+    mine = next(p for p in c.inbound.iterdir() if p.name.startswith(f"{ALICE}+") and p.name not in names)
+    attacks["backdate"] = c.shell(ALICE, f"""set -e
+        echo "{PAST}" > "{mine}/timestamp.txt"; touch -d 2026-01-01 "{mine}"/*
+        mv "{mine}" "{c.inbound}/{ALICE}+{ASSIGNMENT}+{PAST}+bbbb" """)
+    # a newer submission of her own whose notebook is a symlink to the instructor's solution
+    attacks["symlink"] = c.shell(ALICE, f"""set -e
+        d="{c.inbound}/{ALICE}+{ASSIGNMENT}+{FUTURE}+cccc"; mkdir "$d"
+        ln -s "{c.course}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb" "$d/{ASSIGNMENT}.ipynb"
+        echo "{FUTURE}" > "$d/timestamp.txt"; echo s > "$d/submission_secret.txt" """)
+    # ... and one holding a notebook owned by carol (copied in by carol's account: collusion)
+    c.shell(ALICE, f'd="{c.inbound}/{ALICE}+{ASSIGNMENT}+{FUTURE}+dddd"; mkdir "$d"; chmod 777 "$d"')
+    attacks["other_owned"] = c.shell(CAROL, f'cp ~/{ASSIGNMENT}/{ASSIGNMENT}.ipynb '
+                                            f'"{c.inbound}/{ALICE}+{ASSIGNMENT}+{FUTURE}+dddd/"')
+    bob_entry = next(p for p in c.inbound.iterdir() if p.name.startswith(f"{BOB}+") and p.name in names)
+    attacks["move_bob"] = c.shell(ALICE, f'mv "{bob_entry}" "{c.inbound}/gone"')
+    attacks["delete_bob"] = c.shell(ALICE, f'rm -rf "{bob_entry}"')
+    attacks["write_bob"] = c.shell(ALICE, f'echo x > "{bob_entry}/planted.txt"')
+    attacks["list_inbound"] = c.shell(ALICE, f'ls "{c.inbound}"')
+    collected = c.collect()
+    after = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    grading = c.run(GRADER, "bash", c.srv / "grade.sh", ASSIGNMENT, kind="grader", cwd=c.course, check=False)
+    return {"attacks": attacks, "collect": collected, "grading": grading, "before": before, "after": after,
+            "alice_home": alice_home}
+
+
+def test_graded_as_someone_else_is_refused_and_grades_stay_exact(klass, graded):
+    c: Class = klass["class"]
+    assert graded["attacks"]["as_bob"].returncode == 0, "the folder is made (inbound is writable), then refused"
+    result = graded["collect"]
+    assert result["success"] is False, "the Formgrader's Collect must show an error, not Success"
+    message = result.get("log", "") + result.get("error", "")
+    for marker in (f"{BOB}+{ASSIGNMENT}+{FUTURE}+aaaa", "owned by dpx-alice, not by dpx-bob",
+                   "+cccc", "symlink", "+dddd", "owned by dpx-carol, not by dpx-alice"):
+        assert marker in message, (marker, message)
+    assert graded["grading"].returncode == 0, graded["grading"].stdout + graded["grading"].stderr
+    with open(c.course / "autograder" / ASSIGNMENT / "grades.csv", encoding="utf-8") as handle:
+        import csv
+        rows = {r["student"]: r for r in csv.DictReader(handle)}
+    scores = {s: float(rows[s]["score"]) for s in rows}
+    assert scores == EXPECTED, scores
+    # bob's collected notebook is bob's own (his owner, his solution), not alice's blank
+    nb = nbformat.read(c.course / "submitted" / BOB / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    mine = (ROOT / "tests" / "corpus" / ASSIGNMENT / "laplace_mechanism" / "eps_over_delta.py").read_text(encoding="utf-8")
+    assert any(cell.source == mine for cell in nb.cells)
+
+
+def test_solution_symlink_never_reaches_submitted(klass, graded):
+    c: Class = klass["class"]
+    text = (c.course / "submitted" / ALICE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text(encoding="utf-8")
+    assert text != (c.course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text(encoding="utf-8")
+    assert "### BEGIN SOLUTION" not in text
+
+
+def test_back_dated_submission_keeps_the_servers_time(klass, graded):
+    c: Class = klass["class"]
+    from nbgrader.utils import parse_utc
+
+    stamp = parse_utc((c.course / "submitted" / ALICE / ASSIGNMENT / "timestamp.txt").read_text().strip())
+    slack = datetime.timedelta(seconds=2)     # ctime has the file system's granularity
+    assert graded["before"] - slack <= stamp <= graded["after"] + slack, (stamp, graded["before"])
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{c.course / 'gradebook.db'}", course_id="dp-course") as gb:
+        recorded = gb.find_submission(ASSIGNMENT, ALICE).timestamp
+    assert graded["before"] - slack <= recorded <= graded["after"] + slack, recorded
+
+
+def test_students_cannot_touch_each_others_submissions(graded):
+    attacks = graded["attacks"]
+    for name in ("move_bob", "delete_bob", "write_bob", "list_inbound"):
+        assert attacks[name].returncode != 0, (name, attacks[name].stdout, attacks[name].stderr)
+
+
+def test_exchange_cannot_be_hijacked(klass, graded):
+    """The course folder, outbound and feedback cannot be renamed, replaced or planted into."""
+    c: Class = klass["class"]
+    course = c.exchange / "dp-course"
+    st = c.exchange.stat()
+    assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (0, 0o1777)
+    grader_uid = pwd.getpwnam(GRADER).pw_uid
+    for sub in ("", "outbound", "inbound", "feedback"):
+        assert (course / sub).stat().st_uid == grader_uid, sub
+    for script in (f'mv "{course}" "{c.exchange}/old"',
+                   f'mv "{course}/outbound" "{course}/x"',
+                   f'mkdir "{course}/feedback2"',
+                   f'echo x > "{course}/outbound/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"',
+                   f'mkdir "{course}/outbound/planted"',
+                   f'echo x > "{course}/feedback/0123abcd.html"',
+                   f'mv "{course}/outbound/{ASSIGNMENT}" "{course}/outbound/x"'):
+        result = c.shell(ALICE, script)
+        assert result.returncode != 0, script
+    # carol's fetched notebook is the released one, byte for byte
+    fetched = Path(pwd.getpwnam(CAROL).pw_dir) / ASSIGNMENT
+    released = c.course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    assert nbformat.read(course / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4) == \
+        nbformat.read(released, as_version=4)
+    assert fetched.is_dir()
+
+
+def test_feedback_reaches_only_its_student(klass, graded):
+    """Release feedback as the course account; bob fetches his; alice cannot plant in feedback/."""
+    c: Class = klass["class"]
+    c.run(GRADER, c.bin / "nbgrader", "release_feedback", ASSIGNMENT, kind="grader", cwd=c.course)
+    c.nbgrader(BOB, "fetch_feedback", ASSIGNMENT)
+    mine = list((Path(pwd.getpwnam(BOB).pw_dir) / ASSIGNMENT / "feedback").glob("*/*.html"))
+    assert len(mine) == 1, mine
+    feedback = c.exchange / "dp-course" / "feedback"
+    assert c.shell(ALICE, f'ls "{feedback}"').returncode != 0
+    for page in feedback.iterdir():
+        assert page.stat().st_uid == pwd.getpwnam(GRADER).pw_uid
+
+
+def test_fetch_refuses_a_planted_release(klass, graded, tmp_path):
+    """If the exchange's permissions were ever loosened, the student's fetch still refuses what
+    someone other than the course account put there."""
+    c: Class = klass["class"]
+    outbound = c.exchange / "dp-course" / "outbound" / ASSIGNMENT
+    planted = outbound / "planted.py"
+    planted.write_text("print('alice was here')\n")
+    os.chown(planted, pwd.getpwnam(ALICE).pw_uid, -1)
+    try:
+        result = c.run(CAROL, c.bin / "nbgrader", "fetch_assignment", ASSIGNMENT, check=False,
+                       cwd=Path(pwd.getpwnam(CAROL).pw_dir) / "course")
+        assert result.returncode != 0
+        assert "owned by dpx-alice" in result.stdout + result.stderr
+    finally:
+        planted.unlink()
+
+
+def test_host_is_not_loosened(klass, graded):
+    c: Class = klass["class"]
+    after = {**_modes_above(ROOT), **_modes_above(Path(sys.base_prefix))}
+    assert after == klass["above"], "provisioning changed a folder above the checkout or the interpreter"
+    for secret in (ROOT / "source", ROOT / "tests", ROOT / ".git", ROOT / "README.md", c.course,
+                   c.course / "source" / ASSIGNMENT, Path(pwd.getpwnam(BOB).pw_dir)):
+        result = c.shell(ALICE, f'ls "{secret}" || cat "{secret}"')
+        assert result.returncode != 0, f"{ALICE} can read {secret}"
+    # the students' servers run from the course's Python, which they can reach without /root
+    ok = c.run(ALICE, c.bin / "python", "-c",
+               "import helpers.data, autograder.exchange, nbgrader, jupyterhub; "
+               "print(helpers.data.DATA_DIR.is_dir())")
+    assert ok.stdout.strip() == "True"
+
+
+def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass, graded):
+    """Provisioning again without --demo-passwords leaves no account with demo-<id>, and a
+    course folder someone else made in the exchange (as nbgrader's 0777 root allowed) is
+    moved aside, not used."""
+    sys.path.insert(0, str(HUB))
+    import provision
+
+    c: Class = klass["class"]
+    course = c.exchange / "dp-course"
+    shutil.move(str(course), str(c.srv / "old-course"))     # what alice's `mv` did under the old layout
+    planted = c.shell(ALICE, f'mkdir -p "{course}/outbound/{ASSIGNMENT}" && '
+                             f'echo planted > "{course}/outbound/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"')
+    assert planted.returncode == 0, planted.stderr
+    assert provision.has_demo_password(TEACHER)
+    again = subprocess.run(klass["provision"], capture_output=True, text=True)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "moved to" in again.stdout
+    assert course.stat().st_uid == pwd.getpwnam(GRADER).pw_uid
+    assert not (course / "outbound" / ASSIGNMENT).exists()
+    assert "removed the demo passwords" in again.stdout and "no password yet" in again.stdout
+    for person in (TEACHER, ALICE, BOB, CAROL):
+        assert not provision.has_demo_password(person)
+        assert not provision.password_set(person)
+    import pamela
+
+    with pytest.raises(pamela.PAMError):
+        pamela.authenticate(TEACHER, f"demo-{TEACHER}", service="login")
+
+
+@pytest.mark.nbgrader
+def test_exchange_classes_work_for_one_account(tmp_path):
+    """`make lab`'s setting: one OS account, the course-local exchange not laid out beforehand.
+
+    Release creates the course folders itself (inbound/ sticky, the root 1777), and fetch,
+    submit and collect succeed for the account's own name; runs as any user (no root).
+    """
+    import getpass
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("corpus_build_x", ROOT / "tests" / "corpus" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    course = build.make_course(tmp_path / "course", [ASSIGNMENT])
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as handle:
+        handle.write("\nfrom autograder.exchange import configure\nconfigure(c)\n")
+    env = build.nbgrader_env(HOME=str(tmp_path / "home"))
+    env.pop("NBGRADER_EXCHANGE", None)
+    me = getpass.getuser()
+    build.run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", env=env)
+    build.run_nbgrader(course, "release_assignment", ASSIGNMENT, "--force", env=env)
+    exchange = course / "nbgrader_exchange"
+    assert stat.S_IMODE(exchange.stat().st_mode) == 0o1777
+    assert (exchange / "dp-course" / "inbound").stat().st_mode & stat.S_ISVTX
+    build.run_nbgrader(course, "fetch_assignment", ASSIGNMENT, env=env)
+    build.run_nbgrader(course, "submit", ASSIGNMENT, env=env)
+    before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    result = build.run_nbgrader(course, "collect", ASSIGNMENT, env=env)
+    assert "Refused" not in result.stdout + result.stderr
+    submitted = course / "submitted" / me / ASSIGNMENT
+    assert (submitted / f"{ASSIGNMENT}.ipynb").exists()
+    from nbgrader.utils import parse_utc
+
+    stamp = parse_utc((submitted / "timestamp.txt").read_text().strip())
+    assert before - datetime.timedelta(seconds=60) <= stamp <= before + datetime.timedelta(seconds=2)
+    # the same account claiming another name is refused, and collect says so (exit 1)
+    build.run_nbgrader(course, "submit", ASSIGNMENT, "--student=somebody-else", env=env)
+    refused = build.run_nbgrader(course, "collect", ASSIGNMENT, "--update", env=env, check=False)
+    assert refused.returncode != 0
+    assert "no OS account named 'somebody-else'" in refused.stdout + refused.stderr
