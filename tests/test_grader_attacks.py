@@ -239,7 +239,7 @@ def run_batch(tmp: Path) -> dict:
            "failures": []}
     repo_before = snapshot(REPO, skip_top=REPO_SKIP_TOP)
     venv_before = snapshot(Path(sys.prefix))
-    checks_py = (REPO / "helpers" / "checks.py").read_bytes()
+    checks_py = (REPO / "helpers" / "checks" / "core.py").read_bytes()
     monitor = RssMonitor(token, marker, tmp)
     monitor.start()
     started = time.monotonic()
@@ -310,8 +310,8 @@ def run_batch(tmp: Path) -> dict:
         run["repo_changed"] = sorted(set(repo_before.items()) ^ set(snapshot(REPO, skip_top=REPO_SKIP_TOP).items()))
         run["venv_changed"] = sorted(set(venv_before.items()) ^ set(snapshot(Path(sys.prefix)).items()))
         # Undo what a successful attack planted, so a failing run does not poison the checkout.
-        if (REPO / "helpers" / "checks.py").read_bytes() != checks_py:
-            (REPO / "helpers" / "checks.py").write_bytes(checks_py)
+        if (REPO / "helpers" / "checks" / "core.py").read_bytes() != checks_py:
+            (REPO / "helpers" / "checks" / "core.py").write_bytes(checks_py)
         for folder in (REPO, REPO / "helpers", SITE):
             for path in folder.glob(f"zz_{token}*"):
                 path.unlink()
