@@ -114,12 +114,14 @@ def _cell_key(cell: dict) -> tuple[str, str]:
 
 
 def _diagnosis(cell: dict) -> str:
-    """The group a failed cell falls in: the check's id, else ``unlabelled:<exception>``."""
+    """The group a failed cell falls in: the check's id; ``common.not_run`` for a cell that did not
+    run (no notebook, grading stopped); else ``unlabelled:<exception>``."""
     if cell.get("diagnosis"):
         return cell["diagnosis"]
     message = cell.get("message") or ""
-    ename = message.split(":", 1)[0].strip() if ":" in message else ""
-    return f"unlabelled:{ename or 'no result'}"
+    if not message:
+        return "common.not_run"
+    return f"unlabelled:{message.split(':', 1)[0].strip() if ':' in message else 'error'}"
 
 
 def summarize(rows: list[dict]) -> dict:
