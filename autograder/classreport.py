@@ -114,12 +114,14 @@ def _cell_key(cell: dict) -> tuple[str, str]:
 
 
 def _diagnosis(cell: dict) -> str:
-    """The group a failed cell falls in: the check's id, else ``unlabelled:<exception>``."""
+    """The group a failed cell falls in: the check's id; ``common.not_run`` for a cell that did not
+    run (no notebook, grading stopped); else ``unlabelled:<exception>``."""
     if cell.get("diagnosis"):
         return cell["diagnosis"]
     message = cell.get("message") or ""
-    ename = message.split(":", 1)[0].strip() if ":" in message else ""
-    return f"unlabelled:{ename or 'no result'}"
+    if not message:
+        return "common.not_run"
+    return f"unlabelled:{message.split(':', 1)[0].strip() if ':' in message else 'error'}"
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -156,12 +158,10 @@ def summarize(rows: list[dict]) -> dict:
                     d["count"] += 1
                     d["students"].append(str(row.get("student")))
                     d["example"] = d["example"] or (cell.get("message") or "")[:300]
-                audits = cell.get("audits") or []
-                if audits:
-                    worst = max(audits, key=lambda a: a["lower_bound"] - a["claimed"])
-                    entry["audits"].append({"student": str(row.get("student")), "claimed": worst["claimed"],
-                                            "lower_bound": worst["lower_bound"],
-                                            "exceeded": worst["lower_bound"] > worst["claimed"]})
+                entry["audits"] += [{"student": str(row.get("student")), "claimed": audit["claimed"],
+                                     "lower_bound": audit["lower_bound"], "hidden": bool(audit.get("hidden")),
+                                     "exceeded": audit["lower_bound"] > audit["claimed"]}
+                                    for audit in cell.get("audits") or []]
         for entry in cells.values():
             entry["diagnoses"] = dict(sorted(entry["diagnoses"].items(), key=lambda kv: (-kv[1]["count"], kv[0])))
         errors = [{"student": str(r.get("student")), "reason": "; ".join(r.get("errors") or []) or str(r.get("status"))}
@@ -215,6 +215,13 @@ def _figure(width: float, height: float, left: float = 0.8):
     return fig, fig.add_subplot()
 
 
+def _legend_above(fig, ax) -> None:
+    """The legend above the axes, where no point can hide behind it."""
+    height = fig.get_figheight()
+    fig.subplots_adjust(top=1 - 0.4 / height)
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=7, frameon=False)
+
+
 def plot_scores(a: dict) -> str:
     fig, ax = _figure(7.0, 2.6)
     top = a["max_score"] or 1.0
@@ -242,26 +249,29 @@ def plot_pass_rates(a: dict) -> str:
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
     ax.set_xlabel("通过率 pass rate (%)")
-    ax.legend(loc="lower right", fontsize=7)
+    _legend_above(fig, ax)
     return _png(fig)
 
 
 def plot_audits(cell: dict) -> str:
+    """One row per claimed ε (a cell may audit several settings), a point per student and audit."""
     import numpy as np
 
     points = cell["audits"]
-    fig, ax = _figure(7.0, 1.9, left=0.3)
+    claims = sorted({p["claimed"] for p in points})
+    fig, ax = _figure(7.0, 0.7 * len(claims) + 1.3, left=1.5)
+    row = np.array([claims.index(p["claimed"]) for p in points], dtype=float)
+    y = row + np.random.default_rng(0).uniform(-0.25, 0.25, row.size)  # fixed jitter: the page does not change
     x = np.array([p["lower_bound"] for p in points])
-    jitter = np.random.default_rng(0).uniform(-0.3, 0.3, x.size)  # fixed: the page does not change
     bad = np.array([p["exceeded"] for p in points])
-    ax.scatter(x[~bad], jitter[~bad], s=10, color="#2c5d8f", alpha=0.6, label="未超出 within claim")
-    ax.scatter(x[bad], jitter[bad], s=14, color="#c0392b", label="超出声称的 ε exceeds claimed ε")
-    for claimed in sorted({p["claimed"] for p in points}):
-        ax.axvline(claimed, color="black", linestyle="--")
-    ax.set_yticks([])
-    ax.set_ylim(-0.6, 0.6)
+    ax.scatter(x[~bad], y[~bad], s=10, color="#2c5d8f", alpha=0.6, label="未超出 within the claim")
+    ax.scatter(x[bad], y[bad], s=14, color="#c0392b", label="超出声称的 ε above the claimed ε")
+    for i, claimed in enumerate(claims):
+        ax.plot([claimed, claimed], [i - 0.4, i + 0.4], color="black", linestyle="--")
+    ax.set_yticks(range(len(claims)), [f"声称 claimed ε = {c:g}" for c in claims], fontsize=8)
+    ax.set_ylim(len(claims) - 0.5, -0.5)
     ax.set_xlabel("ε 的审计下界 audited lower bound on ε（虚线：声称的 ε / dashed: claimed ε）")
-    ax.legend(loc="upper right", fontsize=7)
+    _legend_above(fig, ax)
     return _png(fig)
 
 
@@ -278,7 +288,7 @@ def plot_times(a: dict) -> str:
     ax.set_yticks([])
     ax.set_ylim(-0.6, 0.6)
     ax.set_xlabel("每份提交的评分时间 grading time per submission (s)")
-    ax.legend(loc="upper right", fontsize=7)
+    _legend_above(fig, ax)
     return _png(fig)
 
 
@@ -372,10 +382,11 @@ def _assignment_html(name: str, a: dict, links: _Links) -> list[str]:
     out.append("</tbody></table>")
     for c in a["cells"]:
         if c["audits"]:
-            exceeded = [p["student"] for p in c["audits"] if p["exceeded"]]
+            exceeded = sorted({p["student"] for p in c["audits"] if p["exceeded"]})
+            audited = len({p["student"] for p in c["audits"]})
             out.append(f"<h3>隐私审计 Privacy audit: <code>{_e(c['grade_id'])}</code></h3>")
             out.append(f'<img class=plot alt="privacy audit {_e(c["grade_id"])}" src="{plot_audits(c)}">')
-            out.append(f"<p>{len(exceeded)} / {len(c['audits'])} 人的审计下界超过声称的 ε "
+            out.append(f"<p>{len(exceeded)} / {audited} 人的审计下界超过声称的 ε "
                        f"(lower bound above the claimed ε): {links.students(exceeded, name) or '—'}</p>")
     out.append("<h3>需要人工查看 Flags</h3>")
     if a["errors"]:

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from autograder import report, shard as sharding
 from autograder.students import assignment_folder, list_submissions
+from autograder.scorer import DIAGNOSIS
 from autograder.worker import MAX_RESULT, SLACK, expected_cells
 
 #: Longest line accepted from a worker (its own cap, worker.MAX_RESULT, plus slack).
@@ -176,8 +177,6 @@ def _strings(value, cap=500, count=200) -> list[str]:
 def _cell_details(got: dict) -> dict:
     """What the class report reads of a cell: the diagnosis id, whether the cell has hidden tests and
     failed in them, the privacy audits' ``{claimed, lower_bound, hidden}`` (``ValueError`` if malformed)."""
-    from autograder.scorer import DIAGNOSIS
-
     diagnosis = got.get("diagnosis")
     if diagnosis is not None and (type(diagnosis) is not str or not DIAGNOSIS.fullmatch(diagnosis)):
         raise ValueError("bad diagnosis")

@@ -150,9 +150,18 @@ DIAGNOSIS = re.compile(r"[a-z][a-z0-9_]{0,39}\.[a-z0-9_]{1,60}")
 
 
 def diagnosis_of(exc: BaseException) -> str | None:
-    """The check's id of the likely mistake (:class:`helpers.checks.CheckFailure`), else ``None``."""
+    """The check's id of the likely mistake (:class:`helpers.checks.CheckFailure`); for a failure
+    outside the checks' verdicts a ``common.*`` id of what happened, or ``None``."""
     value = getattr(exc, "diagnosis", None)
-    return value if type(value) is str and DIAGNOSIS.fullmatch(value) else None
+    if type(value) is str and DIAGNOSIS.fullmatch(value):
+        return value
+    if isinstance(exc, NameError):  # a graded function the student did not define
+        return "common.function_missing"
+    if isinstance(exc, TimeoutError):
+        return "common.timeout"
+    if isinstance(exc, SandboxError):  # the student's process died or was killed (memory, time)
+        return "common.sandbox_failed"
+    return None
 
 
 def _audits() -> list[dict]:

@@ -47,8 +47,8 @@ def report_problems(out: Path, dest: Path | None = None) -> list[str]:
                     if c["grade_id"] == cell["grade_id"] and c["notebook"] == cell["notebook"]]
             passed = sum(c["score"] == c["points"] for _, c in subs)
             visible = passed + sum(bool(c.get("hidden_failed")) for _, c in subs if c["score"] != c["points"])
-            groups = Counter(c.get("diagnosis") or "unlabelled:" + ((c.get("message") or "").split(":", 1)[0]
-                                                                    if ":" in (c.get("message") or "") else "no result")
+            groups = Counter(c.get("diagnosis") or ("unlabelled:" + (c["message"].split(":", 1)[0] if ":" in c["message"]
+                                                                     else "error") if c.get("message") else "common.not_run")
                              for _, c in subs if c["score"] != c["points"])
             if (cell["n"], cell["passed"], cell["visible_passed"]) != (len(subs), passed, visible):
                 problems.append(f"{assignment}/{cell['grade_id']}: report n/passed/visible "
@@ -58,10 +58,10 @@ def report_problems(out: Path, dest: Path | None = None) -> list[str]:
             if have_groups != dict(groups):
                 problems.append(f"{assignment}/{cell['grade_id']}: diagnosis groups {have_groups} != {dict(groups)}")
             for group_id, d in cell["diagnoses"].items():
-                students = sorted(s for s, c in subs if c["score"] != c["points"]
-                                  and (c.get("diagnosis") or "unlabelled:") .startswith(group_id.split(":")[0]))
+                students = sorted(s for s, c in subs if c["score"] != c["points"] and c.get("diagnosis") == group_id)
                 if f"<code>{group_id}</code> × {d['count']}" not in page:
                     problems.append(f"{assignment}/{cell['grade_id']}: the page does not show {group_id} × {d['count']}")
-                if not group_id.startswith("unlabelled") and sorted(d["students"]) != students:
+                if group_id not in ("common.not_run",) and not group_id.startswith("unlabelled") \
+                        and sorted(d["students"]) != students:
                     problems.append(f"{assignment}/{cell['grade_id']}: {group_id} students {d['students']} != {students}")
     return problems

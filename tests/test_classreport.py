@@ -51,3 +51,16 @@ def test_grades_by_question_matches_the_cells(tmp_path):
                for r in csv.DictReader(handle)]
     assert got == [(r["student"], r["assignment"], c["grade_id"], c["score"], c["points"])
                    for r in rows for c in r["cells"]]
+
+
+def test_failures_outside_the_checks_get_a_framework_id_or_none():
+    from autograder.jail import SandboxError
+    from autograder.scorer import diagnosis_of
+    from helpers.checks import CheckFailure
+
+    assert diagnosis_of(CheckFailure("中", "en", "laplace.scale_inverted")) == "laplace.scale_inverted"
+    assert diagnosis_of(CheckFailure("中", "en", "<b>forged</b>")) is None  # not an id: dropped
+    assert diagnosis_of(NameError("laplace_noise")) == "common.function_missing"
+    assert diagnosis_of(TimeoutError()) == "common.timeout"
+    assert diagnosis_of(SandboxError("killed")) == "common.sandbox_failed"
+    assert diagnosis_of(AssertionError("a plain assert")) is None

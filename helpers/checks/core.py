@@ -223,7 +223,7 @@ def _call(func: Callable, *args, rng: RecordingGenerator | None = None, name: st
         raise _fail(
             f"调用 {name}({shown}) 时出错：{type(error).__name__}: {error}",
             f"{name}({shown}) raised {type(error).__name__}: {error}",
-            diagnosis="common.crashed",
+            diagnosis="common.timeout" if isinstance(error, TimeoutError) else "common.crashed",
         ) from None
 
 
