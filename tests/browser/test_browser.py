@@ -34,8 +34,10 @@ exchange exists), serves the local MathJax, and its log has no "running over TCP
 encryption" warning.  Autosave is off in the throw-away settings so that the run leaves
 the repository's notebooks untouched; kernels are shut down after each notebook.
 
-Cost: the most expensive test of the suite. Measured 11 min on 2 cores under a load
-average of 10-14 (20 notebooks, 24 slider figures); each notebook's Run All dominates.
+Cost: the most expensive test of the suite. Measured 15 min on 2 cores under a load
+average of 15-25 (11 notebooks run, 11 English ones rendered, 27 sliders × 12 moves; now 8
+moves); each notebook's Run All dominates. (Before: 11 min for 20 notebooks run, one move per
+figure, under a load average of 10-14.)
 
 Skipped, with the reason, only if /usr/bin/chromium is absent (``tests/browser/ensure_chromium.sh``
 installs it and ``fonts-noto-cjk``).
