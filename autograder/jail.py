@@ -313,8 +313,12 @@ class Cgroup:
         self.where = where or {"memory": dirs[0]}
 
     @classmethod
-    def create(cls, memory_bytes: int, pids: int) -> tuple["Cgroup | None", str]:
-        """The cgroup, or ``None`` and why not (never raises)."""
+    def create(cls, memory_bytes: int, pids: int, share: "CpuShare | None" = None) -> tuple["Cgroup | None", str]:
+        """The cgroup, or ``None`` and why not (never raises).
+
+        ``share``: the submission's :class:`CpuShare`; the group's CPU weight is then taken from
+        the submission's (its two sandboxes split one sandbox's share, never take two).
+        """
         name = f"{GROUP_PREFIX}{os.getpid()}-{time.monotonic_ns()}"
         mounts = _mounts()
         v1 = {c: m for kind, m, opts in mounts if kind == "cgroup" and "rw" in opts
@@ -323,6 +327,10 @@ class Cgroup:
         errors = []
         if "memory" in v1 and "pids" in v1:
             where = {c: Path(v1[c] + _own_cgroup(c).rstrip("/")) / name for c in v1}
+            if share is not None and share.version == 1:
+                for c in where:
+                    if v1[c] == share.mount:  # the cpu hierarchy (and what is mounted with it)
+                        where[c] = share.dirs[0] / name
             dirs = list(dict.fromkeys(where[c] for c in ("memory", "pids", "cpu", "cpuacct") if c in where))
             group = cls(dirs, 1, where)
             try:
@@ -361,7 +369,7 @@ class Cgroup:
             except OSError as exc:
                 errors.append(f"cgroup v2: {exc.strerror or exc}")
                 continue
-            d = parent / name
+            d = (share.dirs[0] if share is not None and share.version == 2 else parent) / name
             group = cls([d], 2, {c: d for c in ("memory", "pids", "cpu", "cpuacct")})
             try:
                 d.mkdir()
@@ -426,6 +434,61 @@ class Cgroup:
         _remove_group(self.dirs)
 
 
+class CpuShare:
+    """One submission's CPU share: a cgroup (cpu controller) holding its sandboxes' groups.
+
+    The visible tests' and the hidden tests' sandboxes of a submission live beside each other;
+    as siblings they would get two shares, so a hog would take two classmates' worth of CPU.
+    Nested in this group they split one (:data:`CPU_SHARES` / :data:`CPU_WEIGHT`).
+    """
+
+    def __init__(self, folder: Path, version: int, mount: str):
+        self.dirs, self.version, self.mount = [folder], version, mount
+
+    @classmethod
+    def create(cls) -> "CpuShare | None":
+        """The group, or ``None`` where the cpu controller cannot be used (sandboxes are then siblings)."""
+        name = f"{GROUP_PREFIX}{os.getpid()}-{time.monotonic_ns()}"
+        for kind, mount, opts in _mounts():
+            if "rw" not in opts or not (kind == "cgroup2" or "cpu" in opts):
+                continue
+            share = None
+            try:
+                if kind == "cgroup":
+                    folder = Path(mount + _own_cgroup("cpu").rstrip("/")) / name
+                    folder.mkdir()
+                    share = cls(folder, 1, mount)
+                    _write(folder / "cpu.shares", str(CPU_SHARES))
+                    _LIVE_SHARES.add(share)
+                    return share
+                root = Path(mount)
+                if "cpu" not in (root / "cgroup.controllers").read_text().split():
+                    continue
+                (root / "autograder").mkdir(exist_ok=True)
+                for parent in (root, root / "autograder"):
+                    _write(parent / "cgroup.subtree_control", "+memory +pids +cpu")
+                folder = root / "autograder" / name
+                folder.mkdir()
+                share = cls(folder, 2, mount)
+                _write(folder / "cpu.weight", str(CPU_WEIGHT))
+                _write(folder / "cgroup.subtree_control", "+memory +pids +cpu")
+                _LIVE_SHARES.add(share)
+                return share
+            except OSError:
+                if share is not None:
+                    share.remove()
+                return None
+        return None
+
+    def remove(self) -> None:
+        _remove_group(self.dirs)
+        _LIVE_SHARES.discard(self)
+
+
+#: CpuShares of this process not yet removed (:func:`stop_all`).
+_LIVE_SHARES: set = set()
+
+
 def _group_pids(dirs) -> list[int]:
     found = set()
     for d in dirs:
@@ -437,6 +500,13 @@ def _group_pids(dirs) -> list[int]:
 
 
 def _remove_group(dirs: list[Path]) -> None:
+    for d in dirs:  # a submission's CpuShare holds its sandboxes' groups: those first
+        try:
+            inner = [d / e.name for e in os.scandir(d) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            inner = []
+        for sub in inner:
+            _remove_group([sub])
     kill_file = dirs[0] / "cgroup.kill"
     for attempt in range(200):
         pids = _group_pids(dirs)
@@ -641,9 +711,9 @@ CPU_POLL = 0.25
 
 def stop_all() -> None:
     """Kill every live sandbox of this process: its processes, cgroup and uid slot go with it."""
-    for box in list(_LIVE):
+    for item in list(_LIVE) + list(_LIVE_SHARES):
         try:
-            box.kill("stopped")
+            item.kill("stopped") if isinstance(item, Sandbox) else item.remove()
         except Exception:  # noqa: BLE001 - best effort on the way out
             pass
 
@@ -664,7 +734,7 @@ class Sandbox:
 
     def __init__(self, *, sandboxed: bool, deadline: float, memory_mb: int | None,
                  cpu_seconds: int, tmpfs_mb: int = 256, uid: int | None = None,
-                 cpu_budget: float | None = None):
+                 cpu_budget: float | None = None, share: CpuShare | None = None):
         self.deadline, self.problem, self.cpu_budget = deadline, None, cpu_budget
         self.cgroup, self.uid_lock, self.memory_peak, self.cpu_used = None, None, None, None
         self.memory_mb = memory_mb
@@ -692,7 +762,8 @@ class Sandbox:
                 pass_fds.append(seccomp_fd)
             if memory_mb:
                 # The tmpfs lives in the group's memory: the cap covers it, so the group gets both.
-                self.cgroup, how = Cgroup.create(int(memory_mb) << 20, PIDS_MAX)
+                self.cgroup, how = Cgroup.create(int(memory_mb) << 20, PIDS_MAX,
+                                                 **({"share": share} if share is not None else {}))
             else:
                 how = "no --memory-mb"
             self.isolation = {"memory_isolation": how if self.cgroup else f"rlimit only ({how})",

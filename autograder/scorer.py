@@ -20,7 +20,7 @@ import os
 import re
 import time
 
-from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, Sandbox, SandboxError
+from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, CpuShare, Sandbox, SandboxError
 from autograder.proxy import Proxy, standins
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -171,10 +171,10 @@ def has_hidden_tests(source_nb) -> bool:
                for hidden, _ in split_hidden(_text(cell.source)))
 
 
-def _start(cells, names, files, *, sandboxed, deadline, memory_mb, budget, timeout) -> Sandbox:
+def _start(cells, names, files, *, sandboxed, deadline, memory_mb, budget, timeout, share) -> Sandbox:
     """A sandbox running the student's ``cells`` (reports are read by the caller)."""
     sandbox = Sandbox(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb,
-                      cpu_seconds=int(budget) + 5, cpu_budget=budget)
+                      cpu_seconds=int(budget) + 5, cpu_budget=budget, share=share)
     payload, spans = bytearray(), {}
     for name, data in (files or {}).items():
         spans[name] = [len(payload), len(data)]
@@ -246,9 +246,13 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             code = f"raise RuntimeError({why!r})"
         cells.append((index, code))
     output_left = [OUTPUT_BUDGET]
-    limits = dict(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb, budget=budget, timeout=timeout)
+    two = has_hidden_tests(source_nb)
+    # Both sandboxes of the submission in one CPU share: a hog gets one classmate's worth, not two.
+    share = CpuShare.create() if (two and sandboxed and memory_mb) else None
+    limits = dict(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb, budget=budget, timeout=timeout,
+                  share=share)
     sandbox = _start(cells, names, files, **limits)
-    hidden_box = _start(cells, names, files, **limits) if has_hidden_tests(source_nb) else None
+    hidden_box = _start(cells, names, files, **limits) if two else None
     keys = []
     previous_seed = os.environ.get("DP_COURSE_SEED")
     try:
@@ -317,6 +321,8 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         sandbox.close()
         if hidden_box is not None:
             hidden_box.close()
+        if share is not None:
+            share.remove()
         for key in keys:
             linecache.cache.pop(key, None)
         if previous_seed is None:
