@@ -572,6 +572,23 @@ def sweep_stale() -> list[str]:
     return removed
 
 
+def owned_by(pids) -> tuple[list[str], list[str]]:
+    """``(cgroup folders, uid-slot lock files)`` made by one of the grading processes ``pids``."""
+    names = tuple(f"{GROUP_PREFIX}{pid}-" for pid in pids)
+    groups = []
+    for _, mount, _ in _mounts():
+        for folder, subdirs, _ in _walk(Path(mount), depth=6):
+            groups += [str(folder / d) for d in subdirs if d.startswith(names)]
+    locks = []
+    for path in LOCK_DIR.glob("[0-9]*"):
+        try:
+            if int(path.read_text() or 0) in set(pids):
+                locks.append(str(path))
+        except (OSError, ValueError):
+            pass
+    return groups, locks
+
+
 def _walk(root: Path, depth: int):
     stack = [(root, 0)]
     while stack:

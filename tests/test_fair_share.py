@@ -9,8 +9,7 @@ classmate's share, not 63 processes' worth (measured 8-25x slower before).
 
 The issue's target is a ratio <= 1.5; on this 2-core machine shared with other jobs the ratio of
 two runs a minute apart is noisy, so the test asserts the looser <= 3.0 (still far below the
-8-25x of no fair share) and prints the measured value; ``python -m autograder.bench --hog``
-measures it on its own. The hog's cell must also be stopped (a timeout) while the honest students keep
+8-25x of no fair share) and prints the measured value (run with ``-s`` to see it). The hog's cell must also be stopped (a timeout) while the honest students keep
 their full marks: time limits count each sandbox's own CPU time (with a wall-clock backstop, which
 is what stops the hog first when the machine is busy). Cost: two small batches, ~1-3 min on 2 cores.
 """
@@ -33,7 +32,7 @@ import build as attacks  # noqa: E402
 from autograder import jail  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-TIMEOUT = 5
+TIMEOUT = 8
 BOUND = 3.0
 
 HOG = '''
