@@ -754,6 +754,8 @@ class Sandbox:
                  cpu_budget: float | None = None, share: CpuShare | None = None):
         self.deadline, self.problem, self.cpu_budget = deadline, None, cpu_budget
         self.cgroup, self.uid_lock, self.memory_peak, self.cpu_used = None, None, None, None
+        self.proc, self.tmp, self.memory_mb = None, None, memory_mb
+        _LIVE.add(self)  # before anything is claimed: an interruption from here on is cleaned up
         self.memory_mb = memory_mb
         to_child_r, self.to_child = os.pipe()
         self.from_child, from_child_w = os.pipe()
@@ -828,7 +830,6 @@ class Sandbox:
         finally:
             for fd in pass_fds:
                 os.close(fd)
-        _LIVE.add(self)
 
     @property
     def alive(self) -> bool:
@@ -893,12 +894,13 @@ class Sandbox:
             if self.cgroup is not None and self.cgroup.oom_kills() and "ended" in self.problem:
                 self.problem = (f"memory limit: the sandbox exceeded {self.memory_mb} MiB and was killed "
                                 f"({self.problem})")
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except OSError:
                 pass
-        self.proc.wait()
+        if self.proc is not None:
+            self.proc.wait()
         if self.cgroup is not None:  # whatever escaped the session or the PID namespace's end
             self.memory_peak = self.cgroup.peak()
             self.cpu_used = self.cgroup.cpu_seconds()
@@ -907,7 +909,7 @@ class Sandbox:
         if self.uid_lock is not None:  # nothing of this uid runs any more: the slot is free
             _release_uid(self.uid_lock)
             self.uid_lock = None
-        for fd in (self.to_child, self.from_child):
+        for fd in (getattr(self, "to_child", -1), getattr(self, "from_child", -1)):
             try:
                 os.close(fd)
             except OSError:

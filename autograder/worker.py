@@ -290,11 +290,12 @@ def main() -> None:
     # Results go to the original stdout; anything else printed goes to stderr.
     import signal
 
-    from autograder import jail
-
-    def stop(signum, frame):  # the grader was stopped: take the sandboxes' cgroups and uid slots along
-        jail.stop_all()
-        os._exit(128 + signum)
+    def stop(signum, frame):
+        # The grader was stopped: unwind (every ``finally`` closes its sandbox; the trusted cells
+        # re-raise KeyboardInterrupt), then ``jail.stop_all`` at exit removes whatever is left:
+        # groups, CPU shares, uid slots. Nothing heavier runs inside the handler itself (it may
+        # interrupt the very ``Popen.wait`` that cleanup would need).
+        raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, stop)
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)

@@ -1,12 +1,12 @@
 """A grader killed with SIGKILL leaves cgroups and uid-slot locks; the next start sweeps them.
 
-Through the real CLI: two submissions whose cell sleeps, so that each worker holds its sandboxes
+Through the real CLI: a submission whose cell sleeps, so that the worker holds its sandboxes
 (cgroups, uid slots) when the grader is killed. SIGKILL cannot be handled: the workers die with
 their parent (PR_SET_PDEATHSIG), the sandboxes with them, and their cgroup folders and lock files
 stay behind (asserted: otherwise the sweep would be tested on nothing). The next
 ``python -m autograder grade`` removes them before it starts (their owner pids are gone), and
 leaves alone what live graders hold. (SIGTERM, which the grader handles, is checked in
-tests/test_grader_attacks.py: nothing is left even before the next start.) ~40 s.
+tests/test_grader_attacks.py: nothing is left even before the next start.) ~1 min (5 min at load 20).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _children(pid: int) -> list[int]:
 
 def _grade(subs: Path, out: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "autograder", "grade", "--assignment", "laplace",
-                             "--submissions", str(subs), "--out", str(out), "--jobs", "2", "--timeout", "60"],
+                             "--submissions", str(subs), "--out", str(out), "--jobs", "1", "--timeout", "60"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=out.parent)
 
 
@@ -53,7 +53,7 @@ def test_sigkill_leftovers_are_swept_at_the_next_start(tmp_path):
         pytest.skip("no per-sandbox cgroup here")
     release = nbformat.read(REPO / "release" / "laplace" / "laplace.ipynb", as_version=4)
     subs = tmp_path / "subs"
-    for student in ("s1", "s2"):
+    for student in ("s1",):
         nb = nbformat.read(REPO / "release" / "laplace" / "laplace.ipynb", as_version=4)
         nb.cells.insert(1, nbformat.v4.new_code_cell(SLEEPER))
         (subs / student / "laplace").mkdir(parents=True)
@@ -65,8 +65,8 @@ def test_sigkill_leftovers_are_swept_at_the_next_start(tmp_path):
         while time.monotonic() < deadline and proc.poll() is None:
             workers = _children(proc.pid)
             groups, locks = jail.owned_by(workers)
-            # both workers busy: each has its visible and hidden sandboxes' groups
-            if len(groups) >= 4 and len(locks) >= 2:
+            # the worker holds its visible and hidden sandboxes' groups (and their CpuShare)
+            if len(groups) >= 2 and len(locks) >= 2:
                 break
             time.sleep(0.5)
         assert groups and locks, f"no sandbox was running when the grader was to be killed: {groups} {locks}"
