@@ -879,7 +879,9 @@ class Sandbox:
             if deadline >= self.deadline:
                 self.kill("timeout: the submission exceeded its time limit")
             else:
-                self.kill(f"timeout: {what} exceeded {wall - GRACE:.3g} s")
+                self.kill(f"timeout: {what} exceeded {wall - GRACE:.3g} s" if start_cpu is None else
+                          f"timeout: {what} took longer than {wall:.3g} s of wall-clock time "
+                          f"(limit {seconds - GRACE:.3g} s of CPU time)")
         except EOFError:
             code = self.proc.poll()
             self.kill("the student's process ended" + (f" (exit status {code})" if code is not None else "")
