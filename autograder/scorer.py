@@ -5,7 +5,10 @@ the student's cells (every code cell of the sanitized notebook except the
 test cells, in notebook order, as plain Python), then runs the *source*
 notebook's instructor cells (setup and every test cell, hidden tests
 included) in this trusted process, where each graded name (a function
-defined in a solution cell of the source) is a :class:`autograder.proxy.Proxy`.
+defined in a solution cell of the source) is a :class:`autograder.proxy.Proxy`:
+of that sandbox in visible code, of a second, fresh sandbox (same cells, output
+discarded) inside hidden blocks, so that nothing the student's process saw of a
+hidden test can reach what is shown.
 A test cell earns its points when it raises nothing. The student's process
 never sees the tests, and nothing it sends is trusted beyond plain data.
 """
