@@ -170,7 +170,7 @@ MAX_IMAGE_CHARS = 2 * 1024 * 1024
 #: Largest text, HTML, Markdown or LaTeX output kept (characters); longer ones are cut.
 MAX_TEXT_CHARS = 200_000
 #: Most characters of all outputs of one notebook; later outputs become a note. The scorer
-#: already keeps at most 2 MB of student output (scorer.OUTPUT_BUDGET); tests add a little.
+#: already keeps at most 1 MB of student output (scorer.OUTPUT_BUDGET); tests add a little.
 MAX_TOTAL_CHARS = 3_000_000
 #: Output MIME types shown in feedback (everything else, e.g. JavaScript or widgets, is dropped).
 SHOWN_MIME = ("text/html", "text/markdown", "text/latex", "image/png", "image/jpeg",

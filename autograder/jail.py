@@ -313,8 +313,12 @@ class Cgroup:
         self.where = where or {"memory": dirs[0]}
 
     @classmethod
-    def create(cls, memory_bytes: int, pids: int) -> tuple["Cgroup | None", str]:
-        """The cgroup, or ``None`` and why not (never raises)."""
+    def create(cls, memory_bytes: int, pids: int, share: "CpuShare | None" = None) -> tuple["Cgroup | None", str]:
+        """The cgroup, or ``None`` and why not (never raises).
+
+        ``share``: the submission's :class:`CpuShare`; the group's CPU weight is then taken from
+        the submission's (its two sandboxes split one sandbox's share, never take two).
+        """
         name = f"{GROUP_PREFIX}{os.getpid()}-{time.monotonic_ns()}"
         mounts = _mounts()
         v1 = {c: m for kind, m, opts in mounts if kind == "cgroup" and "rw" in opts
@@ -323,6 +327,10 @@ class Cgroup:
         errors = []
         if "memory" in v1 and "pids" in v1:
             where = {c: Path(v1[c] + _own_cgroup(c).rstrip("/")) / name for c in v1}
+            if share is not None and share.version == 1:
+                for c in where:
+                    if v1[c] == share.mount:  # the cpu hierarchy (and what is mounted with it)
+                        where[c] = share.dirs[0] / name
             dirs = list(dict.fromkeys(where[c] for c in ("memory", "pids", "cpu", "cpuacct") if c in where))
             group = cls(dirs, 1, where)
             try:
@@ -361,7 +369,7 @@ class Cgroup:
             except OSError as exc:
                 errors.append(f"cgroup v2: {exc.strerror or exc}")
                 continue
-            d = parent / name
+            d = (share.dirs[0] if share is not None and share.version == 2 else parent) / name
             group = cls([d], 2, {c: d for c in ("memory", "pids", "cpu", "cpuacct")})
             try:
                 d.mkdir()
@@ -426,6 +434,61 @@ class Cgroup:
         _remove_group(self.dirs)
 
 
+class CpuShare:
+    """One submission's CPU share: a cgroup (cpu controller) holding its sandboxes' groups.
+
+    The visible tests' and the hidden tests' sandboxes of a submission live beside each other;
+    as siblings they would get two shares, so a hog would take two classmates' worth of CPU.
+    Nested in this group they split one (:data:`CPU_SHARES` / :data:`CPU_WEIGHT`).
+    """
+
+    def __init__(self, folder: Path, version: int, mount: str):
+        self.dirs, self.version, self.mount = [folder], version, mount
+
+    @classmethod
+    def create(cls) -> "CpuShare | None":
+        """The group, or ``None`` where the cpu controller cannot be used (sandboxes are then siblings)."""
+        name = f"{GROUP_PREFIX}{os.getpid()}-{time.monotonic_ns()}"
+        for kind, mount, opts in _mounts():
+            if "rw" not in opts or not (kind == "cgroup2" or "cpu" in opts):
+                continue
+            share = None
+            try:
+                if kind == "cgroup":
+                    folder = Path(mount + _own_cgroup("cpu").rstrip("/")) / name
+                    folder.mkdir()
+                    share = cls(folder, 1, mount)
+                    _write(folder / "cpu.shares", str(CPU_SHARES))
+                    _LIVE_SHARES.add(share)
+                    return share
+                root = Path(mount)
+                if "cpu" not in (root / "cgroup.controllers").read_text().split():
+                    continue
+                (root / "autograder").mkdir(exist_ok=True)
+                for parent in (root, root / "autograder"):
+                    _write(parent / "cgroup.subtree_control", "+memory +pids +cpu")
+                folder = root / "autograder" / name
+                folder.mkdir()
+                share = cls(folder, 2, mount)
+                _write(folder / "cpu.weight", str(CPU_WEIGHT))
+                _write(folder / "cgroup.subtree_control", "+memory +pids +cpu")
+                _LIVE_SHARES.add(share)
+                return share
+            except OSError:
+                if share is not None:
+                    share.remove()
+                return None
+        return None
+
+    def remove(self) -> None:
+        _remove_group(self.dirs)
+        _LIVE_SHARES.discard(self)
+
+
+#: CpuShares of this process not yet removed (:func:`stop_all`).
+_LIVE_SHARES: set = set()
+
+
 def _group_pids(dirs) -> list[int]:
     found = set()
     for d in dirs:
@@ -437,6 +500,13 @@ def _group_pids(dirs) -> list[int]:
 
 
 def _remove_group(dirs: list[Path]) -> None:
+    for d in dirs:  # a submission's CpuShare holds its sandboxes' groups: those first
+        try:
+            inner = [d / e.name for e in os.scandir(d) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            inner = []
+        for sub in inner:
+            _remove_group([sub])
     kill_file = dirs[0] / "cgroup.kill"
     for attempt in range(200):
         pids = _group_pids(dirs)
@@ -500,6 +570,23 @@ def sweep_stale() -> list[str]:
         removed += [str(d) for d in dirs if not d.exists()]
     removed += _sweep_locks()
     return removed
+
+
+def owned_by(pids) -> tuple[list[str], list[str]]:
+    """``(cgroup folders, uid-slot lock files)`` made by one of the grading processes ``pids``."""
+    names = tuple(f"{GROUP_PREFIX}{pid}-" for pid in pids)
+    groups = []
+    for _, mount, _ in _mounts():
+        for folder, subdirs, _ in _walk(Path(mount), depth=6):
+            groups += [str(folder / d) for d in subdirs if d.startswith(names)]
+    locks = []
+    for path in LOCK_DIR.glob("[0-9]*"):
+        try:
+            if int(path.read_text() or 0) in set(pids):
+                locks.append(str(path))
+        except (OSError, ValueError):
+            pass
+    return groups, locks
 
 
 def _walk(root: Path, depth: int):
@@ -641,9 +728,9 @@ CPU_POLL = 0.25
 
 def stop_all() -> None:
     """Kill every live sandbox of this process: its processes, cgroup and uid slot go with it."""
-    for box in list(_LIVE):
+    for item in list(_LIVE) + list(_LIVE_SHARES):
         try:
-            box.kill("stopped")
+            item.kill("stopped") if isinstance(item, Sandbox) else item.remove()
         except Exception:  # noqa: BLE001 - best effort on the way out
             pass
 
@@ -664,9 +751,11 @@ class Sandbox:
 
     def __init__(self, *, sandboxed: bool, deadline: float, memory_mb: int | None,
                  cpu_seconds: int, tmpfs_mb: int = 256, uid: int | None = None,
-                 cpu_budget: float | None = None):
+                 cpu_budget: float | None = None, share: CpuShare | None = None):
         self.deadline, self.problem, self.cpu_budget = deadline, None, cpu_budget
         self.cgroup, self.uid_lock, self.memory_peak, self.cpu_used = None, None, None, None
+        self.proc, self.tmp, self.memory_mb = None, None, memory_mb
+        _LIVE.add(self)  # before anything is claimed: an interruption from here on is cleaned up
         self.memory_mb = memory_mb
         to_child_r, self.to_child = os.pipe()
         self.from_child, from_child_w = os.pipe()
@@ -692,7 +781,8 @@ class Sandbox:
                 pass_fds.append(seccomp_fd)
             if memory_mb:
                 # The tmpfs lives in the group's memory: the cap covers it, so the group gets both.
-                self.cgroup, how = Cgroup.create(int(memory_mb) << 20, PIDS_MAX)
+                self.cgroup, how = Cgroup.create(int(memory_mb) << 20, PIDS_MAX,
+                                                 **({"share": share} if share is not None else {}))
             else:
                 how = "no --memory-mb"
             self.isolation = {"memory_isolation": how if self.cgroup else f"rlimit only ({how})",
@@ -740,7 +830,6 @@ class Sandbox:
         finally:
             for fd in pass_fds:
                 os.close(fd)
-        _LIVE.add(self)
 
     @property
     def alive(self) -> bool:
@@ -790,7 +879,9 @@ class Sandbox:
             if deadline >= self.deadline:
                 self.kill("timeout: the submission exceeded its time limit")
             else:
-                self.kill(f"timeout: {what} exceeded {wall - GRACE:.3g} s")
+                self.kill(f"timeout: {what} exceeded {wall - GRACE:.3g} s" if start_cpu is None else
+                          f"timeout: {what} took longer than {wall:.3g} s of wall-clock time "
+                          f"(limit {seconds - GRACE:.3g} s of CPU time)")
         except EOFError:
             code = self.proc.poll()
             self.kill("the student's process ended" + (f" (exit status {code})" if code is not None else "")
@@ -805,12 +896,13 @@ class Sandbox:
             if self.cgroup is not None and self.cgroup.oom_kills() and "ended" in self.problem:
                 self.problem = (f"memory limit: the sandbox exceeded {self.memory_mb} MiB and was killed "
                                 f"({self.problem})")
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except OSError:
                 pass
-        self.proc.wait()
+        if self.proc is not None:
+            self.proc.wait()
         if self.cgroup is not None:  # whatever escaped the session or the PID namespace's end
             self.memory_peak = self.cgroup.peak()
             self.cpu_used = self.cgroup.cpu_seconds()
@@ -819,7 +911,7 @@ class Sandbox:
         if self.uid_lock is not None:  # nothing of this uid runs any more: the slot is free
             _release_uid(self.uid_lock)
             self.uid_lock = None
-        for fd in (self.to_child, self.from_child):
+        for fd in (getattr(self, "to_child", -1), getattr(self, "from_child", -1)):
             try:
                 os.close(fd)
             except OSError:

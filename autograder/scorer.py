@@ -5,7 +5,10 @@ the student's cells (every code cell of the sanitized notebook except the
 test cells, in notebook order, as plain Python), then runs the *source*
 notebook's instructor cells (setup and every test cell, hidden tests
 included) in this trusted process, where each graded name (a function
-defined in a solution cell of the source) is a :class:`autograder.proxy.Proxy`.
+defined in a solution cell of the source) is a :class:`autograder.proxy.Proxy`:
+of that sandbox in visible code, of a second, fresh sandbox (same cells, output
+discarded) inside hidden blocks, so that nothing the student's process saw of a
+hidden test can reach what is shown.
 A test cell earns its points when it raises nothing. The student's process
 never sees the tests, and nothing it sends is trusted beyond plain data.
 """
@@ -22,7 +25,7 @@ import re
 import sys
 import time
 
-from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, Sandbox, SandboxError
+from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, CpuShare, Sandbox, SandboxError
 from autograder.proxy import Proxy, standins
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -57,9 +60,14 @@ MAX_MAGIC_LINES = 50
 MAX_TRANSFORM_COST = 20_000
 #: Most cells a notebook may have (honest ones have < 30); more is refused with an ``error:``.
 MAX_CELLS = 300
-#: Most student output (UTF-8 bytes of stdout, stderr and errors, all cells) kept per notebook.
-OUTPUT_BUDGET = 2_000_000
+#: Most student output (UTF-8 bytes of stdout, stderr and errors, all cells) kept per notebook:
+#: rendering costs ~1.3 s of CPU per MB of text (measured: 2 MB of non-ASCII output, 5.3 s).
+OUTPUT_BUDGET = 1_000_000
 OUTPUT_NOTE = "(output limit reached: not shown / 输出过多，未显示)"
+#: Terminal escape sequences (colours, cursor moves, titles). Stripped from student output: each
+#: colour change would become an HTML ``<span>`` in the feedback, and a flood of them (one per
+#: character) multiplied the page, hence the trusted side's rendering and scanning time, by ~20.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])|\x9b[0-?]*[ -/]*[@-~]")
 _MAGIC = re.compile(r"^\s*[%!]|=\s*[%!]|\?\s*$", re.M)
 
 
@@ -196,10 +204,10 @@ def has_hidden_tests(source_nb) -> bool:
                for hidden, _ in split_hidden(_text(cell.source)))
 
 
-def _start(cells, names, files, *, sandboxed, deadline, memory_mb, budget, timeout) -> Sandbox:
+def _start(cells, names, files, *, sandboxed, deadline, memory_mb, budget, timeout, share) -> Sandbox:
     """A sandbox running the student's ``cells`` (reports are read by the caller)."""
     sandbox = Sandbox(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb,
-                      cpu_seconds=int(budget) + 5, cpu_budget=budget)
+                      cpu_seconds=int(budget) + 5, cpu_budget=budget, share=share)
     payload, spans = bytearray(), {}
     for name, data in (files or {}).items():
         spans[name] = [len(payload), len(data)]
@@ -271,9 +279,13 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             code = f"raise RuntimeError({why!r})"
         cells.append((index, code))
     output_left = [OUTPUT_BUDGET]
-    limits = dict(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb, budget=budget, timeout=timeout)
+    two = has_hidden_tests(source_nb)
+    # Both sandboxes of the submission in one CPU share: a hog gets one classmate's worth, not two.
+    share = CpuShare.create() if (two and sandboxed and memory_mb) else None
+    limits = dict(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb, budget=budget, timeout=timeout,
+                  share=share)
     sandbox = _start(cells, names, files, **limits)
-    hidden_box = _start(cells, names, files, **limits) if has_hidden_tests(source_nb) else None
+    hidden_box = _start(cells, names, files, **limits) if two else None
     keys = []
     previous_seed = os.environ.get("DP_COURSE_SEED")
     try:
@@ -349,6 +361,8 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         sandbox.close()
         if hidden_box is not None:
             hidden_box.close()
+        if share is not None:
+            share.remove()
         for key in keys:
             linecache.cache.pop(key, None)
         if previous_seed is None:
@@ -380,6 +394,12 @@ def _string(value, cap: int = TEXT_CAP) -> str:
     return value[:cap]
 
 
+def _shown(value) -> str:
+    """Student text as it may be shown: capped, terminal escape sequences removed."""
+    text = _string(value)
+    return _ANSI.sub("", text) if ("\x1b" in text or "\x9b" in text) else text
+
+
 def _cell_report(message: dict, position: int) -> dict:
     if message.get("cell") != position or set(message) != {"cell", "stdout", "stderr", "error"}:
         raise ValueError("unexpected cell report")
@@ -387,9 +407,9 @@ def _cell_report(message: dict, position: int) -> dict:
     if error is not None:
         if type(error) is not dict:
             raise TypeError("bad error")
-        error = {"ename": _string(error.get("type"), 100), "evalue": _string(error.get("message")),
-                 "traceback": _string(error.get("traceback", ""))}
-    return {"stdout": _string(message["stdout"]), "stderr": _string(message["stderr"]), "error": error}
+        error = {"ename": _string(error.get("type"), 100), "evalue": _shown(error.get("message")),
+                 "traceback": _shown(error.get("traceback", ""))}
+    return {"stdout": _shown(message["stdout"]), "stderr": _shown(message["stderr"]), "error": error}
 
 
 def _budgeted(report: dict, left: list[int]) -> dict:

@@ -36,7 +36,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback
+from autograder import feedback, jail, report
 from autograder.students import student_id
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "attacks"))
@@ -212,7 +212,9 @@ def grades(out: Path) -> list[dict]:
         rows = []
         for line in reader:
             assert len(line) == 5, f"grades.csv row with {len(line)} fields: {line!r}"
-            rows.append(dict(zip(header, line)))
+            row = dict(zip(header, line))
+            row["student"] = report.unquote_field(row["student"])  # the formula guard's quote
+            rows.append(row)
     return rows
 
 
@@ -260,6 +262,7 @@ def run_batch(tmp: Path) -> dict:
                 break
             time.sleep(0.2)
         stopped_rows = [line for line in lines if re.match(r"\[\d+/\d+\]", line)]
+        batch_pids = [pid for pid, _ in batch_processes(token, marker, tmp)]
         proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(timeout=60)
@@ -270,6 +273,7 @@ def run_batch(tmp: Path) -> dict:
         done.wait(10)
         time.sleep(1)
         run["stop"] = {"rows_seen": len(stopped_rows), "returncode": proc.returncode,
+                       "cgroups_left": jail.owned_by(batch_pids)[0], "locks_left": jail.owned_by(batch_pids)[1],
                        "survivors": batch_processes(token, marker, tmp),
                        "temp_with_source": [p.as_posix() for p in gtmp.rglob("source")],
                        "stderr": "".join(lines[-20:])}
@@ -336,7 +340,8 @@ def test_attack_batch(tmp_path):
                   check_stop_and_resume, check_out_stable_and_no_survivors,
                   check_checkout_and_venv_unchanged, check_nothing_from_source_in_out,
                   check_feedback_has_no_active_content, check_autograded_notebooks_are_inert,
-                  check_memory):
+                  check_memory, check_hidden_arguments_not_shown, check_no_host_paths_inside,
+                  check_no_remote_images, check_csv_formulas_after_whitespace_and_full_width):
         try:
             check(run)
         except AssertionError as exc:
@@ -414,6 +419,8 @@ def check_stop_and_resume(run):
                         "students were reported graded (lost on kill)")
     if stop["survivors"]:
         problems.append(f"processes survived SIGTERM: {stop['survivors'][:3]}")
+    if stop["cgroups_left"] or stop["locks_left"]:
+        problems.append(f"left after SIGTERM: cgroups {stop['cgroups_left'][:3]}, uid locks {stop['locks_left'][:3]}")
     if stop["temp_with_source"]:
         problems.append(f"temp folders holding source/ left after SIGTERM: {stop['temp_with_source'][:3]}")
     code, err = run["wrong_seed"]
@@ -504,3 +511,59 @@ def check_memory(run):
     # A 300 MB image output must cost the sender only: no grader process near a GiB.
     assert run["rss_peak"] < 1.5 * 2**30, (f"a batch process reached {run['rss_peak'] / 2**30:.2f} GiB "
                                            f"RSS: {run['rss_where']}")
+
+
+# --- issue 17 ------------------------------------------------------------------------------
+
+def _shown_files(run, student: str) -> dict[str, str]:
+    """What a student (feedback) and the Formgrader (autograded notebook) show, and grades.csv."""
+    out = Path(run["out"])
+    files = {"grades.csv": (out / "grades.csv").read_text(encoding="utf-8")}
+    for page in list((out / "feedback" / student).rglob("*.html")) + list((out / "autograded" / student).rglob("*.ipynb")):
+        files[str(page.relative_to(out))] = readable_text(page)
+    return files
+
+
+def check_hidden_arguments_not_shown(run):
+    """The student's process remembers every call; the hidden calls happen in another process."""
+    files = _shown_files(run, "c8_hidden_arg_leak")
+    pages = {k: v for k, v in files.items() if k != "grades.csv"}
+    assert len(pages) == 2, f"feedback and autograded notebook expected: {sorted(files)}"
+    problems = []
+    for name, text in pages.items():
+        if "SEEN[b=" not in text:  # the channel works: the visible calls' record is shown
+            problems.append(f"{name}: the record of visible calls is not shown (the check would test nothing)")
+        for hidden in ("b=0.37", "size=(200, 500)"):
+            if hidden in text:
+                problems.append(f"{name}: a hidden test's argument {hidden!r} is shown")
+    row = run["rows"]["c8_hidden_arg_leak"]
+    if _score(row) != 6.0 or row["status"] != "ok":  # laplace_noise correct (hidden tests too), mechanism fails
+        problems.append(f"c8_hidden_arg_leak: {row['score']} {row['status'][:120]!r}, want 6 ok")
+    assert not problems, "\n".join(problems)
+
+
+def check_no_host_paths_inside(run):
+    files = _shown_files(run, "c8_host_paths")
+    pages = [v for k, v in files.items() if k.endswith(".html")]
+    assert pages and "HOSTPATHS pid1:" in pages[0] and "HOSTPATHS numpy:" in pages[0], "the probe printed nothing"
+    host = {str(REPO), str(SITE), sys.prefix, str(Path(sys.base_prefix).resolve()), sys.base_prefix,
+            str(run["gtmp"]), str(run["out"])}
+    shown = re.findall(r"HOSTPATHS[^\n]*", pages[0])
+    leaks = [f"{h} in {line[:160]}" for line in shown for h in host if h in line]
+    assert not leaks, "host paths visible inside the sandbox:\n" + "\n".join(leaks[:6])
+
+
+def check_no_remote_images(run):
+    host = f"{run['ctx']['XSS'].lower()}.tracker.example"
+    files = _shown_files(run, "c8_remote_images")
+    assert any("pixel" in v for k, v in files.items() if k.endswith(".html")), "the Markdown cell is not shown"
+    leaks = [k for k, v in files.items() if host in v]
+    assert not leaks, f"remote image URLs kept in {leaks}"
+
+
+def check_csv_formulas_after_whitespace_and_full_width(run):
+    text = (Path(run["out"]) / "grades.csv").read_text(encoding="utf-8")
+    for name in (" =1+1", "\uff1d1+1"):
+        assert f"\n'{name}," in text, f"{name!r} not quoted in grades.csv"
+    back = {r["student"] for r in report.read_grades(Path(run["out"]) / "grades.csv")}
+    assert {" =1+1", "\uff1d1+1"} <= back, "read_grades does not give back the exact ids"

@@ -212,6 +212,12 @@ def test_cgroup_v2_files(tmp_path, monkeypatch):
     assert (d / "cpu.weight").read_text() == str(jail.CPU_WEIGHT) and "cpu.weight" in how  # fair share
     (d / "cpu.stat").write_text("usage_usec 2500000\nuser_usec 2000000\n")
     assert group.cpu_seconds() == 2.5  # time limits read the group's own CPU time here
+    # a submission's two sandboxes nest in one CPU share (one weight between them)
+    share = jail.CpuShare.create()
+    assert share is not None and share.dirs[0].parent == tmp_path / "autograder"
+    assert (share.dirs[0] / "cpu.weight").read_text() == str(jail.CPU_WEIGHT)
+    nested, how = jail.Cgroup.create(300 << 20, 17, share=share)
+    assert nested is not None and nested.dirs[0].parent == share.dirs[0], how
     (tmp_path / "cgroup.controllers").write_text("cpu\n")
     group, how = jail.Cgroup.create(300 << 20, 17)
     assert group is None and "without the memory and pids controllers" in how
