@@ -45,8 +45,10 @@ ASSIGNMENTS := laplace exponential randomized_response private_mean privacy_budg
 EXCHANGE_DIR := $(or $(NBGRADER_EXCHANGE),nbgrader_exchange)
 LOCAL_RELEASE := $(EXCHANGE_DIR)/.dp-course-released
 SOURCE_FILES := $(shell find source -type f -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
+# Only in a course root: the student bundle (autograder/bundle.py) has release/ but no source/.
+COURSE_ROOT := $(and $(wildcard nbgrader_config.py),$(wildcard source))
 
-lab: install exchange $(LOCAL_RELEASE)
+lab: install exchange $(if $(COURSE_ROOT),$(LOCAL_RELEASE))
 	@# the local student, with a name (the Formgrader lists a student without one as "None, None")
 	@$(BIN)/nbgrader db student add "$$(id -un)" --last-name="$$(id -un)" --first-name="(this computer)" \
 	  >/dev/null 2>&1 || true
@@ -57,7 +59,7 @@ exchange:
 	else mkdir -p "$$NBGRADER_EXCHANGE" && chmod 777 "$$NBGRADER_EXCHANGE" 2>/dev/null || \
 	  test -w "$$NBGRADER_EXCHANGE" || { echo "NBGRADER_EXCHANGE=$$NBGRADER_EXCHANGE is not a writable folder" >&2; exit 1; }; fi
 
-$(LOCAL_RELEASE): $(SOURCE_FILES) nbgrader_config.py | install exchange
+$(LOCAL_RELEASE): $(SOURCE_FILES) $(wildcard nbgrader_config.py) | install exchange
 	$(BIN)/nbgrader generate_assignment "*" --force --log-level=WARN
 	for a in $(ASSIGNMENTS); do $(BIN)/nbgrader release_assignment $$a --force --log-level=WARN || exit 1; done
 	touch $@

@@ -66,7 +66,8 @@ def grade_submission(course: Path, submitted: Path, assignment: str, student: st
                      timeout: int, memory_mb: int) -> dict:
     """``python -m autograder grade`` on one collected submission.
 
-    Returns ``{"row": report.json's submission, "autograded": {notebook name: NotebookNode}}``.
+    Returns ``{"row": report.json's submission, "autograded": {notebook name: NotebookNode},
+    "isolation": what the sandbox enforced here (cgroup or rlimits only, seccomp, uids)}``.
     Raises :class:`TrustedGradingError` when the command fails (e.g. no sandbox here).
     """
     with tempfile.TemporaryDirectory(prefix="autograder-formgrader-") as tmp:
@@ -91,7 +92,7 @@ def grade_submission(course: Path, submitted: Path, assignment: str, student: st
         for name in row.get("autograded", []):
             path = tmp / "out" / "autograded" / "student" / assignment / name
             autograded[name] = nbformat.read(path, as_version=4)
-        return {"row": row, "autograded": autograded}
+        return {"row": row, "autograded": autograded, "isolation": report["runs"][-1].get("isolation")}
 
 
 def _enforce(cell, score: float, points: float, message: str | None) -> None:
@@ -132,8 +133,8 @@ class TrustedAutograde(NbGraderPreprocessor):
         graded = grade_submission(course, submitted, info["assignment"], info["student"],
                                   timeout=self.timeout, memory_mb=self.memory_mb)
         row = graded["row"]
-        self.log.info("trusted grader: %s/%s %s/%s, %s", info["student"], info["assignment"],
-                      row["score"], row["max_score"], row["status"])
+        self.log.info("trusted grader: %s/%s %s/%s, %s; sandbox isolation: %s", info["student"],
+                      info["assignment"], row["score"], row["max_score"], row["status"], graded["isolation"])
         out = graded["autograded"].get(name)
         out = _fallback(nb) if out is None else out
         cells = {c["grade_id"]: c for c in row["cells"] if c["notebook"] == name}

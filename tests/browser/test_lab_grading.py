@@ -150,8 +150,8 @@ def _modal_text(page, timeout_ms: float) -> str:
     modal = page.locator(".modal.in, .modal.show, .modal[style*='display: block']").first
     modal.wait_for(state="visible", timeout=timeout_ms)
     text = modal.inner_text()
-    page.keyboard.press("Escape")
-    modal.wait_for(state="hidden", timeout=10_000)
+    modal.locator("[data-dismiss=modal]").last.click()
+    page.wait_for_function("() => !document.querySelector('.modal.in, .modal-backdrop')", timeout=20_000)
     return text
 
 
