@@ -130,9 +130,9 @@ def klass():
     above = {**_modes_above(ROOT), **_modes_above(Path(sys.base_prefix))}
     provision = [sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--roster", str(roster),
                  "--venv", str(course_venv()), "--reset"]
-    first = subprocess.run([*provision, "--demo-passwords"], capture_output=True, text=True)
-    assert first.returncode == 0, first.stdout + first.stderr
     try:
+        first = subprocess.run([*provision, "--demo-passwords"], capture_output=True, text=True)
+        assert first.returncode == 0, first.stdout + first.stderr
         yield {"class": Class(srv), "provision": provision, "above": above, "srv": srv}
     finally:
         shutil.rmtree(srv, ignore_errors=True)
