@@ -16,6 +16,7 @@ Needs root (useradd, runuser); skipped with the reason otherwise. CI runs as roo
 
 from __future__ import annotations
 
+import csv
 import datetime
 import hashlib
 import json
@@ -26,7 +27,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import nbformat
@@ -201,7 +201,6 @@ def test_graded_as_someone_else_is_refused_and_grades_stay_exact(klass, graded):
         assert marker in message, (marker, message)
     assert graded["grading"].returncode == 0, graded["grading"].stdout + graded["grading"].stderr
     with open(c.course / "autograder" / ASSIGNMENT / "grades.csv", encoding="utf-8") as handle:
-        import csv
         rows = {r["student"]: r for r in csv.DictReader(handle)}
     scores = {s: float(rows[s]["score"]) for s in rows}
     assert scores == EXPECTED, scores
