@@ -3,7 +3,7 @@
 # import the result into the Formgrader's gradebook. Run as the course account, in the
 # course root (a terminal of the Formgrader service's JupyterLab is exactly that):
 #
-#     bash /path/to/checkout/hub/grade.sh laplace [--jobs 2]
+#     bash /srv/dp-course/grade.sh laplace [--jobs 2]     (provisioning's copy of this file)
 #
 # Writes autograder/<assignment>/ (grades.csv, report.json, feedback/) in the course
 # root, then `python -m autograder import-gradebook`: scores per test cell, autograded
@@ -15,6 +15,7 @@ assignment="${1:?usage: grade.sh ASSIGNMENT [--jobs N]}"
 shift
 here="$(cd "$(dirname "$0")" && pwd)"
 python="${DP_PYTHON:-$here/../.venv/bin/python}"
+test -x "$python" || python="$here/venv/bin/python"   # SRV/grade.sh next to the course's Python
 test -x "$python" || python="$(command -v python3)"   # a container image without the .venv
 course="${DP_COURSE_ROOT:-$PWD}"
 export PATH="$(dirname "$python"):$PATH"

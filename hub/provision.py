@@ -234,7 +234,7 @@ def build_course_python(venv: Path) -> Path:
     return python
 
 
-def install_configs(srv: Path, grader: pwd.struct_passwd) -> None:
+def install_configs(srv: Path) -> None:
     """``SRV/jupyter/{student,grader}`` and ``SRV/grade.sh``: what the servers read, outside the checkout."""
     for kind in ("student", "grader"):
         target = srv / "jupyter" / kind
@@ -366,7 +366,7 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
 
     bundle = build_bundle(srv)
     python = build_course_python(Path(venv) if venv else srv / "venv")
-    install_configs(srv, grader)
+    install_configs(srv)
     locked, without = [], []
     for person in roster:
         user = ensure_user(person["id"], person["name"])
