@@ -227,16 +227,24 @@ class Cgroup:
         self.dirs, self.version = dirs, version
 
     @classmethod
-    def create(cls, memory_bytes: int, pids: int) -> tuple["Cgroup | None", str]:
-        """The cgroup, or ``None`` and why not (never raises)."""
-        name = f"autograder-{os.getpid()}-{time.monotonic_ns()}"
+    def create(cls, memory_bytes: int, pids: int, *, prefix: str = "autograder",
+               cpu_weight: int | None = None) -> tuple["Cgroup | None", str]:
+        """The cgroup, or ``None`` and why not (never raises).
+
+        ``cpu_weight`` (1-10000, 100 = the default share of a group) also puts the group in
+        the cpu controller (v1 ``cpu.shares`` = weight x 1024 / 100, v2 ``cpu.weight``), so
+        its processes together get one group's share of the CPU however many they are.
+        """
+        name = f"{prefix}-{os.getpid()}-{time.monotonic_ns()}"
         mounts = _mounts()
+        wanted = ("memory", "pids") + (("cpu",) if cpu_weight else ())
         v1 = {c: m for kind, m, opts in mounts if kind == "cgroup" and "rw" in opts
-              for c in ("memory", "pids") if c in opts}
+              for c in wanted if c in opts}
         v2 = [m for kind, m, opts in mounts if kind == "cgroup2" and "rw" in opts]
         errors = []
         if "memory" in v1 and "pids" in v1:
-            dirs = [Path(v1[c] + _own_cgroup(c).rstrip("/")) / name for c in ("memory", "pids")]
+            controllers = [c for c in wanted if c in v1]
+            dirs = [Path(v1[c] + _own_cgroup(c).rstrip("/")) / name for c in controllers]
             group = cls(dirs, 1)
             try:
                 for d in dirs:
@@ -248,7 +256,13 @@ class Cgroup:
                 else:
                     _write(mem / "memory.swappiness", "0")
                 _write(dirs[1] / "pids.max", str(pids))
-                return group, "cgroup v1 (memory.limit_in_bytes, memory.memsw.limit_in_bytes, pids.max)"
+                how = "cgroup v1 (memory.limit_in_bytes, memory.memsw.limit_in_bytes, pids.max"
+                if "cpu" in controllers:
+                    _write(dirs[2] / "cpu.shares", str(max(2, cpu_weight * 1024 // 100)))
+                    how += ", cpu.shares"
+                elif cpu_weight:
+                    how += "; no cpu controller: no CPU share"
+                return group, how + ")"
             except OSError as exc:
                 group.remove()
                 errors.append(f"cgroup v1: {exc.strerror or exc}")
@@ -258,10 +272,11 @@ class Cgroup:
                 if not {"memory", "pids"} <= set((root / "cgroup.controllers").read_text().split()):
                     errors.append("cgroup v2 without the memory and pids controllers")
                     continue
-                parent = root / "autograder"
+                parent = root / prefix.split("-")[0]
                 parent.mkdir(exist_ok=True)
-                _write(root / "cgroup.subtree_control", "+memory +pids")
-                _write(parent / "cgroup.subtree_control", "+memory +pids")
+                enable = " ".join(f"+{c}" for c in wanted)
+                _write(root / "cgroup.subtree_control", enable)
+                _write(parent / "cgroup.subtree_control", enable)
             except OSError as exc:
                 errors.append(f"cgroup v2: {exc.strerror or exc}")
                 continue
@@ -272,7 +287,10 @@ class Cgroup:
                 if (group.dirs[0] / "memory.swap.max").exists():
                     _write(group.dirs[0] / "memory.swap.max", "0")
                 _write(group.dirs[0] / "pids.max", str(pids))
-                return group, "cgroup v2 (memory.max, memory.swap.max = 0, pids.max)"
+                if cpu_weight:
+                    _write(group.dirs[0] / "cpu.weight", str(cpu_weight))
+                return group, "cgroup v2 (memory.max, memory.swap.max = 0, pids.max" + (
+                    ", cpu.weight)" if cpu_weight else ")")
             except OSError as exc:
                 group.remove()
                 errors.append(f"cgroup v2: {exc.strerror or exc}")

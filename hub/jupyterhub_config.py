@@ -11,7 +11,10 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 | ``DP_HUB_ROSTER`` | hub/roster.csv | who may log in, who is an instructor |
 | ``DP_HUB_AUTH`` | pam | ``pam`` (OS accounts) or ``lti13`` (see hub/lti13_config.py) |
 | ``DP_HUB_CULL_TIMEOUT`` | 3600 | seconds of inactivity before a server is stopped |
-| ``DP_HUB_MEM_LIMIT`` | 2G | per-process address-space cap of each student's server and kernels |
+| ``DP_HUB_URL`` | ``http://hub.localhost:PORT`` | public URL of the hub; every user's server and the Formgrader get a subdomain of it |
+| ``DP_HUB_MEM_LIMIT`` | 2G | memory of all a student's processes together (cgroup), and address space of each |
+| ``DP_HUB_TMP_LIMIT`` / ``DP_HUB_SHM_LIMIT`` | 512M / 256M | size of each student's private ``/tmp`` and ``/dev/shm`` |
+| ``DP_HUB_HOME_LIMIT`` | 2G | disk space of each student's home (an ext4 image in ``$DP_HUB_SRV/homes``) |
 
 Layout per nbgrader's "Using nbgrader with JupyterHub" (one class, several graders):
 the Formgrader runs as the hub service ``dp-course`` (name = course id) under the
@@ -20,14 +23,11 @@ instructors) gets ``access:services!service=dp-course``; students get no scope o
 """
 
 import csv
+import importlib.util
 import os
-import pwd
-import resource
 import socket
 import sys
 from pathlib import Path
-
-from jupyterhub.spawner import LocalProcessSpawner
 
 c = get_config()  # noqa: F821  (injected by JupyterHub)
 
@@ -42,6 +42,13 @@ ROSTER = Path(os.environ.get("DP_HUB_ROSTER", HUB / "roster.csv"))
 IP = os.environ.get("DP_HUB_IP", "127.0.0.1")
 PORT = int(os.environ.get("DP_HUB_PORT", "8000"))
 MEM_LIMIT = os.environ.get("DP_HUB_MEM_LIMIT", "2G")
+TMP_LIMIT = os.environ.get("DP_HUB_TMP_LIMIT", "512M")
+SHM_LIMIT = os.environ.get("DP_HUB_SHM_LIMIT", "256M")
+HOME_LIMIT = os.environ.get("DP_HUB_HOME_LIMIT", "2G")
+# one origin per person: the hub on HOST, alice's server on alice.HOST, the Formgrader on
+# dp-course--service.HOST (JupyterHub's subdomain_hook "idna"). Chromium resolves *.localhost to
+# loopback; a class server needs wildcard DNS (*.HOST) and a wildcard TLS certificate.
+PUBLIC_URL = os.environ.get("DP_HUB_URL", f"http://hub.localhost:{PORT}")
 CULL_TIMEOUT = int(os.environ.get("DP_HUB_CULL_TIMEOUT", "3600"))
 PATH = f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"   # nbgrader runs `alembic` from the venv
 
@@ -60,8 +67,10 @@ students = [r["id"] for r in roster if r["role"] == "student"]
 STATE.mkdir(parents=True, exist_ok=True)
 STATE.chmod(0o700)
 
-# --- network: the public proxy on IP:PORT; hub API and proxy API on free loopback ports
+# --- network: the public proxy on IP:PORT (host-routed subdomains); hub API and proxy API on
+# free loopback ports
 c.JupyterHub.bind_url = f"http://{IP}:{PORT}"
+c.JupyterHub.subdomain_host = PUBLIC_URL
 c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{free_port()}"
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{free_port()}"
 c.ConfigurableHTTPProxy.command = [str(HUB / "node_modules" / ".bin" / "configurable-http-proxy")]
@@ -134,38 +143,31 @@ if os.environ.get("DP_HUB_LOAD_TOKEN"):     # hub/load.py only: a service that s
                                     "scopes": ["admin:users", "admin:servers", "access:servers"]})
 
 
-# --- the students' (and instructors' own) servers
+# --- the students' (and instructors' own) servers: hub/spawner.py (limits per student)
 def _bytes(spec: str) -> int:
     units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
     return int(float(spec[:-1]) * units[spec[-1].upper()]) if spec[-1].upper() in units else int(spec)
 
 
-class CourseSpawner(LocalProcessSpawner):
-    """LocalProcessSpawner plus kernel-enforced rlimits (there are no cgroups without systemd).
+if Path("/run/systemd/system").is_dir() and importlib.util.find_spec("systemdspawner"):
+    # systemd is PID 1 (a VM, TLJH's setup): a transient unit per server, as The Littlest
+    # JupyterHub does; its cgroup enforces mem_limit and cpu_limit (not tested here: no systemd)
+    c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
+    c.SystemdSpawner.dynamic_users = False          # the roster's OS accounts
+    c.SystemdSpawner.isolate_tmp = True             # PrivateTmp (not size-capped: the unit's MemoryMax counts it)
+    c.SystemdSpawner.isolate_devices = True
+    c.SystemdSpawner.disable_user_sudo = True
+    c.SystemdSpawner.unit_extra_properties = {"TasksMax": "512", "MemorySwapMax": "0", "CPUWeight": "100"}
+else:
+    # containers, CI, this kind of machine: the same limits through cgroups directly
+    sys.path.insert(0, str(HUB))
+    from spawner import CourseSpawner               # hub/spawner.py
 
-    Enforced per process of the user's server (the server and each kernel inherit it):
-    RLIMIT_AS = ``mem_limit`` (an allocation beyond it fails with MemoryError) and
-    RLIMIT_NPROC = 512 per account (no fork bomb). Not enforced: a per-user *total*
-    memory or a CPU share (``cpu_limit`` is only exported as CPU_LIMIT); processes run
-    at nice 5 so the hub and proxy stay responsive. SystemdSpawner (hub/README.md)
-    enforces both with cgroups where systemd is PID 1.
-    """
-
-    def make_preexec_fn(self, name):
-        become_user = super().make_preexec_fn(name)
-        limit = int(self.mem_limit) if self.mem_limit else None
-
-        def preexec():
-            if limit:
-                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            resource.setrlimit(resource.RLIMIT_NPROC, (512, 512))
-            os.nice(5)
-            become_user()
-
-        return preexec
-
-
-c.JupyterHub.spawner_class = CourseSpawner
+    c.JupyterHub.spawner_class = CourseSpawner
+    c.CourseSpawner.tmp_limit = _bytes(TMP_LIMIT)
+    c.CourseSpawner.shm_limit = _bytes(SHM_LIMIT)
+    c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
+    c.CourseSpawner.home_images = str(SRV / "homes")
 c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
 c.Spawner.notebook_dir = "~"
 c.Spawner.default_url = "/lab/tree/course"
