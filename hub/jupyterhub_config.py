@@ -98,8 +98,11 @@ c.JupyterHub.load_roles = [
     {
         "name": f"formgrade-{COURSE_ID}",
         "groups": [f"formgrade-{COURSE_ID}"],
+        # the Formgrader, and the students' servers (to help a student with their notebook:
+        # safe because each server is its own origin, so a page a student serves there
+        # cannot reach the hub, the Formgrader or another server as the instructor)
         "scopes": [f"access:services!service={COURSE_ID}", "list:services",
-                   f"read:services!service={COURSE_ID}"],
+                   f"read:services!service={COURSE_ID}", f"access:servers!group=nbgrader-{COURSE_ID}"],
     },
     {
         # the users' own servers act with their owner's rights (nbgrader's course list asks the hub API)

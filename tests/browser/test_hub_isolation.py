@@ -7,12 +7,11 @@ that filling them is quick). Students act through what every student has: they l
 their password, take an API token (their right on the hub) and run code in a kernel of their
 own server. The instructor is Chromium driven by Playwright.
 
-- **Cross-origin attack.** alice's server serves a page (an HTML file in her home, opened via
-  ``/files/``) that, with the instructor's cookies, reads the Formgrader's API and files (hidden
+- **Cross-origin attack.** alice's server serves a page (a notebook whose HTML output she
+  signed as trusted, so JupyterLab runs its script unsandboxed on her server's origin) that, with the instructor's cookies, reads the Formgrader's API and files (hidden
   tests, scores), the hub API and bob's server, and POSTs a terminal into the Formgrader (with a
-  tossed ``_xsrf`` cookie too). alice shares her server with the instructor (JupyterHub's share
-  link, "please look at my page"); the instructor, logged in to the hub and the Formgrader,
-  opens it. Nothing is read, and no terminal runs as ``grader-dp-course``.
+  tossed ``_xsrf`` cookie too). Instructors may open their students' servers (to help them);
+  the instructor, logged in to the hub and the Formgrader, opens alice's link. Nothing is read, and no terminal runs as ``grader-dp-course``.
 - **Memory per student.** Three processes of alice each hold 1.5 GiB (under the per-process
   address-space cap): together they exceed her cgroup's 2 GiB, so the kernel kills inside her
   group; the hub and bob are unaffected.
@@ -27,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import re
 import shutil
 import signal
@@ -170,8 +168,9 @@ def hub():
         deadline = time.monotonic() + 90
         while True:
             try:
-                requests.get(f"{info['url']}/hub/api/", headers=info["headers"], timeout=2)
-                break
+                if requests.get(f"{info['url']}/hub/api/", headers=info["headers"], timeout=2).ok:
+                    break
+                raise OSError("not yet")        # the proxy answers 503 until the hub's route is in
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail("JupyterHub did not start:\n" + (srv / "hub.log").read_text()[-4000:])
@@ -196,21 +195,7 @@ def hub():
         assert "Traceback" not in text.split("Received signal SIGTERM")[-1], "the hub stopped with a traceback"
 
 
-def _grader_terminals() -> list[str]:
-    """Command lines of shells running as the course account (a Formgrader terminal is one)."""
-    uid, found = pwd.getpwnam("grader-dp-course").pw_uid, []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and proc.stat().st_uid == uid:
-                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                if re.search(r"\b(ba)?sh\b", cmd.split(" ")[0]):
-                    found.append(cmd)
-        except OSError:
-            continue
-    return found
-
-
-ATTACK_PAGE = r"""<!doctype html><html><body><h1>Please look at my plot</h1><script>
+ATTACK_PAGE = r"""<h1>Please look at my plot</h1><script>
 (async () => {
   const port = location.port, hub = location.hostname.split('.').slice(1).join('.');
   const fg = `http://dp-course--service.${hub}:${port}/services/dp-course`;
@@ -232,24 +217,31 @@ ATTACK_PAGE = r"""<!doctype html><html><body><h1>Please look at my plot</h1><scr
     } catch (e) { results[key] = {error: String(e)}; }
   }
   // writes need no readable answer: no-cors requests are sent with the cookies all the same
-  document.cookie = `_xsrf=tossed; domain=${hub}; path=/`;
+  try { document.cookie = `_xsrf=tossed; domain=${hub}; path=/`; } catch (e) {}
   for (const url of [fg + '/api/terminals', fg + '/api/terminals?_xsrf=tossed', '/services/dp-course/api/terminals']) {
     try { await fetch(url, {method: 'POST', mode: 'no-cors', credentials: 'include'}); } catch (e) {}
   }
   window.results = results;
 })();
-</script></body></html>"""
+</script>"""
+#: alice's notebook: the page above as an HTML output, signed as trusted with her own server's
+#: notebook secret (hers to use), so JupyterLab runs its script when anyone opens it there.
+PLANT = (
+    "import nbformat, pathlib, shutil, subprocess\n"
+    "nb = nbformat.v4.new_notebook()\n"
+    "nb.cells.append(nbformat.v4.new_code_cell('plot()', outputs=[nbformat.v4.new_output(\n"
+    "    'display_data', data={'text/html': PAGE})]))\n"
+    "path = pathlib.Path.home() / 'plot.ipynb'\n"
+    "nbformat.write(nb, path)\n"
+    "subprocess.run([shutil.which('jupyter'), 'trust', str(path)], check=True, capture_output=True)\n"
+)
 
 
 def test_student_page_cannot_act_as_the_instructor(hub):
     from playwright.sync_api import sync_playwright
 
     alice = hub["students"]["alice"]
-    alice.run(f"import pathlib; pathlib.Path.home().joinpath('plot.html').write_text({ATTACK_PAGE!r})")
-    share = alice.hub_api("POST", "/share-codes/alice/")
-    assert share.status_code == 201, (share.status_code, share.text[:300])
-    accept_url = share.json()["accept_url"]
-    before = _grader_terminals()
+    alice.run(f"PAGE = {ATTACK_PAGE!r}\n" + PLANT)
     public = hub["public"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -261,16 +253,21 @@ def test_student_page_cannot_act_as_the_instructor(hub):
             page.click("#login_submit")
             page.wait_for_url("**/user/teacher/**", timeout=120_000)
             # logged in to the Formgrader too: its cookie is what the page would abuse
-            page.goto(f"http://dp-course--service.hub.localhost:{hub['port']}/services/dp-course/formgrader")
+            formgrader = f"http://dp-course--service.hub.localhost:{hub['port']}/services/dp-course"
+            page.goto(f"{formgrader}/formgrader")
             page.get_by_text("Manage Assignments").first.wait_for(timeout=60_000)
-            page.goto(accept_url if accept_url.startswith("http") else public + accept_url)
-            page.get_by_role("button", name=re.compile("Accept", re.I)).click()
-            page.wait_for_url(f"**/user/alice/**", timeout=60_000)
-            opened = page.goto(f"http://alice.hub.localhost:{hub['port']}/user/alice/files/plot.html")
-            assert opened.status == 200 and "my plot" in page.content()   # the page did run, as the instructor
+            link = f"http://alice.hub.localhost:{hub['port']}/user/alice/lab/tree/plot.ipynb"
+            page.goto(link)
+            # JupyterHub asks the instructor once before a student's server may know who they are
+            page.get_by_role("button", name=re.compile("Authorize", re.I)).click()
+            page.wait_for_url("**/user/alice/lab/**", timeout=60_000)
+            page.get_by_role("heading", name="Please look at my plot").wait_for(timeout=60_000)
             page.wait_for_function("() => window.results !== undefined", timeout=60_000)
             results = page.evaluate("window.results")
             page.wait_for_timeout(2000)         # the POSTs have landed, if they were accepted
+            # the instructor's own look at the Formgrader's terminals (a terminal runs as grader-dp-course)
+            page.goto(f"{formgrader}/api/terminals")
+            terminals = json.loads(page.inner_text("body"))
         finally:
             browser.close()
     print(json.dumps({k: v.get("status", v.get("error")) for k, v in results.items()}))
@@ -279,7 +276,7 @@ def test_student_page_cannot_act_as_the_instructor(hub):
         body = result.get("body", "")
         assert "error" in result or result["status"] >= 300 or not any(s in body for s in secrets), (key, result)
         assert not any(s in body for s in secrets[:5]), (key, body[:500])
-    assert _grader_terminals() == before, "the page opened a terminal as the course account"
+    assert terminals == [], f"the page opened a terminal as the course account: {terminals}"
 
 
 def test_memory_is_capped_per_student(hub):
@@ -306,7 +303,7 @@ FILL = (
     "    n = 0\n"
     "    try:\n"
     "        with open(path, 'wb') as f:\n"
-    "            while n < 2**33:\n"
+    "            while n < 2**31:\n"
     "                f.write(b'x' * 2**20); f.flush(); n += 2**20\n"
     "    except OSError as e:\n"
     "        code = errno.errorcode.get(e.errno)\n"
