@@ -11,6 +11,7 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 | ``DP_HUB_ROSTER`` | hub/roster.csv | who may log in, who is an instructor |
 | ``DP_HUB_AUTH`` | pam | ``pam`` (OS accounts) or ``lti13`` (see hub/lti13_config.py) |
 | ``DP_HUB_CULL_TIMEOUT`` | 3600 | seconds of inactivity before a server is stopped |
+| ``DP_HUB_LOCALE`` | zh_CN | JupyterLab's language (``en`` for English) |
 | ``DP_HUB_URL`` | ``http://hub.localhost:PORT`` | public URL of the hub; every user's server and the Formgrader get a subdomain of it |
 | ``DP_HUB_MEM_LIMIT`` | 2G | memory of all a student's processes together (cgroup), and address space of each |
 | ``DP_HUB_TMP_LIMIT`` / ``DP_HUB_SHM_LIMIT`` | 512M / 256M | size of each student's private ``/tmp`` and ``/dev/shm`` |
@@ -25,9 +26,11 @@ instructors) gets ``access:services!service=dp-course``; students get no scope o
 import csv
 import importlib.util
 import os
+import json
 import socket
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 c = get_config()  # noqa: F821  (injected by JupyterHub)
 
@@ -50,6 +53,7 @@ HOME_LIMIT = os.environ.get("DP_HUB_HOME_LIMIT", "2G")
 # loopback; a class server needs wildcard DNS (*.HOST) and a wildcard TLS certificate.
 PUBLIC_URL = os.environ.get("DP_HUB_URL", f"http://hub.localhost:{PORT}")
 CULL_TIMEOUT = int(os.environ.get("DP_HUB_CULL_TIMEOUT", "3600"))
+LOCALE = os.environ.get("DP_HUB_LOCALE", "zh_CN")
 PATH = f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"   # nbgrader runs `alembic` from the venv
 
 
@@ -186,6 +190,41 @@ c.Spawner.environment = {
     "JUPYTER_CONFIG_PATH": str(HUB / "jupyter" / "student"),
 }
 c.Spawner.env_keep = ["LANG", "LC_ALL"]
+
+
+# --- what JupyterLab shows: the course's language (the zh_CN language pack) for everyone, and for
+# instructors a "Formgrader" menu that opens the Formgrader's own origin in a new browser tab.
+# JupyterLab reads such defaults from overrides.json in its app settings folder (one per role,
+# generated here because the Formgrader's URL depends on DP_HUB_URL).
+def _formgrader_url() -> str:
+    public = urlparse(PUBLIC_URL)
+    port = f":{public.port}" if public.port else ""
+    return f"{public.scheme}://{COURSE_ID}--service.{public.hostname}{port}/services/{COURSE_ID}/formgrader"
+
+
+LAB_SETTINGS = SRV / "lab-settings"
+_language = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALE}}
+_overrides = {
+    "student": _language,
+    "instructor": {**_language, "@jupyterlab/mainmenu-extension:plugin": {"menus": [{
+        "id": "jp-mainmenu-formgrader", "label": "Formgrader", "rank": 1000,
+        "items": [{"command": "help:open",
+                   "args": {"url": _formgrader_url(), "text": "Formgrader", "newBrowserTab": True}}]}]}},
+}
+for _role, _settings in _overrides.items():
+    (LAB_SETTINGS / _role).mkdir(parents=True, exist_ok=True)
+    (LAB_SETTINGS / _role / "overrides.json").write_text(json.dumps(_settings, indent=1), encoding="utf-8")
+    for _path in (LAB_SETTINGS, LAB_SETTINGS / _role):
+        _path.chmod(0o755)
+
+
+def _lab_settings(spawner) -> None:
+    role = "instructor" if spawner.user.name in instructors else "student"
+    spawner.args = [a for a in spawner.args if not a.startswith("--LabApp.app_settings_dir=")] + [
+        f"--LabApp.app_settings_dir={LAB_SETTINGS / role}"]
+
+
+c.Spawner.pre_spawn_hook = _lab_settings
 # stopping a server: SIGINT, then SIGTERM after 3 s (a culled or hub-stopped server goes quickly)
 c.LocalProcessSpawner.interrupt_timeout = 3
 c.LocalProcessSpawner.term_timeout = 3
