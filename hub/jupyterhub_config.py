@@ -83,6 +83,9 @@ c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
 c.JupyterHub.cleanup_servers = True      # stopping the hub stops the students' servers
+# The periodic service health check only logs; during shutdown (Ctrl-C, SIGTERM) it can run after
+# the services were stopped and end the hub with a traceback (JupyterHub 6.1: Server.from_orm(None)).
+c.JupyterHub.service_check_interval = 0
 
 # --- authentication
 if os.environ.get("DP_HUB_AUTH", "pam") == "lti13":
@@ -171,7 +174,10 @@ else:
     from spawner import CourseSpawner               # hub/spawner.py
 
     c.JupyterHub.spawner_class = CourseSpawner
-    c.CourseSpawner.tmp_limit = _bytes(TMP_LIMIT)
+    # a private /tmp hides the host's: the course folders must not live there
+    if SRV.resolve().is_relative_to("/tmp"):
+        print(f"warning: DP_HUB_SRV={SRV} is under /tmp: students' servers keep the host's /tmp", file=sys.stderr)
+    c.CourseSpawner.tmp_limit = 0 if SRV.resolve().is_relative_to("/tmp") else _bytes(TMP_LIMIT)
     c.CourseSpawner.shm_limit = _bytes(SHM_LIMIT)
     c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
     c.CourseSpawner.home_images = str(SRV / "homes")
@@ -194,8 +200,10 @@ c.Spawner.env_keep = ["LANG", "LC_ALL"]
 
 # --- what JupyterLab shows: the course's language (the zh_CN language pack) for everyone, and for
 # instructors a "Formgrader" menu that opens the Formgrader's own origin in a new browser tab.
-# JupyterLab reads such defaults from overrides.json in its app settings folder (one per role,
-# generated here because the Formgrader's URL depends on DP_HUB_URL).
+# JupyterLab reads such defaults from settings/overrides.json of its application folder. One
+# folder per role (generated: the Formgrader's URL depends on DP_HUB_URL), given by JUPYTERLAB_DIR;
+# it links the venv's built JupyterLab. (jupyterhub-singleuser does not pass --LabApp.* options or
+# jupyter_lab_config files on to JupyterLab, so LabApp.app_settings_dir cannot be used.)
 def _formgrader_url() -> str:
     public = urlparse(PUBLIC_URL)
     port = f":{public.port}" if public.port else ""
@@ -203,6 +211,7 @@ def _formgrader_url() -> str:
 
 
 LAB_SETTINGS = SRV / "lab-settings"
+_lab_app = Path(sys.prefix) / "share" / "jupyter" / "lab"
 _language = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALE}}
 _overrides = {
     "student": _language,
@@ -212,16 +221,19 @@ _overrides = {
                    "args": {"url": _formgrader_url(), "text": "Formgrader", "newBrowserTab": True}}]}]}},
 }
 for _role, _settings in _overrides.items():
-    (LAB_SETTINGS / _role).mkdir(parents=True, exist_ok=True)
-    (LAB_SETTINGS / _role / "overrides.json").write_text(json.dumps(_settings, indent=1), encoding="utf-8")
-    for _path in (LAB_SETTINGS, LAB_SETTINGS / _role):
+    _dir = LAB_SETTINGS / _role
+    (_dir / "settings").mkdir(parents=True, exist_ok=True)
+    (_dir / "settings" / "overrides.json").write_text(json.dumps(_settings, indent=1), encoding="utf-8")
+    for _part in _lab_app.iterdir():
+        if _part.name != "settings" and not (_dir / _part.name).exists():
+            (_dir / _part.name).symlink_to(_part)
+    for _path in (LAB_SETTINGS, _dir, _dir / "settings"):
         _path.chmod(0o755)
 
 
 def _lab_settings(spawner) -> None:
     role = "instructor" if spawner.user.name in instructors else "student"
-    spawner.args = [a for a in spawner.args if not a.startswith("--LabApp.app_settings_dir=")] + [
-        f"--LabApp.app_settings_dir={LAB_SETTINGS / role}"]
+    spawner.environment = {**spawner.environment, "JUPYTERLAB_DIR": str(LAB_SETTINGS / role)}
 
 
 c.Spawner.pre_spawn_hook = _lab_settings

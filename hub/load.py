@@ -72,7 +72,7 @@ class Hub:
     """A hub on loopback for ``names``; stopped (with every server) by ``stop``."""
 
     def __init__(self, names: list[str]):
-        self.srv = Path(tempfile.mkdtemp(prefix="dp-load-", dir="/tmp"))
+        self.srv = Path(tempfile.mkdtemp(prefix="dp-load-", dir="/var/tmp"))   # not /tmp: servers get a private one
         self.srv.chmod(0o755)
         roster = self.srv / "roster.csv"
         with open(roster, "w", newline="", encoding="utf-8") as handle:

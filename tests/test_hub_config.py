@@ -102,8 +102,8 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     assert limits.tmp_limit == 512 * 2**20 and limits.shm_limit == 256 * 2**20 and limits.home_limit == 2 * 2**30
     # JupyterLab in Chinese for everyone; instructors get a menu that opens the Formgrader's origin
     lab = Path(tmp_path / "srv" / "lab-settings")
-    student_lab = json.loads((lab / "student" / "overrides.json").read_text())
-    teacher_lab = json.loads((lab / "instructor" / "overrides.json").read_text())
+    student_lab = json.loads((lab / "student" / "settings" / "overrides.json").read_text())
+    teacher_lab = json.loads((lab / "instructor" / "settings" / "overrides.json").read_text())
     assert student_lab["@jupyterlab/translation-extension:plugin"]["locale"] == "zh_CN"
     assert "@jupyterlab/mainmenu-extension:plugin" not in student_lab
     item = teacher_lab["@jupyterlab/mainmenu-extension:plugin"]["menus"][0]["items"][0]

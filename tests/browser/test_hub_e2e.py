@@ -90,7 +90,7 @@ def hub():
         pytest.skip(reason)
     if not (HUB / "node_modules" / ".bin" / "configurable-http-proxy").exists():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HUB, check=True, capture_output=True)
-    srv = Path(tempfile.mkdtemp(prefix="dp-hub-", dir="/tmp"))
+    srv = Path(tempfile.mkdtemp(prefix="dp-hub-", dir="/var/tmp"))   # not /tmp: servers get a private one
     srv.chmod(0o755)
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
                DP_HUB_SRV=str(srv), DP_HUB_STATE=str(srv / "hub"), DP_HUB_PORT=str(_free_port()))
