@@ -102,7 +102,7 @@ def hub():
                             start_new_session=True)
     url = f"http://127.0.0.1:{env['DP_HUB_PORT']}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 240   # the Formgrader service starts first (slow on a loaded machine)
         while True:
             try:
                 urllib.request.urlopen(f"{url}/hub/api/", timeout=2)

@@ -166,7 +166,7 @@ def hub():
     info = {"url": f"http://127.0.0.1:{port}", "port": port, "srv": srv, "log": srv / "hub.log",
             "public": f"http://hub.localhost:{port}", "headers": {"Host": f"hub.localhost:{port}"}}
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 240   # the Formgrader service starts first (slow on a loaded machine)
         while True:
             try:
                 if requests.get(f"{info['url']}/hub/api/", headers=info["headers"], timeout=2).ok:
