@@ -96,6 +96,7 @@ $(CHP): hub/package.json hub/package-lock.json
 hub: install $(CHP)
 	@test "$$(id -u)" = 0 || { echo "make hub creates OS users and spawns servers as them: run it as root (sudo make hub)" >&2; exit 1; }
 	$(BIN)/python hub/provision.py $(if $(DEMO),--demo-passwords) $(HUB_ARGS)
+	@echo "class server: $${DP_HUB_URL:-http://hub.localhost:$${DP_HUB_PORT:-8000}} (each person's server and the Formgrader on a subdomain of it)"
 	$(BIN)/jupyterhub -f hub/jupyterhub_config.py
 
 bench: install

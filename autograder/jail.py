@@ -313,13 +313,18 @@ class Cgroup:
         self.where = where or {"memory": dirs[0]}
 
     @classmethod
-    def create(cls, memory_bytes: int, pids: int, share: "CpuShare | None" = None) -> tuple["Cgroup | None", str]:
+    def create(cls, memory_bytes: int, pids: int, share: "CpuShare | None" = None, *,
+               prefix: str = GROUP_PREFIX.rstrip("-"), cpu_weight: int = CPU_WEIGHT) -> tuple["Cgroup | None", str]:
         """The cgroup, or ``None`` and why not (never raises).
 
         ``share``: the submission's :class:`CpuShare`; the group's CPU weight is then taken from
         the submission's (its two sandboxes split one sandbox's share, never take two).
+        ``prefix`` names the group (``<prefix>-<pid>-<ns>``; the class server uses one per
+        student); ``cpu_weight`` (1-10000, 100 = one ordinary group's share: v1 ``cpu.shares``
+        = weight x 1024 / 100, v2 ``cpu.weight``) is the share of all its processes together.
         """
-        name = f"{GROUP_PREFIX}{os.getpid()}-{time.monotonic_ns()}"
+        name = f"{prefix}-{os.getpid()}-{time.monotonic_ns()}"
+        cpu_weight = cpu_weight or CPU_WEIGHT
         mounts = _mounts()
         v1 = {c: m for kind, m, opts in mounts if kind == "cgroup" and "rw" in opts
               for c in ("memory", "pids", "cpu", "cpuacct") if c in opts}
@@ -345,7 +350,7 @@ class Cgroup:
                 _write(where["pids"] / "pids.max", str(pids))
                 cpu = "no cpu controller: no fair share"
                 if "cpu" in where:
-                    _write(where["cpu"] / "cpu.shares", str(CPU_SHARES))
+                    _write(where["cpu"] / "cpu.shares", str(max(2, cpu_weight * CPU_SHARES // CPU_WEIGHT)))
                     cpu = "cpu.shares"
                 return group, f"cgroup v1 (memory.limit_in_bytes, memory.memsw.limit_in_bytes, pids.max, {cpu})"
             except OSError as exc:
@@ -358,7 +363,7 @@ class Cgroup:
                 if not {"memory", "pids"} <= available:
                     errors.append("cgroup v2 without the memory and pids controllers")
                     continue
-                parent = root / "autograder"
+                parent = root / prefix.split("-")[0]
                 parent.mkdir(exist_ok=True)
                 wanted = "+memory +pids" + (" +cpu" if "cpu" in available else "")
                 for folder in (root, parent):
@@ -379,7 +384,7 @@ class Cgroup:
                 _write(d / "pids.max", str(pids))
                 cpu = "no cpu controller: no fair share"
                 try:
-                    _write(d / "cpu.weight", str(CPU_WEIGHT))
+                    _write(d / "cpu.weight", str(cpu_weight))
                     cpu = "cpu.weight"
                 except OSError:
                     pass

@@ -12,7 +12,11 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 | ``DP_HUB_ROSTER`` | hub/roster.csv | who may log in, who is an instructor |
 | ``DP_HUB_AUTH`` | pam | ``pam`` (OS accounts) or ``lti13`` (see hub/lti13_config.py) |
 | ``DP_HUB_CULL_TIMEOUT`` | 3600 | seconds of inactivity before a server is stopped |
-| ``DP_HUB_MEM_LIMIT`` | 2G | per-process address-space cap of each student's server and kernels |
+| ``DP_HUB_LOCALE`` | zh_CN | JupyterLab's language (``en`` for English) |
+| ``DP_HUB_URL`` | ``http://hub.localhost:PORT`` | public URL of the hub; every user's server and the Formgrader get a subdomain of it |
+| ``DP_HUB_MEM_LIMIT`` | 2G | memory of all a student's processes together (cgroup), and address space of each |
+| ``DP_HUB_TMP_LIMIT`` / ``DP_HUB_SHM_LIMIT`` | 512M / 256M | size of each student's private ``/tmp`` and ``/dev/shm`` |
+| ``DP_HUB_HOME_LIMIT`` | 2G | disk space of each student's home (an ext4 image in ``$DP_HUB_SRV/homes``) |
 
 Layout per nbgrader's "Using nbgrader with JupyterHub" (one class, several graders):
 the Formgrader runs as the hub service ``dp-course`` (name = course id) under the
@@ -21,14 +25,13 @@ instructors) gets ``access:services!service=dp-course``; students get no scope o
 """
 
 import csv
+import importlib.util
 import os
-import pwd
-import resource
+import json
 import socket
 import sys
 from pathlib import Path
-
-from jupyterhub.spawner import LocalProcessSpawner
+from urllib.parse import urlparse
 
 c = get_config()  # noqa: F821  (injected by JupyterHub)
 
@@ -45,7 +48,15 @@ ROSTER = Path(os.environ.get("DP_HUB_ROSTER", HUB / "roster.csv"))
 IP = os.environ.get("DP_HUB_IP", "127.0.0.1")
 PORT = int(os.environ.get("DP_HUB_PORT", "8000"))
 MEM_LIMIT = os.environ.get("DP_HUB_MEM_LIMIT", "2G")
+TMP_LIMIT = os.environ.get("DP_HUB_TMP_LIMIT", "512M")
+SHM_LIMIT = os.environ.get("DP_HUB_SHM_LIMIT", "256M")
+HOME_LIMIT = os.environ.get("DP_HUB_HOME_LIMIT", "2G")
+# one origin per person: the hub on HOST, alice's server on alice.HOST, the Formgrader on
+# dp-course--service.HOST (JupyterHub's subdomain_hook "idna"). Chromium resolves *.localhost to
+# loopback; a class server needs wildcard DNS (*.HOST) and a wildcard TLS certificate.
+PUBLIC_URL = os.environ.get("DP_HUB_URL", f"http://hub.localhost:{PORT}")
 CULL_TIMEOUT = int(os.environ.get("DP_HUB_CULL_TIMEOUT", "3600"))
+LOCALE = os.environ.get("DP_HUB_LOCALE", "zh_CN")
 PATH = f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"   # nbgrader runs `alembic` from the venv
 
 
@@ -63,8 +74,10 @@ students = [r["id"] for r in roster if r["role"] == "student"]
 STATE.mkdir(parents=True, exist_ok=True)
 STATE.chmod(0o700)
 
-# --- network: the public proxy on IP:PORT; hub API and proxy API on free loopback ports
+# --- network: the public proxy on IP:PORT (host-routed subdomains); hub API and proxy API on
+# free loopback ports
 c.JupyterHub.bind_url = f"http://{IP}:{PORT}"
+c.JupyterHub.subdomain_host = PUBLIC_URL
 c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{free_port()}"
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{free_port()}"
 c.ConfigurableHTTPProxy.command = [str(HUB / "node_modules" / ".bin" / "configurable-http-proxy")]
@@ -73,6 +86,9 @@ c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
 c.JupyterHub.cleanup_servers = True      # stopping the hub stops the students' servers
+# The periodic service health check only logs; during shutdown (Ctrl-C, SIGTERM) it can run after
+# the services were stopped and end the hub with a traceback (JupyterHub 6.1: Server.from_orm(None)).
+c.JupyterHub.service_check_interval = 0
 
 # --- authentication
 if os.environ.get("DP_HUB_AUTH", "pam") == "lti13":
@@ -92,8 +108,11 @@ c.JupyterHub.load_roles = [
     {
         "name": f"formgrade-{COURSE_ID}",
         "groups": [f"formgrade-{COURSE_ID}"],
+        # the Formgrader, and the students' servers (to help a student with their notebook:
+        # safe because each server is its own origin, so a page a student serves there
+        # cannot reach the hub, the Formgrader or another server as the instructor)
         "scopes": [f"access:services!service={COURSE_ID}", "list:services",
-                   f"read:services!service={COURSE_ID}"],
+                   f"read:services!service={COURSE_ID}", f"access:servers!group=nbgrader-{COURSE_ID}"],
     },
     {
         # the users' own servers act with their owner's rights (nbgrader's course list asks the hub API)
@@ -138,38 +157,34 @@ if os.environ.get("DP_HUB_LOAD_TOKEN"):     # hub/load.py only: a service that s
                                     "scopes": ["admin:users", "admin:servers", "access:servers"]})
 
 
-# --- the students' (and instructors' own) servers
+# --- the students' (and instructors' own) servers: hub/spawner.py (limits per student)
 def _bytes(spec: str) -> int:
     units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
     return int(float(spec[:-1]) * units[spec[-1].upper()]) if spec[-1].upper() in units else int(spec)
 
 
-class CourseSpawner(LocalProcessSpawner):
-    """LocalProcessSpawner plus kernel-enforced rlimits (there are no cgroups without systemd).
+if Path("/run/systemd/system").is_dir() and importlib.util.find_spec("systemdspawner"):
+    # systemd is PID 1 (a VM, TLJH's setup): a transient unit per server, as The Littlest
+    # JupyterHub does; its cgroup enforces mem_limit and cpu_limit (not tested here: no systemd)
+    c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
+    c.SystemdSpawner.dynamic_users = False          # the roster's OS accounts
+    c.SystemdSpawner.isolate_tmp = True             # PrivateTmp (not size-capped: the unit's MemoryMax counts it)
+    c.SystemdSpawner.isolate_devices = True
+    c.SystemdSpawner.disable_user_sudo = True
+    c.SystemdSpawner.unit_extra_properties = {"TasksMax": "512", "MemorySwapMax": "0", "CPUWeight": "100"}
+else:
+    # containers, CI, this kind of machine: the same limits through cgroups directly
+    sys.path.insert(0, str(HUB))
+    from spawner import CourseSpawner               # hub/spawner.py
 
-    Enforced per process of the user's server (the server and each kernel inherit it):
-    RLIMIT_AS = ``mem_limit`` (an allocation beyond it fails with MemoryError) and
-    RLIMIT_NPROC = 512 per account (no fork bomb). Not enforced: a per-user *total*
-    memory or a CPU share (``cpu_limit`` is only exported as CPU_LIMIT); processes run
-    at nice 5 so the hub and proxy stay responsive. SystemdSpawner (hub/README.md)
-    enforces both with cgroups where systemd is PID 1.
-    """
-
-    def make_preexec_fn(self, name):
-        become_user = super().make_preexec_fn(name)
-        limit = int(self.mem_limit) if self.mem_limit else None
-
-        def preexec():
-            if limit:
-                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            resource.setrlimit(resource.RLIMIT_NPROC, (512, 512))
-            os.nice(5)
-            become_user()
-
-        return preexec
-
-
-c.JupyterHub.spawner_class = CourseSpawner
+    c.JupyterHub.spawner_class = CourseSpawner
+    # a private /tmp hides the host's: the course folders must not live there
+    if SRV.resolve().is_relative_to("/tmp"):
+        print(f"warning: DP_HUB_SRV={SRV} is under /tmp: students' servers keep the host's /tmp", file=sys.stderr)
+    c.CourseSpawner.tmp_limit = 0 if SRV.resolve().is_relative_to("/tmp") else _bytes(TMP_LIMIT)
+    c.CourseSpawner.shm_limit = _bytes(SHM_LIMIT)
+    c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
+    c.CourseSpawner.home_images = str(SRV / "homes")
 c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
 c.Spawner.notebook_dir = "~"
 c.Spawner.default_url = "/lab/tree/course"
@@ -185,6 +200,47 @@ c.Spawner.environment = {
     "JUPYTER_CONFIG_PATH": str(SRV / "jupyter" / "student"),
 }
 c.Spawner.env_keep = ["LANG", "LC_ALL"]
+
+
+# --- what JupyterLab shows: the course's language (the zh_CN language pack) for everyone, and for
+# instructors a "Formgrader" menu that opens the Formgrader's own origin in a new browser tab.
+# JupyterLab reads such defaults from settings/overrides.json of its application folder. One
+# folder per role (generated: the Formgrader's URL depends on DP_HUB_URL), given by JUPYTERLAB_DIR;
+# it links the venv's built JupyterLab. (jupyterhub-singleuser does not pass --LabApp.* options or
+# jupyter_lab_config files on to JupyterLab, so LabApp.app_settings_dir cannot be used.)
+def _formgrader_url() -> str:
+    public = urlparse(PUBLIC_URL)
+    port = f":{public.port}" if public.port else ""
+    return f"{public.scheme}://{COURSE_ID}--service.{public.hostname}{port}/services/{COURSE_ID}/formgrader"
+
+
+LAB_SETTINGS = SRV / "lab-settings"
+_lab_app = Path(sys.prefix) / "share" / "jupyter" / "lab"
+_language = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALE}}
+_overrides = {
+    "student": _language,
+    "instructor": {**_language, "@jupyterlab/mainmenu-extension:plugin": {"menus": [{
+        "id": "jp-mainmenu-formgrader", "label": "Formgrader", "rank": 1000,
+        "items": [{"command": "help:open",
+                   "args": {"url": _formgrader_url(), "text": "Formgrader", "newBrowserTab": True}}]}]}},
+}
+for _role, _settings in _overrides.items():
+    _dir = LAB_SETTINGS / _role
+    (_dir / "settings").mkdir(parents=True, exist_ok=True)
+    (_dir / "settings" / "overrides.json").write_text(json.dumps(_settings, indent=1), encoding="utf-8")
+    for _part in _lab_app.iterdir():
+        if _part.name != "settings" and not (_dir / _part.name).exists():
+            (_dir / _part.name).symlink_to(_part)
+    for _path in (LAB_SETTINGS, _dir, _dir / "settings"):
+        _path.chmod(0o755)
+
+
+def _lab_settings(spawner) -> None:
+    role = "instructor" if spawner.user.name in instructors else "student"
+    spawner.environment = {**spawner.environment, "JUPYTERLAB_DIR": str(LAB_SETTINGS / role)}
+
+
+c.Spawner.pre_spawn_hook = _lab_settings
 # stopping a server: SIGINT, then SIGTERM after 3 s (a culled or hub-stopped server goes quickly)
 c.LocalProcessSpawner.interrupt_timeout = 3
 c.LocalProcessSpawner.term_timeout = 3

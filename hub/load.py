@@ -72,7 +72,7 @@ class Hub:
     """A hub on loopback for ``names``; stopped (with every server) by ``stop``."""
 
     def __init__(self, names: list[str]):
-        self.srv = Path(tempfile.mkdtemp(prefix="dp-load-", dir="/tmp"))
+        self.srv = Path(tempfile.mkdtemp(prefix="dp-load-", dir="/var/tmp"))   # not /tmp: servers get a private one
         self.srv.chmod(0o755)
         roster = self.srv / "roster.csv"
         with open(roster, "w", newline="", encoding="utf-8") as handle:
@@ -105,9 +105,18 @@ class Hub:
         shutil.rmtree(self.srv, ignore_errors=True)
 
 
-async def api(client, hub: Hub, method: str, path: str, body=None, base="/hub/api"):
+def host(hub: Hub, name: str = "hub") -> str:
+    """The Host header of ``name``'s origin (hub/jupyterhub_config.py: one subdomain per user).
+
+    Requests go to the proxy on 127.0.0.1 with this header: outside a browser ``*.localhost``
+    does not resolve here (no wildcard DNS on loopback).
+    """
+    return f"{name}.localhost:{hub.port}" if name == "hub" else f"{name}.hub.localhost:{hub.port}"
+
+
+async def api(client, hub: Hub, method: str, path: str, body=None, base="/hub/api", user: str = "hub"):
     request = HTTPRequest(f"{hub.url}{base}{path}", method=method,
-                          headers={"Authorization": f"token {hub.token}"},
+                          headers={"Authorization": f"token {hub.token}", "Host": host(hub, user)},
                           body=None if body is None else json.dumps(body), allow_nonstandard_methods=True,
                           request_timeout=300)
     response = await client.fetch(request, raise_error=True)
@@ -116,7 +125,8 @@ async def api(client, hub: Hub, method: str, path: str, body=None, base="/hub/ap
 
 async def run_cells(hub: Hub, name: str, kernel_id: str, cells: list[str], timeout: float) -> None:
     url = f"ws://127.0.0.1:{hub.port}/user/{name}/api/kernels/{kernel_id}/channels"
-    ws = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {hub.token}"}))
+    ws = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {hub.token}",
+                                                           "Host": host(hub, name)}))
     session = uuid.uuid4().hex
     try:
         for code in cells:
@@ -159,7 +169,7 @@ async def student(client, hub: Hub, name: str, cells: list[str], notebook_path: 
         result["spawn_s"] = time.perf_counter() - start
         session = await api(client, hub, "POST", "/api/sessions",    # kernel in ~/course, as JupyterLab does
                             {"path": notebook_path, "type": "notebook", "name": "", "kernel": {"name": "python3"}},
-                            base=f"/user/{name}")
+                            base=f"/user/{name}", user=name)
         run_start = time.perf_counter()
         await run_cells(hub, name, session["kernel"]["id"], cells, timeout)
         result["run_s"] = time.perf_counter() - run_start
@@ -178,7 +188,7 @@ async def one_round(n: int, notebook: Path, notebook_path: str, timeout: float) 
         deadline = time.monotonic() + 120
         while True:
             try:
-                await client.fetch(f"{hub.url}/hub/api/", request_timeout=2)
+                await client.fetch(f"{hub.url}/hub/api/", headers={"Host": host(hub)}, request_timeout=2)
                 break
             except Exception:
                 if time.monotonic() > deadline:

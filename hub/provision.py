@@ -42,7 +42,7 @@ the checkout, so the checkout root becomes 0700 (and ``source/``, ``tests/``, ``
 hub/README.md to undo that).
 
 ``--reset`` (demo and tests only) first deletes ``SRV/course``, ``SRV/exchange``,
-``SRV/bundle`` and, in each roster member's home, ``~/course``, nbgrader's submission cache, the saved JupyterLab
+``SRV/bundle``, ``SRV/homes`` (the home images of hub/spawner.py) and, in each roster member's home, ``~/course``, nbgrader's submission cache, the saved JupyterLab
 workspaces and the fetched
 assignment folders (``~/<assignment>`` for every assignment of ``source/``).
 """
@@ -338,7 +338,7 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
     roster = read_roster(roster_path)
     srv = Path(srv)
     if reset:
-        for sub in ("course", "exchange", "bundle"):
+        for sub in ("course", "exchange", "bundle", "homes"):   # homes: hub/spawner.py's home images
             shutil.rmtree(srv / sub, ignore_errors=True)
     srv.mkdir(parents=True, exist_ok=True)
     srv.chmod(0o755)

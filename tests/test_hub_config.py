@@ -48,8 +48,9 @@ def _traits_exist(config) -> list[str]:
     from jupyterhub.spawner import LocalProcessSpawner
     from ltiauthenticator.lti13.auth import LTI13Authenticator
 
+    course_spawner = _module(HUB / "spawner.py", "spawner").CourseSpawner
     classes = {cls.__name__: cls for cls in (JupyterHub, PAMAuthenticator, ConfigurableHTTPProxy,
-                                             LocalProcessSpawner, LTI13Authenticator)}
+                                             LocalProcessSpawner, LTI13Authenticator, course_spawner)}
     classes.update(Authenticator=PAMAuthenticator, Spawner=LocalProcessSpawner)
     problems = []
     for section, values in config.items():
@@ -98,6 +99,21 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     assert config.Spawner.notebook_dir == "~" and "source" not in config.Spawner.default_url
     assert config.Spawner.mem_limit == 2 * 2**30
     assert hub.bind_url.startswith("http://127.0.0.1:")
+    # one origin per person: users' servers and the Formgrader on subdomains of the hub
+    assert hub.subdomain_host == "http://hub.localhost:8000"
+    limits = config.CourseSpawner
+    assert limits.shm_limit == 256 * 2**20 and limits.home_limit == 2 * 2**30
+    # a private /tmp would hide course folders that live under /tmp (as this test's do)
+    under_tmp = (tmp_path / "srv").resolve().is_relative_to("/tmp")
+    assert limits.tmp_limit == (0 if under_tmp else 512 * 2**20)
+    # JupyterLab in Chinese for everyone; instructors get a menu that opens the Formgrader's origin
+    lab = Path(tmp_path / "srv" / "lab-settings")
+    student_lab = json.loads((lab / "student" / "settings" / "overrides.json").read_text())
+    teacher_lab = json.loads((lab / "instructor" / "settings" / "overrides.json").read_text())
+    assert student_lab["@jupyterlab/translation-extension:plugin"]["locale"] == "zh_CN"
+    assert "@jupyterlab/mainmenu-extension:plugin" not in student_lab
+    item = teacher_lab["@jupyterlab/mainmenu-extension:plugin"]["menus"][0]["items"][0]
+    assert item["args"]["url"] == "http://dp-course--service.hub.localhost:8000/services/dp-course/formgrader"
 
 
 def test_hub_config_lti13(tmp_path, monkeypatch):

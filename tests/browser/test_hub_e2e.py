@@ -97,7 +97,7 @@ def hub():
         pytest.skip(reason)
     if not (HUB / "node_modules" / ".bin" / "configurable-http-proxy").exists():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HUB, check=True, capture_output=True)
-    srv = Path(tempfile.mkdtemp(prefix="dp-hub-", dir="/tmp"))
+    srv = Path(tempfile.mkdtemp(prefix="dp-hub-", dir="/var/tmp"))   # not /tmp: servers get a private one
     srv.chmod(0o755)
     venv = course_venv()    # the course's Python, shared with tests/test_hub_attacks_exchange.py
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
@@ -112,7 +112,7 @@ def hub():
                             start_new_session=True)
     url = f"http://127.0.0.1:{env['DP_HUB_PORT']}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 240   # the Formgrader service starts first (slow on a loaded machine)
         while True:
             try:
                 urllib.request.urlopen(f"{url}/hub/api/", timeout=2)
@@ -121,7 +121,10 @@ def hub():
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail("JupyterHub did not start:\n" + (srv / "hub.log").read_text()[-4000:])
                 time.sleep(0.5)
-        yield {"url": url, "srv": srv, "course": srv / "course", "log": srv / "hub.log"}
+        port = env["DP_HUB_PORT"]     # one origin per person: the hub, each server, the Formgrader
+        yield {"url": f"http://hub.localhost:{port}", "srv": srv, "course": srv / "course", "log": srv / "hub.log",
+               "formgrader": f"http://dp-course--service.hub.localhost:{port}/services/dp-course",
+               "server": lambda name: f"http://{name}.hub.localhost:{port}/user/{name}"}
     finally:
         stop = time.perf_counter()
         if proc.poll() is None:
@@ -221,7 +224,7 @@ def test_class_server_end_to_end(hub):
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
-    url, course = hub["url"], hub["course"]
+    url, course, fg, server = hub["url"], hub["course"], hub["formgrader"], hub["server"]
     start = time.perf_counter()
     steps = {}
     with sync_playwright() as p:
@@ -231,12 +234,12 @@ def test_class_server_end_to_end(hub):
         try:
             # 1. instructor: Formgrader, generate, release
             page = teacher = people.login("teacher")
-            teacher.goto(f"{url}/services/dp-course/formgrader/manage_students")
+            teacher.goto(f"{fg}/formgrader/manage_students")
             teacher.get_by_text("Chen").first.wait_for(timeout=60_000)
             students_text = teacher.locator("table").inner_text()
             assert "Chen, Alice" in students_text and "Li, Bob" in students_text and "None, None" not in students_text
             shot(teacher, "01-formgrader-students")
-            teacher.goto(f"{url}/services/dp-course/formgrader/manage_assignments")
+            teacher.goto(f"{fg}/formgrader/manage_assignments")
             teacher.get_by_role("link", name=ASSIGNMENT, exact=True).wait_for(timeout=30_000)
             formgrader_action(teacher, "education")        # Generate
             assert "Successfully released" in formgrader_action(teacher, "cloud-upload")
@@ -273,12 +276,12 @@ def test_class_server_end_to_end(hub):
 
             # 3. instructor: collect, autograde in the Formgrader's terminal, release feedback
             page = teacher
-            teacher.goto(f"{url}/services/dp-course/formgrader/manage_assignments")
+            teacher.goto(f"{fg}/formgrader/manage_assignments")
             teacher.get_by_role("link", name=ASSIGNMENT, exact=True).wait_for(timeout=30_000)
             formgrader_action(teacher, "cloud-download")     # Collect
             for student in SOLUTIONS:
                 assert (course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
-            teacher.goto(f"{url}/services/dp-course/lab?reset")     # a fresh workspace: the Launcher
+            teacher.goto(f"{fg}/lab?reset")     # a fresh workspace: the Launcher
             teacher.wait_for_selector("#jp-main-dock-panel", timeout=60_000)
             teacher.locator(".jp-LauncherCard", has_text="Terminal").first.click()
             # the shell sets the tab title (user@host: cwd) once its prompt is up
@@ -304,13 +307,13 @@ def test_class_server_end_to_end(hub):
             shot(teacher, "07-autograded-in-terminal")
             mark(steps, "autograded", start)
 
-            teacher.goto(f"{url}/services/dp-course/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}")
+            teacher.goto(f"{fg}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}")
             teacher.get_by_text("Submission #2").wait_for(timeout=30_000)     # names hidden by default
             teacher.get_by_role("button", name="Show All Names").click()
             teacher.get_by_text("Chen, Alice").wait_for(timeout=30_000)
             gradebook_text = teacher.locator("table").inner_text()
             shot(teacher, "08-formgrader-scores")
-            teacher.goto(f"{url}/services/dp-course/formgrader/manage_assignments")
+            teacher.goto(f"{fg}/formgrader/manage_assignments")
             teacher.get_by_role("link", name=ASSIGNMENT, exact=True).wait_for(timeout=30_000)
             formgrader_action(teacher, "envelope")           # Release feedback
             shot(teacher, "09-feedback-released")
@@ -332,18 +335,19 @@ def test_class_server_end_to_end(hub):
             # 5. what a student must not reach
             alice = people.pages["alice"]
             page = alice
-            denied = alice.goto(f"{url}/services/dp-course/formgrader")
+            denied = alice.goto(f"{fg}/formgrader")
             assert denied.status == 403, (denied.status, alice.url)
             shot(alice, "11-alice-formgrader-denied")
-            own = alice.request.get(f"{url}/user/alice/formgrader")
+            own = alice.goto(f"{server('alice')}/formgrader")
             assert own.status == 404, own.status
-            other = alice.goto(f"{url}/user/bob/api/contents")
+            other = alice.goto(f"{server('bob')}/api/contents")
             assert other.status in (403, 404), (other.status, alice.url)
             assert "laplace" not in alice.content()
             shot(alice, "12-alice-bob-denied")
             limits = _limits_of("alice")      # the spawner's rlimits, on the live server and kernel
             assert limits and all(v == ("2147483648", "512") for v in limits.values()), limits
-            listing = alice.request.get(f"{url}/user/alice/api/contents").json()
+            alice.goto(f"{server('alice')}/api/contents")
+            listing = json.loads(alice.inner_text("body"))
             names = {item["name"] for item in listing["content"]}
             assert "source" not in names and names >= {"course", ASSIGNMENT}, names
         except Exception:

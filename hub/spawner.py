@@ -1,0 +1,202 @@
+"""The class server's spawner: limits per student, not per process (issue 16).
+
+``CourseSpawner`` is JupyterHub's ``LocalProcessSpawner`` (the server runs as the
+student's OS account, setuid from the root hub) with, around each student's server and
+everything it starts (kernels, terminals, their children):
+
+- **one cgroup per student** (:class:`autograder.jail.Cgroup`, v1 or v2, chosen at run
+  time): total memory ``mem_limit`` over all the student's processes, shared memory and
+  tmpfs pages included, no swap (the kernel OOM-kills inside the group, the host is
+  untouched); at most ``pids_limit`` tasks; a CPU share (``cpu.shares``/``cpu.weight``) equal
+  for every student, so 16 busy loops of one student compete with a classmate's single
+  task as one group against one group, not as 16 processes against one;
+- **a private /tmp and /dev/shm**: the server starts in its own mount namespace
+  (``unshare(CLONE_NEWNS)`` in the child, before it drops to the student's uid) with a
+  size-capped tmpfs on each (``tmp_limit``, ``shm_limit``; ``nosuid,nodev``); classmates
+  cannot see or fill each other's, and their pages count against ``mem_limit`` too;
+- **a home disk cap**: the home is a per-student ext4 image of ``home_limit`` bytes
+  (sparse, in ``home_images``), created on the first start from the existing home
+  (``mkfs.ext4 -d``), loop-mounted ``nosuid,nodev`` over the home while the server runs and
+  unmounted when it stops;
+- the per-process rlimits of before: ``RLIMIT_AS = mem_limit`` (an allocation beyond it
+  fails with ``MemoryError`` in that process) and ``RLIMIT_NPROC`` = ``pids_limit`` per account.
+
+Stopping a server kills every process left in the student's cgroup (a ``nohup`` loop
+does not outlive the server) and removes it. Each mechanism that this machine does not
+offer (no cgroup hierarchy, no mount namespaces, no loop devices) is logged once as a
+warning with the reason and the server starts with what remains; ``enforced`` lists
+what holds for a running server. Where systemd is PID 1, jupyterhub_config.py uses
+``systemdspawner.SystemdSpawner`` instead (hub/README.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+import pwd
+import resource
+import subprocess
+from pathlib import Path
+
+from jupyterhub.spawner import LocalProcessSpawner
+from traitlets import Integer, Unicode
+
+from autograder.jail import Cgroup   # the grader's cgroup code (the course's Python has the project installed)
+
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+
+
+def _private_tmpfs(mounts: list[tuple[str, int]]) -> None:
+    """In the child before exec: a new mount namespace with a size-capped tmpfs on each path."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(_CLONE_NEWNS) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+    # nothing mounted here propagates back to the host (or to other students)
+    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
+    for path, size in mounts:
+        options = f"size={size},mode=1777".encode()
+        if libc.mount(b"tmpfs", path.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
+            raise OSError(ctypes.get_errno(), f"mount tmpfs {path}")
+
+
+def _mount_point(path: Path) -> bool:
+    target = os.path.realpath(path)
+    with open("/proc/self/mounts") as handle:
+        return any(line.split()[1] == target for line in handle)
+
+
+def _run(cmd: list[str]) -> str:
+    """Run a root tool; ``""`` on success, else its error output."""
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    return "" if done.returncode == 0 else (done.stderr or done.stdout).strip()[-500:] or f"exit {done.returncode}"
+
+
+class CourseSpawner(LocalProcessSpawner):
+    """LocalProcessSpawner with per-student cgroup, private /tmp and /dev/shm, home disk cap."""
+
+    pids_limit = Integer(512, config=True, help="tasks per student (cgroup pids.max) and RLIMIT_NPROC")
+    cpu_weight = Integer(100, config=True, help="CPU share of each student's cgroup (100 = equal shares)")
+    tmp_limit = Integer(512 * 2**20, config=True, help="bytes of the private /tmp (0: the host's /tmp)")
+    shm_limit = Integer(256 * 2**20, config=True, help="bytes of the private /dev/shm (0: the host's)")
+    home_limit = Integer(2 * 2**30, config=True, help="bytes of the home image (0: no disk cap)")
+    home_images = Unicode("", config=True, help="folder of the per-student home images (root only)")
+
+    _warned: set[str] = set()
+    _namespaces_work: bool | None = None
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in CourseSpawner._warned:
+            CourseSpawner._warned.add(key)
+            self.log.warning("CourseSpawner: %s", message)
+
+    # --- what this machine offers (probed once, in a throwaway child)
+    def _namespaces_available(self) -> bool:
+        if CourseSpawner._namespaces_work is None:
+            error = _run(["unshare", "--mount", "--propagation", "private", "mount", "-t", "tmpfs",
+                          "-o", "size=1m", "tmpfs", "/tmp"])
+            CourseSpawner._namespaces_work = not error
+            if error:
+                self._warn_once("ns", f"no private /tmp and /dev/shm (mount namespace: {error})")
+        return CourseSpawner._namespaces_work
+
+    # --- home image
+    def _home(self) -> pwd.struct_passwd:
+        return pwd.getpwnam(self.user.name)
+
+    def _mount_home(self) -> str | None:
+        """Loop-mount the student's home image over the home; why not, or None."""
+        if not (self.home_limit and self.home_images):
+            return "home_limit or home_images not set"
+        user = self._home()
+        home = Path(user.pw_dir)
+        if _mount_point(home):
+            return None
+        images = Path(self.home_images)
+        images.mkdir(mode=0o700, parents=True, exist_ok=True)
+        image = images / f"{self.user.name}.img"
+        if not image.exists():
+            partial = image.with_suffix(".new")
+            with open(partial, "wb") as handle:
+                handle.truncate(self.home_limit)      # sparse: costs what is written
+            partial.chmod(0o600)
+            # -d: the image starts as a copy of the home as provisioned (~/course, dotfiles)
+            error = _run(["mkfs.ext4", "-q", "-F", "-m", "0", "-d", str(home),
+                          "-E", f"root_owner={user.pw_uid}:{user.pw_gid}", str(partial)])
+            if error:
+                partial.unlink(missing_ok=True)
+                return f"mkfs.ext4: {error}"
+            partial.rename(image)
+        error = _run(["mount", "-o", "loop,nosuid,nodev", str(image), str(home)])
+        if error:
+            return f"mount -o loop: {error}"
+        os.chown(home, user.pw_uid, user.pw_gid)
+        home.chmod(0o700)
+        return None
+
+    def _unmount_home(self) -> None:
+        if not (self.home_limit and self.home_images):
+            return
+        home = Path(self._home().pw_dir)
+        if _mount_point(home) and _run(["umount", str(home)]):
+            _run(["umount", "--lazy", str(home)])     # still busy: detach now, free when closed
+
+    # --- start / stop
+    async def start(self):
+        loop = asyncio.get_running_loop()
+        self.enforced = [f"RLIMIT_AS {self.mem_limit}", f"RLIMIT_NPROC {self.pids_limit}"]
+        self.cgroup, how = None, ""
+        if self.mem_limit:
+            self.cgroup, how = Cgroup.create(int(self.mem_limit), self.pids_limit, prefix=f"dphub-{self.user.name}",
+                                             cpu_weight=self.cpu_weight or None)
+        if self.cgroup is None:
+            self._warn_once("cgroup", f"no per-student cgroup ({how}): memory and CPU limits are per process only")
+        else:
+            self.enforced.append(how)
+        self.tmpfs = []
+        if (self.tmp_limit or self.shm_limit) and await loop.run_in_executor(None, self._namespaces_available):
+            self.tmpfs = [(p, s) for p, s in (("/tmp", self.tmp_limit), ("/dev/shm", self.shm_limit)) if s]
+            self.enforced += [f"private {p} tmpfs size={s}" for p, s in self.tmpfs]
+        why_not = await loop.run_in_executor(None, self._mount_home)
+        if why_not:
+            self._warn_once("home", f"no home disk cap ({why_not})")
+        else:
+            self.enforced.append(f"home image {self.home_limit} bytes")
+        self.log.info("CourseSpawner %s: %s", self.user.name, "; ".join(self.enforced))
+        try:
+            return await super().start()
+        except BaseException:
+            await loop.run_in_executor(None, self._cleanup)
+            raise
+
+    async def stop(self, now=False):
+        await super().stop(now=now)
+        await asyncio.get_running_loop().run_in_executor(None, self._cleanup)
+
+    def _cleanup(self) -> None:
+        group = getattr(self, "cgroup", None)
+        if group is not None:
+            group.remove()           # kills what the server left behind, then removes the group
+            self.cgroup = None
+        self._unmount_home()
+
+    def make_preexec_fn(self, name):
+        become_user = super().make_preexec_fn(name)
+        limit = int(self.mem_limit) if self.mem_limit else None
+        nproc, group, tmpfs = self.pids_limit, getattr(self, "cgroup", None), list(getattr(self, "tmpfs", []))
+
+        def preexec():
+            # everything as root, before the uid changes: the student cannot undo any of it
+            if group is not None:
+                group.join()
+            if tmpfs:
+                _private_tmpfs(tmpfs)
+            if limit:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+            os.nice(5)
+            become_user()
+
+        return preexec
