@@ -148,7 +148,7 @@ def _mechanism(eps_sum_share: float, eps_count_share: float, delta_factor: float
 
 def test_audits_pass_uneven_correct_splits_and_catch_near_misses():
     """Measured over several seeds each (tests/power/RESULTS.md): the near misses are caught in every seed.
-    Cost: about 25 s (two 90,000-call audits)."""
+    Cost: about 15 s (a 68,000-call audit and five small ones)."""
     with contextlib.redirect_stdout(io.StringIO()):
         # correct: ε-DP whatever the split (false failure <= 1e-6 per audit)
         cpm.check_private_mean_privacy(_mechanism(0.8, 0.2), seed=3, audit="composition")

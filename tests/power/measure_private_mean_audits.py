@@ -1,10 +1,10 @@
 """Power of the private_mean privacy cell against the mistakes of issue 17, and its false failures.
 
-Usage: ``python tests/power/measure_private_mean_audits.py --runs 10 [--only NAME,...]``
+Usage: ``python tests/power/measure_private_mean_audits.py --runs 10 --correct-runs 3 [--only NAME,...]``
 
 Every row runs the privacy cell's audits (``helpers.checks.private_mean.AUDITS``,
 in the notebook's order, stopping at the first failure as the cell does) on a
-scalar ``private_mean`` in this process, with seeds 2000..2000+runs-1
+scalar ``private_mean`` in this process, with seeds 2000, 2001, ...
 (``check_seed`` is bypassed: the seed is passed). It prints one markdown row
 per mechanism: how many seeds the cell failed, which audit caught it first,
 the largest lower bound / claimed ε per audit, and the wall time per seed.
@@ -59,7 +59,8 @@ ROWS = {
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=10, help="seeds per wrong mechanism")
+    parser.add_argument("--correct-runs", type=int, default=3, help="seeds per correct mechanism")
     parser.add_argument("--only", default="", help="comma-separated prefixes of row names")
     args = parser.parse_args(argv)
     print("| mechanism | kind | seeds | cell failed | first caught by | max lower bound / claimed ε per audit | s/seed |")
@@ -67,8 +68,9 @@ def main(argv=None) -> int:
     for name, (kind, func) in ROWS.items():
         if args.only and not any(name.startswith(p) for p in args.only.split(",")):
             continue
+        runs = args.correct_runs if kind == "correct" else args.runs
         failed, first, best, t0 = 0, {}, {a: 0.0 for a in ORDER}, time.time()
-        for seed in range(2000, 2000 + args.runs):
+        for seed in range(2000, 2000 + runs):
             for audit in ORDER:
                 try:
                     result = cpm.audit_private_mean(func, audit, seed)
@@ -82,8 +84,8 @@ def main(argv=None) -> int:
                     break
         where = ", ".join(f"{a} {k}" for a, k in first.items()) or "—"
         bounds = ", ".join(f"{a} {v:.2f}" for a, v in best.items() if v > 0)
-        print(f"| {name} | {kind} | {args.runs} | {failed}/{args.runs} | {where} | {bounds} | "
-              f"{(time.time() - t0) / args.runs:.1f} |", flush=True)
+        print(f"| {name} | {kind} | {runs} | {failed}/{runs} | {where} | {bounds} | "
+              f"{(time.time() - t0) / runs:.1f} |", flush=True)
     return 0
 
 
