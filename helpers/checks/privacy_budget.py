@@ -60,12 +60,13 @@ import numpy as np
 
 from helpers.checks.core import (
     ALPHA,
-    _expect_value_error,
+    CheckFailure,
     _fail,
     _say,
     _short,
     check_seed,
 )
+from helpers.checks.core import _expect_value_error as _core_expect_value_error
 from helpers.checks.forbidden import find_forbidden_calls
 from helpers.checks.laplace import _laplace_cdf
 from helpers.checks.stats import binomial_test, ks_test
@@ -95,6 +96,16 @@ EXACT_DANGER = {(0.1, 100): 0.2772826413460777, (1.0, 100): 0.9995278659060047,
 
 
 # --- plain data and calls ---------------------------------------------------------------
+
+
+def _expect_value_error(func: Callable, args: tuple, why_zh: str, why_en: str) -> None:
+    """:func:`helpers.checks.core._expect_value_error`, its failures named ``privacy_budget.validation_missing``."""
+    try:
+        _core_expect_value_error(func, args, why_zh, why_en)
+    except CheckFailure as failure:
+        if failure.diagnosis is None:
+            failure.diagnosis = "privacy_budget.validation_missing"
+        raise
 
 
 def _is_plain(value: Any, depth: int = 0) -> bool:
