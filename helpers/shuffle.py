@@ -11,6 +11,17 @@ The bound implemented is the closed form of Feldman, McMillan and Talwar,
 
     ε <= ln(1 + (e^ε0 - 1)/(e^ε0 + 1) * (8 sqrt(e^ε0 ln(4/δ)) / sqrt(n) + 8 e^ε0 / n)).
 
+Neighbouring relation: the theorem compares datasets of the same n users in
+which one user's data differ (replace one record; n fixed and public). Under
+add/remove, the course's default, the shuffled multiset holds exactly n
+reports and so reveals n: datasets of n and n + 1 users are told apart with
+certainty and no finite ε holds. The bound then needs n protected too, e.g.
+the shuffler pads with a random number of dummy reports (dummy users running
+the same randomizer) drawn so that the total m is (ε_n, δ_n)-DP; given m,
+one more real user and one dummy fewer is a replacement, and the total is
+(ε + ε_n, δ + δ_n) by composition (``tests/test_shuffle.py`` audits the
+unpadded case).
+
 At n = 1e5, ε0 = 4, δ = 1e-6 this gives 0.5346. The closed-form function in
 the authors' code uses a slightly different expression and gives 0.5379 (a
 looser value, not a tighter one); their numerical analysis, which is not
@@ -64,7 +75,11 @@ def fmt_is_valid(eps0: float, n: int, delta: float) -> bool:
 
 
 def fmt_amplified_epsilon(eps0: float, n: int, delta: float, *, strict: bool = False) -> float:
-    """Central ε after shuffling n reports of an ε0-LDP randomizer (FMT 2021).
+    """Central ε after shuffling n reports of an ε0-LDP randomizer (FMT 2021), n fixed and public.
+
+    The bound holds for neighbours that replace one user's data (n fixed and
+    public). Under add/remove the number of reports reveals n; see the module
+    docstring for what is needed then.
 
     ``ε = ln(1 + (e^ε0 - 1)/(e^ε0 + 1) * (8 sqrt(e^ε0 ln(4/δ))/sqrt(n) + 8 e^ε0/n))``,
     the shuffled output being (ε, δ)-DP.

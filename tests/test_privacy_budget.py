@@ -182,3 +182,77 @@ def test_release_and_corpus_through_build_grade(tmp_path):
             if got["score"] >= got["max_score"] or zero:
                 problems.append(f"{entry['id']} ({entry['why']}) scored {got['score']}; expected 0 in {entry['expect_zero']}: {got['cells']}")
     assert not problems, "\n".join(problems)
+
+
+def _histogram_failure(variant: str) -> checks.CheckFailure:
+    ns = {"np": np, "math": math, "__name__": "__main__"}
+    for name, code in _source_solutions().items():
+        checks.load_student_code(code, ns, filename=f"<{name}>")
+    checks.load_student_code(build.snippet(ASSIGNMENT, "answer_histogram", variant), ns, filename=f"<{variant}>")
+    with pytest.raises(checks.CheckFailure) as failure, contextlib.redirect_stdout(io.StringIO()):
+        pb.check_histogram_parallel(ns["make_accountant"], ns["answer_count"], ns["answer_histogram"], seed=1)
+    return failure.value
+
+
+@pytest.mark.parametrize("variant, diagnosis", [
+    ("sequential", "privacy_budget.histogram_overcharged"),                   # charges k·ε, Lap(1/ε)
+    ("split_epsilon", "privacy_budget.histogram_noise_larger_than_needed"),   # charges ε, Lap(k/ε)
+])
+def test_conservative_private_histogram_fails_as_wasteful_not_as_a_leak(variant, diagnosis):
+    """Issue 18 review item 3: the task asks for the least noise and charge the composition theorems allow
+    (stated in the task text); a conservative answer is private, fails, and is told so."""
+    failure = _histogram_failure(variant)
+    assert failure.diagnosis == diagnosis
+    assert "仍满足差分隐私" in failure.zh and "still differentially private" in failure.en
+    text = "".join(c.source for c in _cells()[:1])
+    assert "least noise and the least charge the composition theorems allow" in text and "最小值" in text
+
+
+@pytest.mark.parametrize("variant, diagnosis", [
+    ("no_charge", "privacy_budget.histogram_undercharged"),                   # nothing charged
+    ("noise_eps_times_k", "privacy_budget.histogram_noise_too_small"),        # charges ε, Lap(1/(kε))
+])
+def test_non_private_histogram_fails_as_a_leak(variant, diagnosis):
+    failure = _histogram_failure(variant)
+    assert failure.diagnosis == diagnosis
+    assert "不满足" in failure.zh and "not" in failure.en and "still differentially private" not in failure.en
+
+
+def test_ledger_replay_cell_runs_the_claim():
+    """Issue 18 review item 4: an analyst who passes back an old ledger resets the budget and the averaging
+    attack recovers the true count; the same functions behind a holder that keeps the ledger refuse after
+    total/ε answers. Runs the notebook's own demonstration cell on the source solutions."""
+    cells = _cells()
+    replay = next(c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ledger_replay")
+    ns = {"np": np, "math": math, "__name__": "__main__"}
+    exec(next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "setup"), ns)
+    for name, code in _source_solutions().items():
+        checks.load_student_code(code, ns, filename=f"<{name}>")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.MonkeyPatch.context() as mp:
+        mp.delenv("NBGRADER_EXECUTION", raising=False)
+        exec(replay.source, ns)
+    true_count = int(np.sum(ns["carrots"] > 55))
+    assert len(ns["replayed"]) == 2000 and ns["averaging_attack"](np.array(ns["replayed"])) == true_count
+    # the mean of 2000 Lap(2) noises is within 1/2 of 0 except with probability < 1e-12: the attack succeeds
+    assert len(ns["answered"]) == 2  # total 1 at ε = 0.5
+    assert "2000" in out.getvalue() and "预算只允许 2 个" in out.getvalue()
+
+
+def test_every_failure_names_a_mistake():
+    """Issue 17 item 2: every ``_fail`` of this module passes ``diagnosis``, and every literal id reads
+    ``<assignment>.<mistake>`` (lower-case words), so a class report can group submissions by mistake."""
+    import ast
+    import re
+
+    tree = ast.parse(Path(MODULE.__file__).read_text(encoding="utf-8"))
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", None) == "_fail"]
+    assert calls
+    for call in calls:
+        assert any(k.arg == "diagnosis" for k in call.keywords), f"line {call.lineno}: _fail without diagnosis"
+    literals = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and node.value.startswith(PREFIX + ".")}
+    assert literals and all(re.fullmatch(re.escape(PREFIX) + r"\.[a-z][a-z0-9_]*", d) for d in literals), literals
+
+MODULE, PREFIX = pb, "privacy_budget"

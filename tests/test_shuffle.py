@@ -116,3 +116,27 @@ def test_shuffle_invalid_parameters():
         shuffle_reports([1, 2, 3], 42)
     with pytest.raises(ValueError, match="reports"):
         shuffle_reports(5, np.random.default_rng(0))
+
+
+def test_fmt_bound_needs_fixed_n_under_add_remove_the_count_reveals_n():
+    """Issue 18 review item 1: the FMT bound is for replace-one neighbours (n fixed). Under add/remove the
+    shuffled multiset of n reports reveals n: the course's auditor proves ε far above the FMT value
+    (confidence 1 - 1e-6) on D (1,000 users) vs D' (one more), while replacing one user leaves the number of
+    reports, the statistic the collector counts, identical."""
+    from helpers.audit import epsilon_lower_bound
+    from helpers.mechanisms import rr_perturb
+
+    users = np.random.default_rng(1).integers(0, 2, size=1_000)
+    fmt = fmt_amplified_epsilon(1.0, users.size, 1e-6)
+    assert fmt_is_valid(1.0, users.size, 1e-6) and fmt < 1.0
+
+    def shuffled_count(data, rng):
+        return len(shuffle_reports(rr_perturb(data, 1.0, rng), rng))
+
+    add = epsilon_lower_bound(shuffled_count, users, np.append(users, 1), np.random.default_rng(2),
+                              n_select=200, n_final=2_000, confidence=1 - 1e-6, claimed_epsilon=fmt)
+    assert add.violates() and add.epsilon > 4 * fmt, add
+    replaced = users.copy()
+    replaced[0] = 1 - replaced[0]
+    rng = np.random.default_rng(3)
+    assert {shuffled_count(users, rng) for _ in range(20)} == {shuffled_count(replaced, rng) for _ in range(20)}

@@ -10,8 +10,14 @@ crosses a process boundary like any other argument.
   Theorem 6-2); a query that does not fit raises ``ValueError`` (the caller
   keeps the old state, so a refusal spends nothing);
 * ``answer_histogram(state, labels, k, epsilon, rng) -> (noisy_counts, new_state)``:
-  one count per label 0..k−1 with independent Lap(1/ε) noise, charged ε once
-  (parallel composition, Theorem 6-3: the bins are disjoint);
+  an ε-DP histogram with the least noise and the least charge the composition
+  theorems allow (the task says so): one count per label 0..k−1 with
+  independent Lap(1/ε) noise, charged ε once (parallel composition, Theorem
+  6-3: the bins are disjoint). Charging k·ε, or charging ε with Lap(k/ε) per
+  bin, is private but wasteful and fails with its own diagnosis
+  (``histogram_overcharged``, ``histogram_noise_larger_than_needed``); charging
+  less than the noise requires is not private (``histogram_undercharged``,
+  ``histogram_noise_too_small``);
 * ``averaging_attack(answers) -> int``: the repeated-query attack of §6.2.3
   against a server without an accountant (average, round).
 
@@ -54,12 +60,13 @@ import numpy as np
 
 from helpers.checks.core import (
     ALPHA,
-    _expect_value_error,
+    CheckFailure,
     _fail,
     _say,
     _short,
     check_seed,
 )
+from helpers.checks.core import _expect_value_error as _core_expect_value_error
 from helpers.checks.forbidden import find_forbidden_calls
 from helpers.checks.laplace import _laplace_cdf
 from helpers.checks.stats import binomial_test, ks_test
@@ -89,6 +96,16 @@ EXACT_DANGER = {(0.1, 100): 0.2772826413460777, (1.0, 100): 0.9995278659060047,
 
 
 # --- plain data and calls ---------------------------------------------------------------
+
+
+def _expect_value_error(func: Callable, args: tuple, why_zh: str, why_en: str) -> None:
+    """:func:`helpers.checks.core._expect_value_error`, its failures named ``privacy_budget.validation_missing``."""
+    try:
+        _core_expect_value_error(func, args, why_zh, why_en)
+    except CheckFailure as failure:
+        if failure.diagnosis is None:
+            failure.diagnosis = "privacy_budget.validation_missing"
+        raise
 
 
 def _is_plain(value: Any, depth: int = 0) -> bool:
@@ -400,7 +417,8 @@ def check_budget_boundary(make_accountant: Callable, answer_count: Callable, hid
 # --- noise against budget ------------------------------------------------------------------------
 
 
-def _ks_noise(noise: np.ndarray, epsilon: float, what: str, name: str, seed: int, level: float) -> str:
+def _ks_noise(noise: np.ndarray, epsilon: float, what: str, name: str, seed: int, level: float,
+              histogram: bool = False) -> str:
     b = 1.0 / epsilon
     result = ks_test(noise, lambda t: _laplace_cdf(t, b))
     text = f"{what}: KS of {noise.size} noises against Lap(1/ε = {b:g}): D = {result.statistic:.4f}, p = {result.pvalue:.3g}"
@@ -424,6 +442,16 @@ def _ks_noise(noise: np.ndarray, epsilon: float, what: str, name: str, seed: int
             zh, en = (f"测得的尺度 ≈ {scale:.3g}，期望 1/ε = {b:g}；或者分布不是拉普拉斯分布（高斯噪声？）",
                       f"the measured scale ≈ {scale:.3g}, expected 1/ε = {b:g}; or the distribution is not Laplace (Gaussian noise?)")
             diagnosis = "privacy_budget.noise_not_laplace"
+        if histogram and not b / 1.2 <= scale <= 1.2 * b:  # the scale itself is off: say which way
+            if scale > b:  # more noise than ε needs: private, but not the least noise the task asks for
+                zh += "。这样仍满足差分隐私，但噪声比需要的多：直方图花 ε 时每类只需 Lap(1/ε)（并行组合，定理 6-3），本题要求这个最少的噪声"
+                en += (". This is still differentially private, but noisier than needed: a histogram charged ε needs "
+                       "only Lap(1/ε) per bin (parallel composition, Theorem 6-3), the least noise, which the task asks for")
+                diagnosis = "privacy_budget.histogram_noise_larger_than_needed"
+            else:
+                zh += "。噪声比花掉的预算所需要的少，不满足 ε-差分隐私"
+                en += ". The noise is smaller than the budget charged requires: not ε-differentially private"
+                diagnosis = "privacy_budget.histogram_noise_too_small"
         raise _fail(
             f"{what}：噪声（答案 − 真实计数）不服从 Lap(1/ε = {b:g})：KS D = {result.statistic:.4f}，p = {result.pvalue:.2g} < {level:g}"
             f"（n = {noise.size}，seed = {seed}）。花掉的预算 ε 必须与加的噪声 Lap(Δ/ε)（Δ = 1）一致。{zh}。",
@@ -488,15 +516,30 @@ def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, 
             f"{true.tolist()} (how many labels equal 0..k-1; an empty label counts 0).",
             diagnosis="privacy_budget.histogram_counts_wrong",
         )
-    for sequence, zh, en in (
+    for sequence, (zh, en), (zh_early, en_early, early), (zh_late, en_late, late) in (
         ((("h", 0.25, True),) * 4 + (("h", 0.25, False),),
-         "总预算 1：ε = 0.25 的直方图应能回答 4 次、第 5 次拒绝。各类互不相交，整个直方图只花 ε（并行组合，定理 6-3），不是 k·ε",
-         "total 1: four histograms at ε = 0.25 must be answered and the fifth refused. The labels are disjoint, so a "
-         "whole histogram costs ε (parallel composition, Theorem 6-3), not k·ε"),
+         ("总预算 1：ε = 0.25 的直方图应能回答 4 次、第 5 次拒绝",
+          "total 1: four histograms at ε = 0.25 must be answered and the fifth refused"),
+         ("这样仍满足差分隐私，但多记了账：各类互不相交，Lap(1/ε) 的整个直方图按并行组合（定理 6-3）只需记 ε，不是 k·ε；"
+          "本题要求记组合定理允许的最少预算",
+          "this is still differentially private, but it charges too much: the labels are disjoint, so by parallel "
+          "composition (Theorem 6-3) a whole histogram with Lap(1/ε) per bin needs a charge of ε, not k·ε; the task "
+          "asks for the least budget the composition theorems allow",
+          "privacy_budget.histogram_overcharged"),
+         ("账本记的比花掉的少，不满足差分隐私：每个直方图必须记 ε（预算用完后必须拒绝）",
+          "the ledger is charged less than the histograms spend, which is not differentially private: each "
+          "histogram must be charged ε (and refused once the budget is spent)",
+          "privacy_budget.histogram_undercharged")),
         ((("h", 0.5, True), ("c", 0.5, True), ("h", 0.1, False), ("c", 0.1, False)),
-         "总预算 1：直方图 0.5 + 计数 0.5 之后预算已用完：直方图和计数查询的是同一个数据集，共用同一份预算（顺序组合）",
-         "total 1: after a histogram at 0.5 and a count at 0.5 the budget is spent: both query the same dataset and "
-         "share one budget (sequential composition)"),
+         ("总预算 1：直方图 0.5 + 计数 0.5 之后预算已用完",
+          "total 1: after a histogram at 0.5 and a count at 0.5 the budget is spent"),
+         ("直方图和计数查询的是同一个数据集，共用同一份预算（顺序组合），每个按它的 ε 记账",
+          "both query the same dataset and share one budget (sequential composition), each charged its ε",
+          "privacy_budget.histogram_overcharged"),
+         ("直方图和计数查询的是同一个数据集，必须共用同一份预算（顺序组合）：没有记到同一个账本上就不满足差分隐私",
+          "both query the same dataset and must share one budget (sequential composition): charging them apart is "
+          "not differentially private",
+          "privacy_budget.histogram_budget_not_shared")),
     ):
         state = _new_state(make_accountant, 1.0)
         for kind, eps, accept in sequence:
@@ -511,8 +554,10 @@ def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, 
             if refused == accept:
                 what = "被拒绝" if refused else "没有被拒绝"
                 what_en = "was refused" if refused else "was answered"
-                raise _fail(f"{'直方图' if kind == 'h' else '计数'}查询（ε = {eps:g}）{what}。{zh}。",
-                            f"a {'histogram' if kind == 'h' else 'count'} query (ε = {eps:g}) {what_en}. {en}.")
+                why_zh, why_en, diagnosis = (zh_early, en_early, early) if refused else (zh_late, en_late, late)
+                raise _fail(f"{'直方图' if kind == 'h' else '计数'}查询（ε = {eps:g}）{what}。{zh}：{why_zh}。",
+                            f"a {'histogram' if kind == 'h' else 'count'} query (ε = {eps:g}) {what_en}. {en}: {why_en}.",
+                            diagnosis=diagnosis)
             if not refused:
                 state = new_state
     noise = np.empty((reps, k))
@@ -521,7 +566,8 @@ def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, 
             ledger = _new_state(make_accountant, 1e6)
         counts, ledger = _histogram(answer_histogram, ledger, labels, k, epsilon, rng)
         noise[r] = counts - true
-    text = _ks_noise(noise.ravel(), epsilon, f"answer_histogram (k = {k}, ε = {epsilon:g}), per-bin", name, seed, ALPHA / 2)
+    text = _ks_noise(noise.ravel(), epsilon, f"answer_histogram (k = {k}, ε = {epsilon:g}), per-bin", name, seed, ALPHA / 2,
+                     histogram=True)
     r01 = float(np.corrcoef(noise[:, 0], noise[:, 1])[0, 1])
     if not abs(r01) <= 6 / math.sqrt(reps):
         raise _fail(

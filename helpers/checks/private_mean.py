@@ -27,7 +27,8 @@ What is judged, and how
   a generator with a fixed seed or any other source than ``rng`` fails.
   Any method of ``rng`` may be used (``rng.laplace`` included): this
   assignment is about sensitivity and composition, not sampling.
-* **Accuracy**: a binomial test that the median absolute error is at most
+* **Accuracy**: on a dataset drawn by :func:`accuracy_dataset` from the
+  check's seed, a binomial test that the median absolute error is at most
   ``ACCURACY_FACTOR`` = 1.5 times that of the best split
   ε₁ = ρε, ε₂ = (1 - ρ)ε (ρ to 0.01, found by simulating the specified
   mechanism, :func:`best_split`). A mechanism whose median error is within the
@@ -54,22 +55,27 @@ What is judged, and how
     output when the mean equals the bound that defines the sensitivity: the
     composition pair (mean = lower) catches the sign convention
     ``S - aL, n + bL``, this one ``S + aL, n + bL``.
+  - ``interior``: d drawn by :func:`accuracy_dataset`, the accuracy checks'
+    distribution (range, ε, 50-200 values with outliers), d' = d plus a
+    record beyond the bound farther from d's clipped mean: whatever a
+    solution does on data like the accuracy checks' is audited.
   - ``one-sided range``: [-20, -19], d = [] vs d' = [-1000]. A sum
     sensitivity of ``upper - lower`` (= 1 instead of 20) or a missing clip
     is caught.
   - ``mostly negative range``: [-20, 1], d = [] vs d' = [-1000]. A sum
     sensitivity of ``upper`` (forgetting negative values) is caught.
 
-  Every number of a pair (records and bounds) is multiplied by a scale in
-  [1/2, 2] drawn from the check's seed (:func:`audit_config`), which leaves
+  Every number of a pair other than ``interior`` (records and bounds) is
+  multiplied by a scale in [1/2, 2] drawn from the check's seed (:func:`audit_config`), which leaves
   the privacy loss unchanged. Measured detection rates:
   ``tests/power/RESULTS.md``.
 
 Cost: the outputs of one dataset are one batch of calls
 (:func:`helpers.checks.call_repeatedly`, one process crossing in trusted
-grading). The notebook makes about 220,000 calls in all: 90,000 for each
-of the two bound-mean audits, 8,000 for each range audit, 1,000 per accuracy
-check (measured time: ``tests/power/RESULTS.md``).
+grading). The privacy cell makes about 170,000 calls: 68,000 for each of
+``composition`` and ``partial_composition``, 10,000 for ``upper_bound_mean``,
+8,000 for each of the other three; each accuracy check 1,000 (measured
+time: ``tests/power/RESULTS.md``).
 """
 
 from __future__ import annotations
@@ -82,13 +88,14 @@ import numpy as np
 
 from helpers.checks.core import (
     ALPHA,
-    _call,
-    _expect_value_error,
+    CheckFailure,
     _fail,
     _say,
     _short,
     check_seed,
 )
+from helpers.checks.core import _call as _core_call
+from helpers.checks.core import _expect_value_error as _core_expect_value_error
 
 __all__ = [
     "ACCURACY_FACTOR",
@@ -122,11 +129,11 @@ AUDIT_CONFIDENCE = 1.0 - ALPHA
 #: as data with outliers do: a solution cannot single the audit out by few distinct values.
 AUDITS: dict[str, dict[str, Any]] = {
     "composition": dict(lower=-1.0, upper=1.0, d=[-1.0 - 0.037 * i for i in range(20)], extra=1000.0,
-                        epsilon=3.0, n_select=5000, n_final=40000, events="auto"),
+                        epsilon=3.0, n_select=4000, n_final=30000, events="auto"),
     "partial_composition": dict(lower=-1.0, upper=1.0, d=[-0.6 + 0.3 * (i - 9.5) / 9.5 for i in range(20)],
-                                extra=1000.0, epsilon=3.0, n_select=5000, n_final=40000, events="auto"),
+                                extra=1000.0, epsilon=3.0, n_select=4000, n_final=30000, events="auto"),
     "upper_bound_mean": dict(lower=-1.0, upper=1.0, d=[1.0 + 0.041 * i for i in range(20)], extra=-1000.0,
-                             epsilon=3.0, n_select=5000, n_final=40000, events="auto"),
+                             epsilon=3.0, n_select=1000, n_final=4000, events="auto"),
     # d drawn from accuracy_dataset (range, ε, values), d' = d + an outlier beyond the bound farther
     # from d's clipped mean
     "interior": dict(d=None, n_select=2000, n_final=6000, events="interval"),
@@ -135,6 +142,30 @@ AUDITS: dict[str, dict[str, Any]] = {
     "mostly_negative_range": dict(lower=-20.0, upper=1.0, d=[], extra=-1000.0, epsilon=1.0,
                                   n_select=1000, n_final=3000, events="interval"),
 }
+
+
+def _named(failure: CheckFailure, diagnosis: str) -> CheckFailure:
+    """``failure`` with ``diagnosis`` when the shared helper that raised it named no mistake."""
+    if failure.diagnosis is None:
+        failure.diagnosis = diagnosis
+    return failure
+
+
+def _call(func: Callable, *args, **kwargs):
+    """:func:`helpers.checks.core._call`, its failures named ``private_mean.not_implemented`` / ``.crashed``."""
+    try:
+        return _core_call(func, *args, **kwargs)
+    except CheckFailure as failure:
+        raise _named(failure, "private_mean.not_implemented" if "NotImplementedError" in failure.en
+                     else "private_mean.crashed") from None
+
+
+def _expect_value_error(func: Callable, args: tuple, why_zh: str, why_en: str) -> None:
+    """:func:`helpers.checks.core._expect_value_error`, its failures named ``private_mean.validation_missing``."""
+    try:
+        _core_expect_value_error(func, args, why_zh, why_en)
+    except CheckFailure as failure:
+        raise _named(failure, "private_mean.validation_missing") from None
 
 
 def _is_real(x: Any) -> bool:
@@ -702,7 +733,9 @@ def check_private_mean_privacy(private_mean: Callable, seed: int | None = None, 
 
     Fails when the Clopper–Pearson lower bound on ε (confidence 1 - 1e-6)
     exceeds the claimed ε. An ε-DP mechanism fails with probability at
-    most 1e-6. Calls of ``private_mean``: 2 (n_select + n_final) = 8,000.
+    most 1e-6. Calls of ``private_mean``: 2 (n_select + n_final), from
+    8,000 to 68,000 (``AUDITS``), plus about 10,000 to name the mistake
+    when the audit fails.
     """
     name = "check_private_mean_privacy"
     if audit not in AUDITS:
@@ -748,7 +781,8 @@ def _privacy_mistake(private_mean: Callable, audit: str, seed: int) -> str:
     The audit has already decided the grade; the probes only name the likely
     mistake, so that a class report can group submissions by it:
 
-    0. no noise, or noise from a fixed seed: 50 equal outputs;
+    0. no noise (on some data), or noise from a fixed seed: 50 outputs on one
+       record, or on 21 distinct values, that are equal or spread by < 10⁻⁹ Δ;
     1. values not clipped: ε = 10⁶ (noise below 10⁻⁵ of the range), 19
        records at 0 and one at 1000·Δ in [-Δ, Δ]: the clipped mean is Δ/20,
        an unclipped sum gives Δ (the result clipped);
@@ -769,8 +803,10 @@ def _privacy_mistake(private_mean: Callable, audit: str, seed: int) -> str:
     rng = np.random.Generator(np.random.PCG64([seed, 99]))
     delta = 3.0
     try:
-        if len(set(_private_mean_repeated(private_mean, [delta / 2], -delta, delta, 2.0, rng, 50))) == 1:
-            return "private_mean.noise_fixed_or_missing"
+        for records in ([delta / 2], list(np.linspace(-delta / 2, delta / 2, 21))):
+            if len(set(_private_mean_repeated(private_mean, records, -delta, delta, 2.0, rng, 50))) == 1 \
+                    or np.ptp(_private_mean_repeated(private_mean, records, -delta, delta, 2.0, rng, 50)) < 1e-9 * delta:
+                return "private_mean.noise_fixed_or_missing"
         probe = _private_mean_repeated(private_mean, [0.0] * 19 + [1000.0 * delta], -delta, delta, 1e6, rng, 20)
         if np.median(probe) > 0.5 * delta:
             return "private_mean.values_not_clipped"
