@@ -126,6 +126,8 @@ class _Served:
         bit = _bit_generator(self.rng)
         bit.state = state
         bit.advance(count - unused)
+        # advance() drops a buffered half of a 64-bit draw (integers of 32 bits); doubles never touch it.
+        bit.state = {**bit.state, "has_uint32": state["has_uint32"], "uinteger": state["uinteger"]}
 
     def serve(self, method, args, kwargs, ahead):
         """``(reply, payload)`` for ``rng.method(*args, **kwargs)``."""
@@ -322,7 +324,7 @@ class Proxy:
             if type(item) is not list or len(item) != 2 or type(item[0]) is not int \
                     or not 0 <= item[0] < len(containers):
                 raise wire.WireError("bad mutation")
-            changes.append((containers[item[0]], wire.decode(item[1], data, generators)))
+            changes.append((containers[item[0]], wire.decode(item[1], data, generators, None, containers)))
         for target, new in changes:
             if type(new) is not type(target) and not (isinstance(target, np.ndarray) and type(new) is np.ndarray):
                 raise wire.WireError("a mutated argument changed its type")
@@ -342,8 +344,8 @@ class Proxy:
             outcome = student_exception(error["type"], error["message"],
                                         any(server.allowed is not None for server in served))
         # Only once everything is valid: the caller's objects change as the student's code changed them
-        # (inner objects first; an outer one that changed takes their new content with it).
-        for target, new in reversed(changes):
+        # (an argument's container inside another stays the same object).
+        for target, new in changes:
             if isinstance(target, np.ndarray):
                 if target.flags.writeable:
                     target[...] = new
