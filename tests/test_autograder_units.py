@@ -463,6 +463,14 @@ def mixed(rng):
     return [rng.random(), rng.random(3), rng.random(), rng.random((2, 2)), rng.integers(0, 10, 3),
             rng.random(), rng.choice(5, 2, replace=False), rng.laplace(0.0, 1.0), rng.random(2)]
 
+def exp_loop(n, b1, b2, rng):
+    out = []
+    for _ in range(n):
+        out.append(rng.exponential(b1) - rng.exponential(b1) + rng.exponential(b2) - rng.exponential(b2))
+        if len(out) % 100 == 0:
+            out.append(rng.random())
+    return out
+
 def shuffled(xs, rng):
     rng.shuffle(xs)
     return rng.random()
@@ -492,7 +500,7 @@ def repeat_box():
 
     box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
     names = ["pick", "grow", "flaky", "cheat", "late", "nap", "kind", "unbound", "state", "keep", "reuse", "scalars",
-             "mixed", "shuffled", "clip_in_place", "charge_then_refuse", "nested"]
+             "mixed", "exp_loop", "shuffled", "clip_in_place", "charge_then_refuse", "nested"]
     box.send({"cells": [REPEAT_CODE], "files": {}, "graded": names,
               "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
     box.recv(30, "cell")
@@ -578,6 +586,15 @@ def test_served_generator_is_no_generator_and_draws_as_one_process(repeat_box, c
             local.random(), local.choice(5, 2, replace=False), local.laplace(0.0, 1.0), local.random(2)]
     assert all(np.array_equal(a, b) for a, b in zip(got, want)) and len(got) == len(want)
     assert rng.bit_generator.state == local.bit_generator.state
+    sent = []
+    repeat_box.send = lambda header, payload=b"": (sent.append(header), original_send(header, payload))
+    try:
+        rng, local = np.random.default_rng(8), np.random.default_rng(8)
+        got = Proxy(repeat_box, "exp_loop", 30.0)(2000, 1.5, 0.25, rng)
+    finally:
+        del repeat_box.send
+    assert got == _local("exp_loop")(2000, 1.5, 0.25, local) and rng.bit_generator.state == local.bit_generator.state
+    assert len(sent) <= 150, f"{len(sent)} messages for 8,000 scalar rng.exponential() calls in a cycle"
     xs, ys = [1, 2, 3, 4, 5], [1, 2, 3, 4, 5]
     rng, local = np.random.default_rng(4), np.random.default_rng(4)
     assert Proxy(repeat_box, "shuffled", 30.0)(xs, rng) == (local.shuffle(ys), local.random())[1]
@@ -658,7 +675,7 @@ def test_checks_sample_the_same_batched_and_looped(repeat_box, capsys):
     proxy = Proxy(repeat_box, "pick", 30.0)
     sent = []
     original_send = repeat_box.send
-    repeat_box.send = lambda header, payload=b"": (sent.append(header.get("repeat")), original_send(header, payload))
+    repeat_box.send = lambda header, payload=b"": (sent.extend([header.get("repeat")] if "call" in header else []), original_send(header, payload))
     try:
         checks.check_exponential_mechanism_distribution(proxy, seed=5, n=20_000)
         checks.check_exponential_mechanism_basics(proxy)
@@ -733,7 +750,7 @@ def test_private_mean_checks_sample_the_same_batched_and_looped(capsys):
         box.recv(30, "cell")
         assert box.recv(30, "ready")[0]["names"] == {"private_mean": "callable"}
         original_send = box.send
-        box.send = lambda header, payload=b"": (sent.append(header.get("repeat")), original_send(header, payload))
+        box.send = lambda header, payload=b"": (sent.extend([header.get("repeat")] if "call" in header else []), original_send(header, payload))
         proxy = Proxy(box, "private_mean", 30.0)
         cpm.check_private_mean_accuracy(proxy, seed=4)
         cpm.check_private_mean_privacy(proxy, seed=4)

@@ -85,13 +85,18 @@ class ServedGenerator:
     """
 
     def __init__(self, index: int, link: _Link):
-        self.__dict__.update(_served_index=index, _link=link, _buffer=None, _pos=0, _local=0, _ahead=64)
+        self.__dict__.update(_served_index=index, _link=link, _buffer=None, _pos=0, _local=0, _ahead=64,
+                             _plan=None, _cycle=None)
 
     def __repr__(self):
         return "Generator(served by the grader)"
 
     def _settle(self):
         d = self.__dict__
+        if d["_plan"] is not None:
+            used = d["_pos"]
+            d.update(_plan=None, _cycle=None, _pos=0)
+            return used, 0
         buf = d["_buffer"]
         used = 0 if buf is None else d["_pos"]
         calls = d["_local"]
@@ -109,7 +114,6 @@ class ServedGenerator:
                 kwargs["dtype"] = np.dtype(kwargs["dtype"]).name
             except TypeError:
                 pass
-        used, calls = self._settle()
         payload, gens = bytearray(), []
         try:
             tree_args = wire.encode(tuple(args), payload, gens)["$t"]
@@ -118,6 +122,13 @@ class ServedGenerator:
             raise TypeError(f"rng.{method}: {exc}") from None
         if gens:
             raise TypeError(f"rng.{method}: a generator cannot be an argument here")
+        plan = d["_plan"]
+        if plan is not None and not payload and d["_pos"] < len(plan):
+            cycle = d["_cycle"]
+            if json.dumps([str(method), tree_args, tree_kwargs], sort_keys=True) == cycle[d["_pos"] % len(cycle)]:
+                d["_pos"] += 1
+                return wire.decode(plan[d["_pos"] - 1], b"")
+        used, calls = self._settle()
         message = {"draw": d["_served_index"], "method": str(method), "args": tree_args, "kwargs": tree_kwargs,
                    "used": used, "calls": calls}
         if prefetch:
@@ -134,6 +145,8 @@ class ServedGenerator:
         if "error" in reply:
             kind = {"TypeError": TypeError, "ValueError": ValueError}.get(reply.get("type"), ValueError)
             raise kind(str(reply["error"]))
+        if "plan" in reply:
+            d.update(_plan=reply["plan"], _cycle=reply["cycle"], _pos=0)
         return wire.decode(reply["value"], data)
 
     def random(self, size=None, dtype=np.float64, out=None):
