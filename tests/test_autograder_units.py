@@ -208,12 +208,14 @@ def test_wire_round_trips_plain_data_and_refuses_the_rest():
                        (json.loads("[" * 60 + "1" + "]" * 60), b"")):
         with pytest.raises(wire.WireError):
             wire.decode(tree, data)
-    good = np.random.default_rng(1).bit_generator.state
-    assert wire.pcg64_state(json.loads(json.dumps(good))) == good
-    for bad in ({**good, "bit_generator": "MT19937"}, {**good, "has_uint32": 2}, {**good, "state": {"state": -1, "inc": 1}},
-                {**good, "uinteger": 2 ** 40}, "x", None):
-        with pytest.raises(wire.WireError):
-            wire.pcg64_state(bad)
+    # Arguments' lists, dicts and arrays are named in the same order on both sides (mutations come back by index).
+    value = ({"a": [1, np.zeros(2)], "b": {"c": []}}, [np.ones(3)], "s")
+    sent, payload = [], bytearray()
+    tree = wire.encode(value, payload, [], sent)
+    got = []
+    wire.decode(tree, bytes(payload), None, got)
+    assert [type(c).__name__ for c in sent] == [type(c).__name__ for c in got] == \
+        ["dict", "list", "ndarray", "dict", "list", "list", "ndarray"]
 
 
 def test_wire_frames_have_deadlines_and_size_caps():
@@ -436,6 +438,59 @@ def nap(t):
     while time.process_time() < end:
         pass
     return t
+
+def kind(rng):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy Generator")
+    return [isinstance(rng, np.random.Generator), type(rng) is np.random.Generator]
+
+def unbound(rng):
+    return np.random.Generator.laplace(rng, 0.0, 1.0, 3)
+
+def state(rng):
+    return rng.bit_generator.state["state"]["state"]
+
+def keep(rng):
+    global _kept
+    _kept = rng
+    return rng.random()
+
+def reuse():
+    return _kept.random()
+
+def scalars(n, rng):
+    return [rng.random() for _ in range(n)]
+
+def mixed(rng):
+    return [rng.random(), rng.random(3), rng.random(), rng.random((2, 2)), rng.integers(0, 10, 3),
+            rng.random(), rng.choice(5, 2, replace=False), rng.laplace(0.0, 1.0), rng.random(2)]
+
+def exp_loop(n, b1, b2, rng):
+    out = []
+    for _ in range(n):
+        out.append(rng.exponential(b1) - rng.exponential(b1) + rng.exponential(b2) - rng.exponential(b2))
+        if len(out) % 100 == 0:
+            out.append(rng.random())
+    return out
+
+def shuffled(xs, rng):
+    rng.shuffle(xs)
+    return rng.random()
+
+def clip_in_place(x, lower, upper):
+    np.clip(x, lower, upper, out=x)
+    return float(x.sum())
+
+def charge_then_refuse(state, epsilon):
+    state["spent"].append(epsilon)
+    state["n"] = len(state["spent"])
+    raise ValueError("query refused")
+
+def nested(d, xs):
+    d["inner"]["xs"].append(1)
+    d["arr"][0] = 99.0
+    xs[:] = [list(xs)]
+    return None
 """
 
 
@@ -446,7 +501,8 @@ def repeat_box():
     from autograder.jail import Sandbox, probe
 
     box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
-    names = ["pick", "grow", "flaky", "cheat", "late", "nap"]
+    names = ["pick", "grow", "flaky", "cheat", "late", "nap", "kind", "unbound", "state", "keep", "reuse", "scalars",
+             "mixed", "exp_loop", "shuffled", "clip_in_place", "charge_then_refuse", "nested"]
     box.send({"cells": [REPEAT_CODE], "files": {}, "graded": names,
               "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
     box.recv(30, "cell")
@@ -485,6 +541,134 @@ def test_repeat_gives_the_loops_samples_states_and_records(repeat_box):
     assert proxy.calls == 1000 + 1000 + 50
 
 
+def test_served_generator_is_no_generator_and_draws_as_one_process(repeat_box, capsys):
+    """The sandbox's rng answers isinstance, holds no state, gives the draws one process would, and
+    Python loops of scalar draws cost a few exchanges (numbers sent ahead, the generator set back)."""
+    import time
+
+    from autograder.proxy import Proxy
+    from helpers.checks import RecordingGenerator
+
+    from helpers.checks import ForbiddenRngMethod
+
+    assert Proxy(repeat_box, "kind", 30.0)(RecordingGenerator(1)) == [True, False]
+    recording = RecordingGenerator(1)
+    with pytest.raises(ForbiddenRngMethod):  # the unbound sampler is a request like rng.laplace: refused
+        Proxy(repeat_box, "unbound", 30.0)(recording)
+    assert recording.forbidden == ["laplace"] and recording.calls == 0
+    assert np.array_equal(Proxy(repeat_box, "unbound", 30.0)(np.random.default_rng(1)),
+                          np.random.default_rng(1).laplace(0.0, 1.0, 3))  # served where the rules allow it
+    for rng in (np.random.default_rng(1), RecordingGenerator(1)):
+        with pytest.raises(Exception, match="bit_generator"):
+            Proxy(repeat_box, "state", 30.0)(rng)
+    Proxy(repeat_box, "keep", 30.0)(np.random.default_rng(1))
+    with pytest.raises(Exception, match="earlier call"):
+        Proxy(repeat_box, "reuse", 30.0)()
+
+    sent = []
+    original_send = repeat_box.send
+    repeat_box.send = lambda header, payload=b"": (sent.append(header), original_send(header, payload))
+    try:
+        recording, local = RecordingGenerator(5), np.random.default_rng(5)
+        start = time.perf_counter()
+        got = Proxy(repeat_box, "scalars", 30.0)(10_000, recording)
+        seconds = time.perf_counter() - start
+    finally:
+        del repeat_box.send
+    assert got == [local.random() for _ in range(10_000)]
+    assert object.__getattribute__(recording, "bit_generator").state == local.bit_generator.state
+    assert (recording.calls, recording.draws, recording.forbidden) == (10_000, 10_000, [])
+    assert len(sent) <= 12, f"{len(sent)} messages for 10,000 scalar draws"
+    with capsys.disabled():
+        print(f"\n[cost] 10,000 scalar rng.random() in a Python loop: {seconds * 1e3:.0f} ms, {len(sent) - 1} exchanges")
+
+    rng, local = np.random.default_rng(9), np.random.default_rng(9)
+    got = Proxy(repeat_box, "mixed", 30.0)(rng)
+    want = [local.random(), local.random(3), local.random(), local.random((2, 2)), local.integers(0, 10, 3),
+            local.random(), local.choice(5, 2, replace=False), local.laplace(0.0, 1.0), local.random(2)]
+    assert all(np.array_equal(a, b) for a, b in zip(got, want)) and len(got) == len(want)
+    assert rng.bit_generator.state == local.bit_generator.state
+    sent = []
+    repeat_box.send = lambda header, payload=b"": (sent.append(header), original_send(header, payload))
+    try:
+        rng, local = np.random.default_rng(8), np.random.default_rng(8)
+        got = Proxy(repeat_box, "exp_loop", 30.0)(2000, 1.5, 0.25, rng)
+    finally:
+        del repeat_box.send
+    assert got == _local("exp_loop")(2000, 1.5, 0.25, local) and rng.bit_generator.state == local.bit_generator.state
+    assert len(sent) <= 150, f"{len(sent)} messages for 8,000 scalar rng.exponential() calls in a cycle"
+    xs, ys = [1, 2, 3, 4, 5], [1, 2, 3, 4, 5]
+    rng, local = np.random.default_rng(4), np.random.default_rng(4)
+    assert Proxy(repeat_box, "shuffled", 30.0)(xs, rng) == (local.shuffle(ys), local.random())[1]
+    assert xs == ys and rng.bit_generator.state == local.bit_generator.state
+    recording = RecordingGenerator(3)
+    with pytest.raises(Exception):
+        Proxy(repeat_box, "mixed", 30.0)(recording)
+    assert recording.forbidden == ["integers"] and recording.calls == 4
+
+
+def test_mutated_arguments_come_back_as_in_one_process(repeat_box):
+    """Lists, dicts and arrays a call modifies are modified for the caller, also when the call raises;
+    call_repeatedly keeps giving every call fresh copies."""
+    from autograder.proxy import Proxy
+    from helpers.checks import call_repeatedly
+
+    clip = Proxy(repeat_box, "clip_in_place", 30.0)
+    x = np.array([-3.0, 0.5, 7.0])
+    assert clip(x, 0.0, 1.0) == 1.5 and x.tolist() == [0.0, 0.5, 1.0]
+    y = np.array([-3.0, 0.5, 7.0])
+    assert call_repeatedly(clip, 3, y, 0.0, 1.0) == [1.5] * 3 and y.tolist() == [-3.0, 0.5, 7.0]
+
+    ledger, local_ledger = {"total": 1.0, "spent": [0.5]}, {"total": 1.0, "spent": [0.5]}
+    with pytest.raises(ValueError, match="refused"):
+        Proxy(repeat_box, "charge_then_refuse", 30.0)(ledger, 0.7)
+    with pytest.raises(ValueError):
+        _local("charge_then_refuse")(local_ledger, 0.7)
+    assert ledger == local_ledger == {"total": 1.0, "spent": [0.5, 0.7], "n": 2}
+
+    d = {"inner": {"xs": []}, "arr": np.zeros(2)}
+    inner, arr, xs = d["inner"], d["arr"], [1, 2]
+    assert Proxy(repeat_box, "nested", 30.0)(d, xs) is None
+    assert inner["xs"] == [1] and d["inner"] is inner and arr.tolist() == [99.0, 0.0] and d["arr"] is arr
+    assert xs == [[1, 2]]
+    assert repeat_box.alive
+
+
+@pytest.mark.parametrize("draw", [
+    {"draw": 0, "method": "random", "args": [5], "kwargs": {"$d": {}}, "used": 3, "calls": 0},  # used, never sent
+    {"draw": 1, "method": "random", "args": [5], "kwargs": {"$d": {}}, "used": 0, "calls": 0},  # no such generator
+    {"draw": 0, "method": "random", "args": [5], "kwargs": {"$d": {}}, "used": 0, "calls": 0, "state": 1},
+])
+def test_malformed_draw_requests_kill_the_sandbox(draw):
+    from autograder.jail import SandboxError
+    from autograder.proxy import Proxy
+
+    box = _FakeSandbox(draw)
+    with pytest.raises(SandboxError):
+        Proxy(box, "f", 1.0)(np.random.default_rng(1))
+    assert box.problem.startswith("malformed reply")
+
+
+def test_forged_claims_of_used_draws_kill_the_sandbox():
+    """A stand-in may say how many of the numbers sent ahead it used, never more, nor more calls than that."""
+    from autograder.jail import SandboxError
+    from autograder.proxy import Proxy
+    from helpers.checks import RecordingGenerator
+
+    replies = [({"draw": 0, "method": "random", "args": [2], "kwargs": {"$d": {}}, "used": 0, "calls": 0,
+                 "ahead": 8}, b""),
+               ({"ok": 1, "rngs": [{"used": 8, "calls": 9}]}, b"")]
+
+    class Box(_FakeSandbox):
+        def recv(self, seconds, what):
+            return replies.pop(0)
+
+    box, rng = Box(None), RecordingGenerator(1)
+    with pytest.raises(SandboxError):
+        Proxy(box, "f", 1.0)(rng)
+    assert box.problem.startswith("malformed reply") and rng.draws == 0
+
+
 def test_checks_sample_the_same_batched_and_looped(repeat_box, capsys):
     """The exponential checks print the same statistics through the proxy (one message) and in-process."""
     from autograder.proxy import Proxy
@@ -493,7 +677,7 @@ def test_checks_sample_the_same_batched_and_looped(repeat_box, capsys):
     proxy = Proxy(repeat_box, "pick", 30.0)
     sent = []
     original_send = repeat_box.send
-    repeat_box.send = lambda header, payload=b"": (sent.append(header.get("repeat")), original_send(header, payload))
+    repeat_box.send = lambda header, payload=b"": (sent.extend([header.get("repeat")] if "call" in header else []), original_send(header, payload))
     try:
         checks.check_exponential_mechanism_distribution(proxy, seed=5, n=20_000)
         checks.check_exponential_mechanism_basics(proxy)
@@ -568,7 +752,7 @@ def test_private_mean_checks_sample_the_same_batched_and_looped(capsys):
         box.recv(30, "cell")
         assert box.recv(30, "ready")[0]["names"] == {"private_mean": "callable"}
         original_send = box.send
-        box.send = lambda header, payload=b"": (sent.append(header.get("repeat")), original_send(header, payload))
+        box.send = lambda header, payload=b"": (sent.extend([header.get("repeat")] if "call" in header else []), original_send(header, payload))
         proxy = Proxy(box, "private_mean", 30.0)
         cpm.check_private_mean_accuracy(proxy, seed=4)
         cpm.check_private_mean_privacy(proxy, seed=4)

@@ -241,7 +241,7 @@ def run_batch(tmp: Path) -> dict:
            "failures": []}
     repo_before = snapshot(REPO, skip_top=REPO_SKIP_TOP)
     venv_before = snapshot(Path(sys.prefix))
-    checks_py = (REPO / "helpers" / "checks" / "core.py").read_bytes()
+    checks_py = {p: p.read_bytes() for p in (REPO / "helpers" / "checks").glob("*.py")}
     monitor = RssMonitor(token, marker, tmp)
     monitor.start()
     started = time.monotonic()
@@ -314,8 +314,9 @@ def run_batch(tmp: Path) -> dict:
         run["repo_changed"] = sorted(set(repo_before.items()) ^ set(snapshot(REPO, skip_top=REPO_SKIP_TOP).items()))
         run["venv_changed"] = sorted(set(venv_before.items()) ^ set(snapshot(Path(sys.prefix)).items()))
         # Undo what a successful attack planted, so a failing run does not poison the checkout.
-        if (REPO / "helpers" / "checks" / "core.py").read_bytes() != checks_py:
-            (REPO / "helpers" / "checks" / "core.py").write_bytes(checks_py)
+        for path, text in checks_py.items():
+            if path.read_bytes() != text:
+                path.write_bytes(text)
         for folder in (REPO, REPO / "helpers", SITE):
             for path in folder.glob(f"zz_{token}*"):
                 path.unlink()
@@ -395,6 +396,12 @@ def check_one_row_each_and_no_gain(run):
             problems.append(f"{sid}: status {row['status'][:150]!r}, want {want['status']}...")
         if want.get("reason") and not any(r in row["status"] for r in want["reason"]):
             problems.append(f"{sid}: status {row['status'][:150]!r} names none of {want['reason']}")
+        if want.get("zero_cells"):
+            cells = {c["grade_id"]: c["score"] for r in run["report"]["submissions"] if r["student"] == sid
+                     for c in r["cells"]}
+            earned = {g: cells.get(g) for g in want["zero_cells"] if cells.get(g) != 0}
+            if earned:
+                problems.append(f"{sid}: GAINED the points for building the sampler: {earned}")
     assert not problems, "\n".join(problems)
 
 

@@ -40,7 +40,7 @@ ASSIGNMENT = "privacy_budget"
 #: One wrong solution per graded cell, graded through build.grade (the others directly).
 GRADED_WRONG = ("wrong_make_accountant_fraction_state", "wrong_answer_count_fraction_exact",
                 "wrong_answer_count_scale_remaining", "wrong_answer_histogram_sequential",
-                "wrong_averaging_attack_median")
+                "wrong_averaging_attack_median", "wrong_answer_count_charge_in_place")
 
 
 def _cells(version: str = "source") -> list:

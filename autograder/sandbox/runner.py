@@ -77,25 +77,26 @@ class ServedGenerator:
     It holds no generator state: every method call asks the trusted side,
     which draws from its own generator, records the method and the number of
     draws, refuses what the assignment forbids, and sends the numbers back.
-    ``isinstance(rng, np.random.Generator)`` is true (``__class__``), but it is
-    not a Generator: ``np.random.Generator.laplace(rng)`` raises ``TypeError``.
+    ``isinstance(rng, np.random.Generator)`` is true (:class:`Generator`), but
+    it is no numpy Generator: numpy's compiled methods refuse it (``TypeError``).
     Uniforms of ``random`` come in blocks (the judge sends some ahead) so that
     Python loops of scalar ``rng.random()`` cost one exchange per block, and the
     next exchange tells the judge how many were used.
     """
 
     def __init__(self, index: int, link: _Link):
-        self.__dict__.update(_served_index=index, _link=link, _buffer=None, _pos=0, _local=0, _ahead=64)
-
-    @property
-    def __class__(self):  # noqa: D105 - isinstance(rng, np.random.Generator) holds, as in the notebook
-        return np.random.Generator
+        self.__dict__.update(_served_index=index, _link=link, _buffer=None, _pos=0, _local=0, _ahead=64,
+                             _plan=None, _cycle=None)
 
     def __repr__(self):
         return "Generator(served by the grader)"
 
     def _settle(self):
         d = self.__dict__
+        if d["_plan"] is not None:
+            used = d["_pos"]
+            d.update(_plan=None, _cycle=None, _pos=0)
+            return used, 0
         buf = d["_buffer"]
         used = 0 if buf is None else d["_pos"]
         calls = d["_local"]
@@ -113,7 +114,6 @@ class ServedGenerator:
                 kwargs["dtype"] = np.dtype(kwargs["dtype"]).name
             except TypeError:
                 pass
-        used, calls = self._settle()
         payload, gens = bytearray(), []
         try:
             tree_args = wire.encode(tuple(args), payload, gens)["$t"]
@@ -122,6 +122,13 @@ class ServedGenerator:
             raise TypeError(f"rng.{method}: {exc}") from None
         if gens:
             raise TypeError(f"rng.{method}: a generator cannot be an argument here")
+        plan = d["_plan"]
+        if plan is not None and not payload and d["_pos"] < len(plan):
+            cycle = d["_cycle"]
+            if json.dumps([str(method), tree_args, tree_kwargs], sort_keys=True) == cycle[d["_pos"] % len(cycle)]:
+                d["_pos"] += 1
+                return wire.decode(plan[d["_pos"] - 1], b"")
+        used, calls = self._settle()
         message = {"draw": d["_served_index"], "method": str(method), "args": tree_args, "kwargs": tree_kwargs,
                    "used": used, "calls": calls}
         if prefetch:
@@ -138,6 +145,8 @@ class ServedGenerator:
         if "error" in reply:
             kind = {"TypeError": TypeError, "ValueError": ValueError}.get(reply.get("type"), ValueError)
             raise kind(str(reply["error"]))
+        if "plan" in reply:
+            d.update(_plan=reply["plan"], _cycle=reply["cycle"], _pos=0)
         return wire.decode(reply["value"], data)
 
     def random(self, size=None, dtype=np.float64, out=None):
@@ -212,6 +221,44 @@ def _no_bit_generator(self):
 
 
 ServedGenerator.bit_generator = _no_bit_generator
+
+_NumpyGenerator = np.random.Generator
+
+
+class _GeneratorType(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, (_NumpyGenerator, ServedGenerator))
+
+    def __subclasscheck__(cls, sub):
+        return isinstance(sub, type) and issubclass(sub, (_NumpyGenerator, ServedGenerator))
+
+
+class Generator(metaclass=_GeneratorType):
+    """``numpy.random.Generator`` as student code sees it in grading.
+
+    ``isinstance(rng, np.random.Generator)`` holds for numpy's generators and for
+    the served stand-in; ``np.random.Generator(bit_generator)`` makes a numpy
+    Generator; ``np.random.Generator.<method>(rng, ...)`` is ``rng.<method>(...)``,
+    so on the stand-in it is a request that the judge refuses or serves. (A
+    ``__class__`` trick on the stand-in would let numpy's compiled methods take
+    it for a Generator and read memory that is not one.)
+    """
+
+    def __new__(cls, *args, **kwargs):
+        return _NumpyGenerator(*args, **kwargs)
+
+
+def _unbound(name):
+    def method(self, *args, **kwargs):
+        return getattr(self, name)(*args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _name in (n for n in dir(_NumpyGenerator) if not n.startswith("_") and n != "bit_generator"):
+    setattr(Generator, _name, _unbound(_name))
+Generator.__module__ = "numpy.random"
+np.random.Generator = Generator
 
 
 def _send(header, payload=b""):
@@ -390,7 +437,8 @@ def _serve(request, data, namespace, call_timeout):
             args = wire.decode(request["args"], data, generators, found)
             kwargs = wire.decode(request["kwargs"], data, generators, found)
             if found is not None:
-                containers, before = found, [_snapshot(c, generators) for c in found]
+                known = {id(c): index for index, c in enumerate(found)}
+                containers, before = found, [_snapshot(c, generators, known) for c in found]
             result = func(*args, **kwargs)
             try:
                 returned_generators = []
@@ -421,7 +469,7 @@ def _serve(request, data, namespace, call_timeout):
         for index, (container, old) in enumerate(zip(containers, before)):
             extra = bytearray()
             try:
-                now = _snapshot(container, generators, extra)
+                now = _snapshot(container, generators, known, extra)
             except (TypeError, RecursionError) as exc:
                 reply.pop("ok", None)
                 reply["error"] = {"type": "TypeError", "message": f"{request['call']} put a value that cannot "
@@ -442,10 +490,28 @@ def _serve(request, data, namespace, call_timeout):
         _send(reply)
 
 
-def _snapshot(container, generators, payload=None):
-    """``(tree, bytes)`` of an argument's content: compared before and after the call."""
+def _snapshot(container, generators, known, payload=None):
+    """``(tree, bytes)`` of an argument's own content, compared before and after the call.
+
+    Items that are themselves argument containers stand as ``{"$r": index}``
+    (they are compared on their own), so a change deep inside reports only
+    the container that changed, and the judge keeps every object's identity.
+    """
     own = bytearray() if payload is None else payload
-    tree = wire.encode(container, own, list(generators))
+    gens = list(generators)
+
+    def item(value):
+        index = known.get(id(value))
+        return {"$r": index} if index is not None else wire.encode(value, own, gens)
+
+    if isinstance(container, np.ndarray):
+        tree = wire.encode(container, own, gens)
+    elif type(container) is list:
+        tree = [item(v) for v in container]
+    else:
+        if not all(type(k) is str for k in container):
+            raise TypeError("dict keys must be str")
+        tree = {"$d": {k: item(v) for k, v in container.items()}}
     return tree, bytes(own)
 
 

@@ -13,6 +13,7 @@ Values are plain data only; the JSON tree tags what JSON cannot say::
     {"$s": "float64", "v": 1.5}       numpy scalar
     {"$g": index}                     a numpy Generator (served by the trusted side: no state crosses)
     {"$f": "nan" | "inf" | "-inf"}    non-finite float
+    {"$r": index}                     an argument's list/dict/array (in what a call changed)
 
 Decoding never executes, imports or unpickles anything: dtypes come from
 :data:`DTYPES`, every size is checked against a cap, and anything else is a
@@ -155,17 +156,19 @@ def _encode(value, payload, generators, depth, containers=None):
                     "(plain data only: None, bool, int, float, str, list, tuple, dict, numpy arrays)")
 
 
-def decode(tree, payload: bytes, generators: list | None = None, containers: list | None = None):
+def decode(tree, payload: bytes, generators: list | None = None, containers: list | None = None,
+           refs: list | None = None):
     """Rebuild plain data; ``generators[i]`` stands for ``{"$g": i}`` (``None``: refused).
 
     ``containers``, when given, receives the lists, dicts and arrays built, in
-    the order :func:`encode` listed the originals.
+    the order :func:`encode` listed the originals. ``refs[j]`` stands for
+    ``{"$r": j}`` (an argument's container, in a mutation; ``None``: refused).
     """
     budget = [MAX_NODES]
-    return _decode(tree, payload, generators, 0, budget, containers)
+    return _decode(tree, payload, generators, 0, budget, containers, refs)
 
 
-def _decode(tree, payload, generators, depth, budget, containers=None):
+def _decode(tree, payload, generators, depth, budget, containers=None, refs=None):
     budget[0] -= 1
     if budget[0] < 0 or depth > MAX_DEPTH:
         raise WireError("data too large or nested too deeply")
@@ -181,17 +184,17 @@ def _decode(tree, payload, generators, depth, budget, containers=None):
         out = []
         if containers is not None:
             containers.append(out)
-        out.extend(_decode(v, payload, generators, depth + 1, budget, containers) for v in tree)
+        out.extend(_decode(v, payload, generators, depth + 1, budget, containers, refs) for v in tree)
         return out
     if type(tree) is not dict or len(tree) > 3:
         raise WireError(f"unexpected {type(tree).__name__}")
     if set(tree) == {"$t"} and type(tree["$t"]) is list:
-        return tuple(_decode(v, payload, generators, depth + 1, budget, containers) for v in tree["$t"])
+        return tuple(_decode(v, payload, generators, depth + 1, budget, containers, refs) for v in tree["$t"])
     if set(tree) == {"$d"} and type(tree["$d"]) is dict:
         out = {}
         if containers is not None:
             containers.append(out)
-        out.update((str(k)[:MAX_STR], _decode(v, payload, generators, depth + 1, budget, containers))
+        out.update((str(k)[:MAX_STR], _decode(v, payload, generators, depth + 1, budget, containers, refs))
                    for k, v in tree["$d"].items())
         return out
     if set(tree) == {"$f"} and tree["$f"] in ("nan", "inf", "-inf"):
@@ -214,6 +217,8 @@ def _decode(tree, payload, generators, depth, budget, containers=None):
         if containers is not None:
             containers.append(arr)
         return arr
+    if set(tree) == {"$r"} and type(tree["$r"]) is int and refs is not None and 0 <= tree["$r"] < len(refs):
+        return refs[tree["$r"]]
     if set(tree) == {"$g"} and type(tree["$g"]) is int and generators is not None \
             and 0 <= tree["$g"] < len(generators):
         return generators[tree["$g"]]
@@ -240,23 +245,3 @@ def _array(tree, payload) -> np.ndarray:
         raise WireError("array size does not match its shape")
     arr = np.frombuffer(payload, dtype=dtype, count=count, offset=offset).reshape(shape)
     return arr.astype(DTYPES[name], copy=True)  # a plain, writable, native ndarray
-
-
-# --- generators ------------------------------------------------------------------
-
-def pcg64_state(state) -> dict:
-    """A validated PCG64 state dict (``WireError`` otherwise)."""
-    try:
-        inner = state["state"]
-        clean = {"bit_generator": "PCG64",
-                 "state": {"state": inner["state"], "inc": inner["inc"]},
-                 "has_uint32": state["has_uint32"], "uinteger": state["uinteger"]}
-        ok = (state["bit_generator"] == "PCG64"
-              and all(type(v) is int and 0 <= v < 1 << 128 for v in clean["state"].values())
-              and clean["has_uint32"] in (0, 1) and type(clean["has_uint32"]) is int
-              and type(clean["uinteger"]) is int and 0 <= clean["uinteger"] < 1 << 32)
-    except (KeyError, TypeError):
-        ok = False
-    if not ok:
-        raise WireError("bad generator state")
-    return clean
