@@ -133,13 +133,14 @@ class ServedGenerator:
                    "used": used, "calls": calls}
         if prefetch:
             message["ahead"] = prefetch
-        # No timeout between the request and its answer: the channel must stay in step.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        # No timeout (wall or CPU timer) between the request and its answer: the channel must stay in
+        # step; the trusted side keeps its own deadline on the read.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM, signal.SIGPROF})
         try:
             _send(message, payload)
             reply, data = wire.recv(IN_FD)
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM, signal.SIGPROF})
         if "refused" in reply:
             raise ForbiddenRngMethod(str(reply["refused"]))
         if "error" in reply:
