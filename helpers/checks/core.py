@@ -68,8 +68,9 @@ def check_seed(name: str, seed: int | None = None) -> int:
 
 
 def _say(name: str, seed: int, text: str) -> None:
-    origin = f"{SEED_ENV}={os.environ[SEED_ENV]}" if os.environ.get(SEED_ENV) else "default"
-    print(f"[{name}] seed={seed} ({origin}): {text}")
+    """A passing statistical check's line: verdict first (Chinese, then English), then what was measured."""
+    origin = f"{SEED_ENV}={os.environ[SEED_ENV]}" if os.environ.get(SEED_ENV) else "默认 / default"
+    print(f"✓ 通过 / passed [{name}] 种子 / seed = {seed}（{origin}）：{text}")
 
 
 # --- the recording generator -------------------------------------------------

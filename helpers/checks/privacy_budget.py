@@ -411,7 +411,7 @@ def check_budget_boundary(make_accountant: Callable, answer_count: Callable, hid
         _run_sequence(make_accountant, answer_count, total, sequence, rng)
     shown = "0.1+0.2+0.3 = 0.6, 3 × 1.1 = 3.3, 100 × 0.01 = 1, 7 × 1/7, inf, ..." if hidden else \
         "0.1+0.2+0.7 = 1, 0.1+0.2 = 0.3, 10 × 0.1 = 1, 0.5+0.3+0.2 = 1, refusals spend nothing, 0.7+0.300001 > 1"
-    print(f"[{name}] {len(sequences)} sequences ({shown}): accepted and refused exactly at the boundary: OK")
+    print(f"✓ 通过 / passed [{name}] {len(sequences)} 个序列 / sequences ({shown})：恰好在边界处接受与拒绝 / accepted and refused exactly at the boundary")
 
 
 # --- noise against budget ------------------------------------------------------------------------
