@@ -528,9 +528,24 @@ def safe_markdown(source: str) -> str:
     ``$x < y$`` and `` `a <= b` `` keep their spelling).
     """
     source = strip_remote_markdown(str(source))
-    if not _NEEDS_CLEANING.search(source):
+    # A browser decodes entities in a link target (`javascript&#58;...`): judge the decoded text.
+    if not _NEEDS_CLEANING.search(source) and not _NEEDS_CLEANING.search(html.unescape(source)):
         return source
-    return _SCRIPT_REF.sub(r"\1#", _SCRIPT_URL.sub("](#)", clean_html(source)))
+    cleaned = _SCRIPT_REF.sub(r"\1#", _SCRIPT_URL.sub("](#)", clean_html(source)))
+    cleaned = _LINK_TARGET.sub(_disarm_target, cleaned)
+    return _REF_TARGET.sub(_disarm_target, cleaned)
+
+
+_LINK_TARGET = re.compile(r"(\]\(\s*<?)([^)\n]*)()")
+_REF_TARGET = re.compile(r"^(\s*\[[^\]\n]+\]:\s*<?)(\S[^\n]*)()$", re.M)
+
+
+def _disarm_target(match) -> str:
+    """A link target whose entity-decoded, whitespace-free text is a script URL becomes ``#``."""
+    decoded = re.sub(r"[\s\x00-\x1f]+", "", html.unescape(match.group(2))).lower()
+    if decoded.startswith(("javascript:", "vbscript:", "data:")):
+        return match.group(1) + "#" + match.group(3)
+    return match.group(0)
 
 
 def gradebook_notebook(nb):

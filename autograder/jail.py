@@ -64,6 +64,12 @@ ENV = {"HOME": HOME, "TMPDIR": HOME, "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf
        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NBGRADER_EXECUTION": "autograde"}
 
 
+
+def _limit_shown(seconds: float) -> float:
+    """A step's limit as the student set it: the deadline minus the grace added to it (a step's
+    remaining share of the submission's budget can be shorter than the grace itself)."""
+    return seconds - GRACE if seconds > GRACE else seconds
+
 class SandboxError(RuntimeError):
     """The student's sandbox is gone or broke the protocol (the call cannot be answered)."""
 
@@ -620,7 +626,13 @@ DENIED_SYSCALLS = (
     "syslog", "lookup_dcookie", "name_to_handle_at", "open_by_handle_at", "fanotify_init",
     "keyctl", "personality", "vhangup", "iopl", "ioperm", "settimeofday", "clock_settime", "adjtimex",
     "clock_adjtime", "sethostname", "setdomainname", "mbind", "migrate_pages", "move_pages",
-    "set_mempolicy", "set_mempolicy_home_node")
+    "set_mempolicy", "set_mempolicy_home_node",
+    # Channels between sandboxes running at once (a submission's visible and hidden sandboxes, or
+    # classmates'): locks and inotify on the files every sandbox sees read-only (red team, issue 17).
+    "flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_mark")
+#: fcntl(2) commands refused for the same reason: record locks (classic and open-file-description),
+#: leases and directory notification on shared files.
+_FCNTL_DENIED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)  # F_GETLK F_SETLK F_SETLKW F_OFD_* F_SETLEASE F_GETLEASE F_NOTIFY
 #: Namespace flags refused in clone(2); clone3 passes its flags in memory a filter cannot read,
 #: so it gets ENOSYS (libc then falls back to clone).
 _CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
@@ -677,6 +689,11 @@ def _build_seccomp() -> tuple[bytes | None, str]:
             cmp = _ArgCmp(0, 7, flag, flag)  # SCMP_CMP_MASKED_EQ: (flags & flag) == flag
             if lib.seccomp_rule_add_array(ctx, eperm, clone, 1, ctypes.byref(cmp)) != 0:
                 return None, "seccomp: cannot filter clone flags"
+        fcntl = lib.seccomp_syscall_resolve_name(b"fcntl")
+        for command in _FCNTL_DENIED:
+            cmp = _ArgCmp(1, 4, command, 0)  # SCMP_CMP_EQ on the command argument
+            if lib.seccomp_rule_add_array(ctx, eperm, fcntl, 1, ctypes.byref(cmp)) != 0:
+                return None, "seccomp: cannot filter fcntl commands"
         clone3 = lib.seccomp_syscall_resolve_name(b"clone3")
         if clone3 != -1:
             lib.seccomp_rule_add_array(ctx, enosys, clone3, 0, None)
@@ -687,7 +704,7 @@ def _build_seccomp() -> tuple[bytes | None, str]:
             program = f.read()
     finally:
         lib.seccomp_release(ctx)
-    return program, f"seccomp: {len(denied)} syscalls denied, namespace flags of clone refused"
+    return program, f"seccomp: {len(denied)} syscalls denied, namespace flags of clone and lock/lease commands of fcntl refused"
 
 
 def isolation() -> dict:
@@ -869,7 +886,7 @@ class Sandbox:
             while start_cpu is not None:
                 used = self.cpu_seconds()
                 if used is not None and used - start_cpu > seconds:
-                    self.kill(f"timeout: {what} exceeded {seconds - GRACE:.3g} s of CPU time")
+                    self.kill(f"timeout: {what} exceeded {_limit_shown(seconds):.3g} s of CPU time")
                     raise SandboxError(self.problem)
                 if used is not None and self.cpu_budget is not None and used > self.cpu_budget:
                     self.kill("timeout: the submission exceeded its CPU time limit")
@@ -884,9 +901,9 @@ class Sandbox:
             if deadline >= self.deadline:
                 self.kill("timeout: the submission exceeded its time limit")
             else:
-                self.kill(f"timeout: {what} exceeded {wall - GRACE:.3g} s" if start_cpu is None else
+                self.kill(f"timeout: {what} exceeded {_limit_shown(wall):.3g} s" if start_cpu is None else
                           f"timeout: {what} took longer than {wall:.3g} s of wall-clock time "
-                          f"(limit {seconds - GRACE:.3g} s of CPU time)")
+                          f"(limit {_limit_shown(seconds):.3g} s of CPU time)")
         except EOFError:
             code = self.proc.poll()
             self.kill("the student's process ended" + (f" (exit status {code})" if code is not None else "")

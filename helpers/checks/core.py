@@ -207,11 +207,18 @@ def _fresh(value: Any) -> Any:
 
 
 def _call(func: Callable, *args, rng: RecordingGenerator | None = None, name: str | None = None,
-          repeat: int | None = None):
-    """Call student code (``repeat`` times: a list); turn its exceptions into student-facing messages."""
+          repeat: int | None = None, share: bool = False):
+    """Call student code (``repeat`` times: a list); turn its exceptions into student-facing messages.
+
+    The student gets fresh copies of list, tuple, dict and array arguments, so nothing the call
+    does to them can change what the check computes afterwards from its own objects (in grading,
+    changes to arguments come back across the boundary). ``share``: the objects themselves, for
+    a check that asks whether the caller's data were modified.
+    """
     name = name or getattr(func, "__name__", "function")
+    call_args = args if share else _fresh(args)
     try:
-        return func(*args) if repeat is None else call_repeatedly(func, repeat, *args)
+        return func(*call_args) if repeat is None else call_repeatedly(func, repeat, *call_args)
     except AssertionError:
         raise
     except ForbiddenRngMethod:

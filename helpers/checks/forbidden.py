@@ -254,6 +254,7 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
             f"{fname}：把同样的 rng.random 抽样再给一次，输出却不同（{changed(replay)} 个元素变了）。输出必须只由 rng.random 给出的数决定。",
             f"{fname}: handed the same rng.random draws again, it returned a different output ({changed(replay)} "
             f"element(s) changed). The output must depend only on the numbers rng.random gives.",
+            diagnosis="common.output_not_from_draws",
         )
     if base.size < 2:
         return
@@ -272,4 +273,5 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
                 f"{fname}: replacing {hi - lo} of the numbers drawn with rng.random (numbers {lo + 1}-{hi}) changed "
                 f"{moved} output elements. Each output must be built from uniforms of its own; seeding a new generator "
                 f"from the draws, or mixing all draws together, is not building the sampler yourself.",
+                diagnosis="common.generator_seeded_from_draws",
             )

@@ -87,6 +87,10 @@ _PLAIN_SCALARS = (type(None), bool, int, float, str)
 _CARROTS = np.array([12.0, 55.0, 56.0, 70.5, 55.0, 80.0, 40.0, 55.5, 90.0, 30.0, 61.0, 55.0, 101.0, 3.0, 58.0,
                      75.0, 20.0, 55.01, 66.0, 44.0])
 _CARROTS_OVER_55 = int(np.sum(_CARROTS > 55))
+# Read-only: one warm grading worker checks many students, and changes a student's code makes to
+# its arguments come back across the boundary; nothing may write into what the next student is
+# checked against (the proxy leaves read-only arrays alone).
+_CARROTS.setflags(write=False)
 #: Queries per ledger in the statistical checks (a ledger may grow with every answer).
 _BATCH = 10
 #: helpers.queries.danger_probability(ε, k) for the graded settings (importing scipy.integrate/stats in
@@ -145,7 +149,7 @@ def _call(func: Callable, *args, refusable: bool = False, share: bool = False):
     """
     name = getattr(func, "__name__", "function")
     if not share:
-        args = tuple(copy.deepcopy(a) if isinstance(a, (dict, list)) else a for a in args)
+        args = tuple(copy.deepcopy(a) if isinstance(a, (dict, list, np.ndarray)) else a for a in args)
     try:
         return func(*args)
     except AssertionError:
@@ -363,6 +367,7 @@ def _run_sequence(make_accountant: Callable, answer_count: Callable, total: floa
                 f"answer_count refused a query of ε = {epsilon:g} but had already changed the ledger it was given "
                 f"(before {_short(before)}, after {_short(state)}): a refused query must not spend budget. Check that "
                 f"the budget suffices before charging it (or return a new ledger instead of modifying the one passed in).",
+                diagnosis="privacy_budget.refused_query_charged",
             )
         shown = " + ".join(f"{e:g}" for e in history) or "0"
         if refused and accept:

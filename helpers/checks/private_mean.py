@@ -151,6 +151,10 @@ def _named(failure: CheckFailure, diagnosis: str) -> CheckFailure:
     return failure
 
 
+#: Most calls of the student's private_mean in one batch (any check: accuracy, audit, probe).
+BATCH = 1000
+
+
 def _call(func: Callable, *args, **kwargs):
     """:func:`helpers.checks.core._call`, its failures named ``private_mean.not_implemented`` / ``.crashed``."""
     try:
@@ -186,7 +190,7 @@ def check_clip_values(clip: Callable) -> None:
     for values, lower, upper in cases:
         before = np.array(values, dtype=float, copy=True)
         arg = values.copy() if isinstance(values, np.ndarray) else list(values)
-        out = _call(clip, arg, lower, upper, name="clip")
+        out = _call(clip, arg, lower, upper, name="clip", share=True)
         expected = np.clip(before, lower, upper)
         shown = f"clip({_short(values)}, {lower:g}, {upper:g})"
         if not isinstance(out, np.ndarray) or out.shape != expected.shape:
@@ -414,9 +418,13 @@ def _private_mean_once(private_mean: Callable, values: Any, lower: float, upper:
 
 def _private_mean_repeated(private_mean: Callable, values: Any, lower: float, upper: float, epsilon: float,
                            rng: np.random.Generator, n: int) -> list[float]:
-    """``[_private_mean_once(...) for _ in range(n)]`` as one batch (one round trip in trusted grading)."""
+    """``[_private_mean_once(...) for _ in range(n)]`` in batches of :data:`BATCH` calls (one round
+    trip each in trusted grading). Every check batches alike, so that the size of a batch, which
+    the student's process can see, never tells an audit from an accuracy test."""
     arg = values.copy() if isinstance(values, np.ndarray) else list(values)
-    outs = _call(private_mean, arg, lower, upper, epsilon, rng, name="private_mean", repeat=n)
+    outs = []
+    for start in range(0, n, BATCH):
+        outs += _call(private_mean, arg, lower, upper, epsilon, rng, name="private_mean", repeat=min(BATCH, n - start))
     shown = f"private_mean({_short(values)}, {lower:g}, {upper:g}, {epsilon:g}, rng)"
     return [_mean_output(out, lower, upper, shown) for out in outs]
 
@@ -688,7 +696,7 @@ def audit_config(audit: str, seed: int) -> dict[str, Any]:
 
 
 #: Outputs per batch of calls in an audit; batches of d and d' alternate.
-AUDIT_CHUNK = 5000
+AUDIT_CHUNK = 1000
 
 
 def audit_private_mean(private_mean: Callable, audit: str, seed: int):
