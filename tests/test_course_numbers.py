@@ -398,7 +398,7 @@ def test_landing_page_chinese_part_is_chinese_and_lists_the_six_assignments():
                     if line.strip() and not re.fullmatch(r"[|\-\s]+|---", line.strip())
                     and not re.search(r"[\u4e00-\u9fff]", line)]
     assert not english_only, f"English-only lines in the Chinese part: {english_only}"
-    for part, start, fetch in ((zh, "从这里开始", "Nbgrader ▸ Assignments"), (en, "Start here", "Nbgrader ▸ Assignments")):
+    for part, start, fetch in ((zh, "从这里开始", "Nbgrader ▸ Assignment List"), (en, "Start here", "Nbgrader ▸ Assignment List")):
         assert start in part and fetch in part and "Fetch" in part
         rows = [a for a in ASSIGNMENTS if re.search(rf"^\| `{a}` \|.*release/{a}/{a}\.ipynb", part, flags=re.M)]
         assert rows == list(ASSIGNMENTS), rows

@@ -43,7 +43,14 @@ class CheckFailure(AssertionError):
         self.zh, self.en, self.diagnosis = zh, en, diagnosis
 
     def _render_traceback_(self) -> list[str]:
-        return ["\x1b[31m✗ 未通过 / check failed\x1b[0m", self.zh, self.en]
+        # nbgrader's Validate dialog shows these lines unwrapped: break them here.
+        import textwrap
+
+        lines = ["\x1b[31m✗ 未通过 / check failed\x1b[0m"]
+        for text, width in ((self.zh, 44), (self.en, 100)):
+            for paragraph in str(text).splitlines() or [""]:
+                lines += textwrap.wrap(paragraph, width, break_long_words=True, break_on_hyphens=False) or [""]
+        return lines
 
 
 def _fail(zh: str, en: str, diagnosis: str | None = None) -> CheckFailure:

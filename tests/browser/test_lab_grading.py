@@ -5,7 +5,7 @@ One JupyterLab started by ``make lab`` itself, as tests/browser/test_browser.py 
 (``NBGRADER_EXCHANGE``), so that the course-local release ``make lab`` makes is tested from
 nothing; one headless Debian Chromium (Playwright). In sequence:
 
-1. the student's Nbgrader ▸ Assignments panel lists the six graded assignments, each
+1. the student's Nbgrader ▸ Assignment List panel lists the six graded assignments, each
    with its Fetch button, with no Formgrader step;
 2. a student (nbgrader's own fetch/submit, as in tests/test_instructor_loop.py) hands in
    a correct laplace; the instructor clicks Collect, then Autograde in the Formgrader: the
