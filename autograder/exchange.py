@@ -68,6 +68,24 @@ def uid_for(name: str, base: int) -> int:
     return base + int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big") % (1 << 30)
 
 
+#: Deepest folder nesting and most files and folders in one submission Collect accepts.
+MAX_DEPTH, MAX_ENTRIES = 20, 10_000
+
+
+def _check_secret(dirfd: int) -> None:
+    """nbgrader's ``submission_secret.txt`` is written by the student's own ``submit``; an empty or
+    odd one later fails *Release feedback* for the whole class (nbgrader asserts on it)."""
+    try:
+        fd = os.open("submission_secret.txt", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dirfd)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise Refused(f"submission_secret.txt cannot be opened safely ({error.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        secret = handle.read(257)
+    if not 8 <= len(secret.strip()) <= 256 or not secret.strip().isascii() or not secret.strip().decode().isprintable():
+        raise Refused("submission_secret.txt is not a secret nbgrader's submit writes (empty, too long or not text)")
+
 class Refused(Exception):
     """A submission or released file that is not what it claims to be."""
 
@@ -281,11 +299,19 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
                 raise Refused(f"{name} is owned by {_owner_name(st.st_uid)}, not by {_owner_name(uid)}")
             state["newest"] = max(state["newest"], st.st_ctime)
 
-        def visit(dirfd: int, rel: str, out: str | None) -> None:
+        def visit(dirfd: int, rel: str, out: str | None, depth: int = 0) -> None:
             check(os.fstat(dirfd), rel or ".")
+            # A student's own folder must not be able to stop Collect for the class (3000 nested
+            # folders made the recursion fail; a million empty files would take hours).
+            if depth > MAX_DEPTH:
+                raise Refused(f"folders nested deeper than {MAX_DEPTH}")
             if out is not None:
                 os.makedirs(out, exist_ok=True)
-            for entry in sorted(os.listdir(dirfd)):
+            entries = os.listdir(dirfd)
+            state["entries"] = state.get("entries", 0) + len(entries)
+            if state["entries"] > MAX_ENTRIES:
+                raise Refused(f"more than {MAX_ENTRIES} files and folders")
+            for entry in sorted(entries):
                 name = os.path.join(rel, entry)
                 if any(fnmatch.fnmatch(entry, glob) for glob in self.coursedir.ignore):
                     continue
@@ -295,7 +321,7 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
                 if stat.S_ISDIR(st.st_mode):
                     fd = os.open(entry, _OPEN_DIR, dir_fd=dirfd)
                     try:
-                        visit(fd, name, None if out is None else os.path.join(out, entry))
+                        visit(fd, name, None if out is None else os.path.join(out, entry), depth + 1)
                     finally:
                         os.close(fd)
                 elif stat.S_ISREG(st.st_mode):
@@ -330,6 +356,7 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
             raise Refused(f"cannot be opened safely ({error.strerror}; a symlink or not a folder?)") from None
         try:
             visit(top, "", dest)
+            _check_secret(top)
         except PermissionError as error:
             raise Refused(f"unreadable for the course account ({error.filename or error.strerror})") from None
         finally:

@@ -182,6 +182,7 @@ else:
     if SRV.resolve().is_relative_to("/tmp"):
         print(f"warning: DP_HUB_SRV={SRV} is under /tmp: students' servers keep the host's /tmp", file=sys.stderr)
     c.CourseSpawner.tmp_limit = 0 if SRV.resolve().is_relative_to("/tmp") else _bytes(TMP_LIMIT)
+    c.CourseSpawner.private_var_tmp = not SRV.resolve().is_relative_to("/var/tmp")
     c.CourseSpawner.shm_limit = _bytes(SHM_LIMIT)
     c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
     c.CourseSpawner.home_images = str(SRV / "homes")
@@ -215,7 +216,10 @@ def _formgrader_url() -> str:
 
 
 LAB_SETTINGS = SRV / "lab-settings"
-_lab_app = Path(sys.prefix) / "share" / "jupyter" / "lab"
+# The servers run from the course's Python (VENV_BIN), not the hub's: the checkout (and its .venv)
+# is 0700, so links into it would leave every person's JupyterLab without its application.
+_lab_app = next((p for p in (VENV_BIN.parent / "share" / "jupyter" / "lab", Path(sys.prefix) / "share" / "jupyter" / "lab")
+                 if p.is_dir()))
 _language = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALE}}
 _overrides = {
     "student": _language,
@@ -229,7 +233,11 @@ for _role, _settings in _overrides.items():
     (_dir / "settings").mkdir(parents=True, exist_ok=True)
     (_dir / "settings" / "overrides.json").write_text(json.dumps(_settings, indent=1), encoding="utf-8")
     for _part in _lab_app.iterdir():
-        if _part.name != "settings" and not (_dir / _part.name).exists():
+        if _part.name == "settings":
+            continue
+        if (_dir / _part.name).is_symlink():  # an earlier run's link may point at another Python
+            (_dir / _part.name).unlink()
+        if not (_dir / _part.name).exists():
             (_dir / _part.name).symlink_to(_part)
     for _path in (LAB_SETTINGS, _dir, _dir / "settings"):
         _path.chmod(0o755)

@@ -387,6 +387,13 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
             without.append(person["id"])
     if locked:
         print(f"removed the demo passwords of: {', '.join(locked)}")
+        # Whoever logged in with a demo password keeps cookies and API tokens (red team: a token made
+        # during the demo still answered): forget every session and token of the hub.
+        state = Path(os.environ.get("DP_HUB_STATE", srv / "hub"))
+        for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):
+            if (state / name).exists():
+                (state / name).unlink()
+                print(f"removed {state / name}: every session and API token of the demo is void")
     if without:
         print(f"no password yet (cannot log in): {', '.join(without)}; set them with "
               "`sudo passwd ID` or `sudo chpasswd < FILE` (lines ID:PASSWORD), "
@@ -401,7 +408,8 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--roster", type=Path, default=REPO / "hub" / "roster.csv")
+    parser.add_argument("--roster", type=Path, default=Path(os.environ.get("DP_HUB_ROSTER", REPO / "hub" / "roster.csv")),
+                        help="the class list (default: $DP_HUB_ROSTER, as jupyterhub_config.py reads it, else hub/roster.csv)")
     parser.add_argument("--srv", type=Path, default=DEFAULT_SRV,
                         help="folder for the course root, exchange and bundle (default %(default)s)")
     parser.add_argument("--venv", type=Path, default=None,

@@ -40,19 +40,21 @@ import subprocess
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import Integer, Unicode
+from traitlets import Bool, Integer, Unicode
 
 from autograder.jail import Cgroup   # the grader's cgroup code (the course's Python has the project installed)
 
-_CLONE_NEWNS = 0x00020000
+_CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
 _MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
 
 
 def _private_tmpfs(mounts: list[tuple[str, int]]) -> None:
     """In the child before exec: a new mount namespace with a size-capped tmpfs on each path."""
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(_CLONE_NEWNS) != 0:
-        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+    # Its own IPC namespace too: System V shared memory is then the server's, charged to it and gone
+    # with it (on the host's namespace 1.5 GiB of segments outlived a stopped server; red team).
+    if libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
     # nothing mounted here propagates back to the host (or to other students)
     if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
         raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
@@ -80,6 +82,8 @@ class CourseSpawner(LocalProcessSpawner):
     pids_limit = Integer(512, config=True, help="tasks per student (cgroup pids.max) and RLIMIT_NPROC")
     cpu_weight = Integer(100, config=True, help="CPU share of each student's cgroup (100 = equal shares)")
     tmp_limit = Integer(512 * 2**20, config=True, help="bytes of the private /tmp (0: the host's /tmp)")
+    private_var_tmp = Bool(True, config=True, help="a private /var/tmp of tmp_limit bytes too (the host's is "
+                           "shared and uncapped); off when the course folders live under /var/tmp")
     shm_limit = Integer(256 * 2**20, config=True, help="bytes of the private /dev/shm (0: the host's)")
     home_limit = Integer(2 * 2**30, config=True, help="bytes of the home image (0: no disk cap)")
     home_images = Unicode("", config=True, help="folder of the per-student home images (root only)")
@@ -157,7 +161,9 @@ class CourseSpawner(LocalProcessSpawner):
             self.enforced.append(how)
         self.tmpfs = []
         if (self.tmp_limit or self.shm_limit) and await loop.run_in_executor(None, self._namespaces_available):
-            self.tmpfs = [(p, s) for p, s in (("/tmp", self.tmp_limit), ("/dev/shm", self.shm_limit)) if s]
+            var_tmp = self.tmp_limit if self.private_var_tmp else 0
+            self.tmpfs = [(p, s) for p, s in (("/tmp", self.tmp_limit), ("/var/tmp", var_tmp),
+                                              ("/dev/shm", self.shm_limit)) if s]
             self.enforced += [f"private {p} tmpfs size={s}" for p, s in self.tmpfs]
         why_not = await loop.run_in_executor(None, self._mount_home)
         if why_not:
