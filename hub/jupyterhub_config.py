@@ -178,11 +178,16 @@ else:
     from spawner import CourseSpawner               # hub/spawner.py
 
     c.JupyterHub.spawner_class = CourseSpawner
-    # a private /tmp hides the host's: the course folders must not live there
-    if SRV.resolve().is_relative_to("/tmp"):
-        print(f"warning: DP_HUB_SRV={SRV} is under /tmp: students' servers keep the host's /tmp", file=sys.stderr)
-    c.CourseSpawner.tmp_limit = 0 if SRV.resolve().is_relative_to("/tmp") else _bytes(TMP_LIMIT)
-    c.CourseSpawner.private_var_tmp = not SRV.resolve().is_relative_to("/var/tmp")
+    # a private /tmp (/var/tmp) hides the host's: the course folders and the course's Python must
+    # not live there
+    def _hidden_by(folder: str) -> bool:
+        return any(p.resolve().is_relative_to(folder) for p in (SRV, VENV_BIN.parent))
+
+    if _hidden_by("/tmp"):
+        print(f"warning: DP_HUB_SRV={SRV} or DP_HUB_VENV={VENV_BIN.parent} is under /tmp: students' servers "
+              "keep the host's /tmp", file=sys.stderr)
+    c.CourseSpawner.tmp_limit = 0 if _hidden_by("/tmp") else _bytes(TMP_LIMIT)
+    c.CourseSpawner.private_var_tmp = not _hidden_by("/var/tmp")
     c.CourseSpawner.shm_limit = _bytes(SHM_LIMIT)
     c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
     c.CourseSpawner.home_images = str(SRV / "homes")

@@ -47,12 +47,14 @@ FUTURE = "2099-01-01 00:00:00.000000 UTC"
 PAST = "2026-01-01 00:00:00.000000 UTC"
 
 # the first test carries the setup: building the course's Python on a fresh machine (minutes) and grading
-pytestmark = [pytest.mark.nbgrader, pytest.mark.timeout(1800)]
+# One worker runs every class-server test in turn (they share OS accounts and the course account).
+pytestmark = [pytest.mark.nbgrader, pytest.mark.timeout(1800), pytest.mark.xdist_group("hub")]
 
 
 def course_venv() -> Path:
     """The course's Python for hub tests: one per checkout, reused across runs (provision.py locks it)."""
-    return Path(tempfile.gettempdir()) / f"dp-course-venv-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]}"
+    # /var/tmp: the servers get a private /tmp, which would hide a venv kept there
+    return Path("/var/tmp") / f"dp-course-venv-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]}"
 
 
 def _skip_reason() -> str | None:

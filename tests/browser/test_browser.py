@@ -79,7 +79,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 REDRAW_GOAL_MS = 150.0
 CELL_TIMEOUT_S = 150
 
-pytestmark = [pytest.mark.browser]
+# One worker runs both tests that start `make lab` in this checkout (one exchange, one gradebook).
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("lab")]
 
 
 def _free_port() -> int:

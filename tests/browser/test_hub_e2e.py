@@ -61,12 +61,14 @@ SOLUTIONS = {   # typed into the notebook in the browser; tests/corpus variants
 EXPECTED = {"alice": 10.0, "bob": 8.0}
 
 # 900: on a fresh machine the fixture also builds the course's Python (provision.py, minutes)
-pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(900)]
+# One worker runs every class-server test in turn (they share OS accounts and the course account).
+pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(900), pytest.mark.xdist_group("hub")]
 
 
 def course_venv() -> Path:
     """The course's Python for hub tests: one per checkout, reused across runs (provision.py locks it)."""
-    return Path(tempfile.gettempdir()) / f"dp-course-venv-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]}"
+    # /var/tmp: the servers get a private /tmp, which would hide a venv kept there
+    return Path("/var/tmp") / f"dp-course-venv-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]}"
 
 
 def _free_port() -> int:

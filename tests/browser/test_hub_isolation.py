@@ -53,7 +53,8 @@ SIZES = {"DP_HUB_MEM_LIMIT": "2G", "DP_HUB_TMP_LIMIT": "64M", "DP_HUB_SHM_LIMIT"
 #: 6.6x without per-student CPU shares; with equal shares on 2 cores it should stay near 1)
 CPU_RATIO_BOUND = 2.5
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
+# One worker runs every class-server test in turn (they share OS accounts and the course account).
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(600), pytest.mark.xdist_group("hub")]
 
 
 def _free_port() -> int:

@@ -48,7 +48,8 @@ ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", 
 STUDENT = "dp_browser_student"
 COURSE = "dp-course"
 
-pytestmark = [pytest.mark.browser]
+# One worker runs both tests that start `make lab` in this checkout (one exchange, one gradebook).
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("lab")]
 
 _spec = importlib.util.spec_from_file_location("corpus_build_lab_grading", ROOT / "tests" / "corpus" / "build.py")
 build = importlib.util.module_from_spec(_spec)
