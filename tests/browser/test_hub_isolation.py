@@ -26,6 +26,7 @@ Needs root (useradd, PAM, setuid, cgroups, mounts); skipped with the reason othe
 from __future__ import annotations
 
 import json
+import hashlib
 import os
 import re
 import shutil
@@ -153,11 +154,14 @@ def hub():
     srv = Path(tempfile.mkdtemp(prefix="dp-hub-iso-", dir="/var/tmp"))   # not /tmp: servers get a private one
     srv.chmod(0o755)
     port = _free_port()
+    # the course's Python: the one the other hub tests of this checkout build and reuse (locked)
+    venv = Path("/var/tmp") / f"dp-course-venv-{hashlib.sha256(str(HUB.parent).encode()).hexdigest()[:10]}"
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-               DP_HUB_SRV=str(srv), DP_HUB_STATE=str(srv / "hub"), DP_HUB_PORT=str(port), **SIZES)
+               DP_HUB_SRV=str(srv), DP_HUB_STATE=str(srv / "hub"), DP_HUB_PORT=str(port), DP_HUB_VENV=str(venv),
+               **SIZES)
     env.pop("DP_HUB_URL", None)
-    subprocess.run([sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--reset", "--demo-passwords"],
-                   env=env, check=True, capture_output=True)
+    subprocess.run([sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--reset", "--demo-passwords",
+                    "--venv", str(venv)], env=env, check=True, capture_output=True)
     log = open(srv / "hub.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB / "jupyterhub_config.py")],
                             cwd=srv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
