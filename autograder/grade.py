@@ -109,7 +109,8 @@ def _die_with_parent() -> None:
 
 
 class _Worker:
-    def __init__(self, spec_line: str, log):
+    def __init__(self, spec_line: str, log, sandboxed: bool = True):
+        self.sandboxed = sandboxed
         env = dict(os.environ)
         env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
         self.proc = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
@@ -166,6 +167,10 @@ class _Worker:
         except OSError:
             pass
         self.proc.wait()
+        if self.sandboxed:  # killed before it removed its sandboxes' cgroups and uid slots
+            from autograder.jail import remove_left_by
+
+            remove_left_by(self.proc.pid)
 
 
 def _strings(value, cap=500, count=200) -> list[str]:
@@ -279,9 +284,10 @@ def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_resul
     selector = selectors.DefaultSelector()
     workers: list[_Worker] = []
     done = 0
+    sandboxed = json.loads(spec_line).get("sandboxed", True)
 
     def spawn():
-        worker = _Worker(spec_line, log)
+        worker = _Worker(spec_line, log, sandboxed)
         selector.register(worker.proc.stdout, selectors.EVENT_READ, worker)
         workers.append(worker)
 

@@ -583,6 +583,25 @@ def sweep_stale() -> list[str]:
     return removed
 
 
+def remove_left_by(pid: int) -> list[str]:
+    """Remove the groups and uid slots a grading worker ``pid`` left when it was killed; the paths.
+
+    The parent calls this after reaping a worker that did not finish its own cleanup in time
+    (SIGKILL after the SIGTERM grace on a loaded machine), so nothing waits for the next start's
+    :func:`sweep_stale`. Only a reaped pid is cleaned: a live worker's groups are never touched.
+    """
+    if _pid_alive(pid):
+        return []
+    by_name: dict[str, list[Path]] = {}
+    for group in owned_by([pid])[0]:
+        by_name.setdefault(Path(group).name, []).append(Path(group))
+    removed = []
+    for dirs in by_name.values():
+        _remove_group(dirs)
+        removed += [str(d) for d in dirs if not d.exists()]
+    return removed + _sweep_locks()
+
+
 def owned_by(pids) -> tuple[list[str], list[str]]:
     """``(cgroup folders, uid-slot lock files)`` made by one of the grading processes ``pids``."""
     names = tuple(f"{GROUP_PREFIX}{pid}-" for pid in pids)

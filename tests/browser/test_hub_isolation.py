@@ -129,7 +129,10 @@ class Student:
                 "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
                 "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
                             "allow_stdin": False, "stop_on_error": True}}))
-            while True:
+            # The reply (shell) may overtake the cell's output (iopub): done only when both the
+            # reply has come and the kernel said it is idle again after this request.
+            replied = idle = False
+            while not (replied and idle):
                 msg = json.loads(ws.recv())
                 if msg.get("parent_header", {}).get("msg_id") != msg_id:
                     continue
@@ -139,7 +142,10 @@ class Student:
                     raise AssertionError(f"{self.name}'s cell failed: {msg['content']['ename']}: "
                                          f"{msg['content']['evalue']}")
                 elif msg["msg_type"] == "execute_reply":
-                    return "".join(out)
+                    replied = True
+                elif msg["msg_type"] == "status" and msg["content"].get("execution_state") == "idle":
+                    idle = True
+            return "".join(out)
         finally:
             ws.close()
 
