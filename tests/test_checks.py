@@ -354,3 +354,23 @@ def test_ks_chi_square_and_binomial_agree_with_scipy_stats():
         theirs = stats.binomtest(k, n, p).pvalue
         assert theirs <= ours + 1e-12 <= 2 * theirs + 1e-9 or ours == 1.0
     assert "scipy.stats" not in checks.__dict__
+
+
+@pytest.mark.parametrize("assignment", ["laplace", "exponential", "randomized_response", "private_mean",
+                                        "privacy_budget", "local_frequency"])
+def test_every_failure_names_a_mistake(assignment):
+    """Every ``_fail`` of an assignment's checks passes ``diagnosis``, and every literal id reads
+    ``<assignment>.<mistake>`` (lower-case words), so the class report can group submissions by mistake."""
+    import re
+
+    path = Path(checks.__file__).parent / f"{assignment}.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", None) == "_fail"]
+    assert calls
+    for call in calls:
+        assert any(k.arg == "diagnosis" for k in call.keywords), f"{path.name}:{call.lineno}: _fail without diagnosis"
+    literals = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and re.match(r"[a-z_]+\.[a-z]", node.value) and node.value.split(".")[0] in (assignment, "common")}
+    assert literals and all(re.fullmatch(re.escape(assignment) + r"\.[a-z][a-z0-9_]*|common\.[a-z][a-z0-9_]*", d)
+                            for d in literals), literals
