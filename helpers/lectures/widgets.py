@@ -16,6 +16,15 @@ Errors raised while updating are printed in the widget's ``errors`` output
 builder, and only rescaled when ε moves, so the picture changes because ε
 changed and not because new noise was drawn.
 
+A slider move reaches the kernel as a widget message, and a kernel handles its messages in
+order: while a cell runs (Run All still working through the cells below, or a second page on
+the same kernel) the move waits for it, and the figure redraws only when the kernel is free
+(measured: an update sent during a 5 s cell is handled 4.8 s later). That, not the redraw,
+is the "figure stuck for 25–30 s" once seen in 6.2 and 6.4 (their Run All takes that long on
+a loaded machine). A fast drag never builds a queue: ipywidgets' front end keeps one update
+per widget in flight and merges the values moved meanwhile into the next one
+(tests/browser/test_browser.py checks both).
+
 Tests call ``live.update(...)`` directly and inspect ``live.artists``;
 ``python -m helpers.lectures.widgets_bench`` times the redraws.
 """
