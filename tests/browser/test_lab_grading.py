@@ -190,13 +190,19 @@ def _manual_grading_problems(page, url: str) -> list[str]:
     typeset, long lines wrapped."""
     submissions = page.request.get(f"{url}/formgrader/api/submitted_notebooks/laplace/laplace").json()
     failed: list[str] = []
-    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    page.on("requestfailed", lambda r: failed.append(f"failed {r.url}"))
-    page.goto(f"{url}/formgrader/submissions/{submissions[0]['id']}/?index=0")
-    page.wait_for_function("() => window.MathJax && MathJax.Hub && MathJax.Hub.queue && MathJax.Hub.queue.pending === 0"
-                           " && document.querySelectorAll('.MathJax, .MathJax_Display, mjx-container').length > 0",
-                           timeout=60_000)
-    page.wait_for_timeout(500)                       # fonts asked for while typesetting
+    on_response = lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None  # noqa: E731
+    on_failure = lambda r: failed.append(f"failed {r.url}") if r.url.startswith("http") else None  # noqa: E731
+    page.on("response", on_response)
+    page.on("requestfailed", on_failure)
+    try:
+        page.goto(f"{url}/formgrader/submissions/{submissions[0]['id']}/?index=0")
+        page.wait_for_function("() => window.MathJax && MathJax.Hub && MathJax.Hub.queue && MathJax.Hub.queue.pending"
+                               " === 0 && document.querySelectorAll('.MathJax, .MathJax_Display').length > 0",
+                               timeout=60_000)
+        page.wait_for_timeout(500)                   # fonts asked for while typesetting
+    finally:
+        page.remove_listener("response", on_response)
+        page.remove_listener("requestfailed", on_failure)
     problems = [f"manual grading view: {f}" for f in failed]
     outside = [u for u in page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
                if not u.startswith(url)]
