@@ -151,29 +151,37 @@ def _comments(code: str) -> list[tuple[int, int, str]]:
     return [(t.start[0], t.start[1], t.string) for t in tokens if t.type == tokenize.COMMENT]
 
 
-def _kept_comment(text: str, lang: str) -> str | None:
-    """What a notebook in ``lang`` shows of a source comment (None: nothing)."""
+def _kept_comment(text: str, lang: str, whole_line: bool) -> str | None:
+    """What a notebook in ``lang`` shows of a source comment (None: nothing), as :func:`localize`
+    treats it: a pair anywhere, a one-language comment only on a line of its own."""
     pair = _PAIR_COMMENT.match(text)
     if pair:
         return "# " + pair[lang]
     marked = re.match(r"# (zh|en): (.*)", text)
-    if marked:
+    if marked and whole_line:
         return "# " + marked[2] if marked[1] == lang else None
     return text
 
 
 def _commented_code(text: str) -> bool:
-    """A comment that is one Python statement other than a bare expression (a name, a tuple
-    such as ``Alice, Bob`` or a phrase parse as expressions): a definition, an assignment, a call."""
+    """A comment that is one ASCII Python statement other than a bare expression or annotation
+    (a name, a tuple such as ``Alice, Bob``, ``note: text`` parse as those): a definition, an
+    assignment, a call."""
     body = text.lstrip("#").strip()
+    if not body.isascii():
+        return False
     if body.endswith(":"):
         body += " pass"
     try:
         tree = ast.parse(body)
     except SyntaxError:
         return False
-    return (len(tree.body) == 1 and (not isinstance(tree.body[0], ast.Expr)
-                                     or isinstance(tree.body[0].value, ast.Call)))
+    if len(tree.body) != 1:
+        return False
+    statement = tree.body[0]
+    if isinstance(statement, ast.AnnAssign):
+        return statement.value is not None
+    return not isinstance(statement, ast.Expr) or isinstance(statement.value, ast.Call)
 
 
 def foreign_comment(text: str, lang: str) -> bool:
@@ -199,8 +207,9 @@ def comment_problems(cell: Cell, lang: str, where: str) -> list[str]:
     as "where, source line N: comment" (fix: write it ``# zh: … # en: …`` or as two whole-line
     comments ``# zh: …`` / ``# en: …``)."""
     problems = []
-    for line, _column, text in _comments(cell.text):
-        kept = _kept_comment(text, lang)
+    rows = cell.text.split("\n")
+    for line, column, text in _comments(cell.text):
+        kept = _kept_comment(text, lang, whole_line=not rows[line - 1][:column].strip())
         if kept is not None and foreign_comment(kept, lang):
             other = "English" if lang == "zh" else "Chinese"
             problems.append(f"{where}, source line {cell.first + line - 1}: {other} comment {kept!r} in the {lang} "

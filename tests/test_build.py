@@ -213,6 +213,9 @@ def test_a_comment_in_the_other_language_is_refused_with_file_cell_and_line():
     with pytest.raises(build.SourceError, match=r"zh code cell|en code cell") as refused:
         build.render(cells, "en", "6.9-demo")
     assert "source line 7: Chinese comment '# 一个周期'" in str(refused.value)
+    # one language at the end of a line is not a pair: the build keeps it in both notebooks
+    with pytest.raises(build.SourceError, match="Chinese comment '# zh: 周期'"):
+        build.render(build.parse_source("# %%\nx = 1  # zh: 周期\n", "s.md"), "en", "s")
 
 
 def test_comments_marked_per_language_build_and_neutral_ones_pass():
@@ -233,7 +236,8 @@ def test_comments_marked_per_language_build_and_neutral_ones_pass():
         ("# one full period of pairs", True, False), ("# Alice, Bob, Charlie", True, False),
         ("# Lap(k/ε) per answer", True, False), ("# 每个回答加 Lap(k/ε)", False, True),
         ("# Pr[1 | 1] = 13/36", False, False), ("# type: ignore", False, False),
-        ("# y = f(x)", False, False), ("# `runs` draws", True, False)]:
+        ("# y = f(x)", False, False), ("# `runs` draws", True, False),
+        ("# note: not code", True, False), ("# 注意: 周期", False, True)]:
         assert (build.foreign_comment(text, "zh"), build.foreign_comment(text, "en")) == (zh_refused, en_refused), text
 
 
