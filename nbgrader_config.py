@@ -83,7 +83,9 @@ c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripH
 # from a CDN; nbgrader_templates/ shadows nbconvert's mathjax macro: the Formgrader's pages
 # load the copy that the jupyter-server-mathjax extension (requirements.txt) serves, feedback
 # pages load nothing (their math is MathML already). nbgrader's own templates stay the next
-# place to look.
+# place to look. That MathJax copy has only the STIX-Web web fonts, so the Formgrader's macro
+# selects them (MathJax's default TeX fonts would be answered 404) and wraps long lines with
+# the feedback pages' reading styles (nbgrader_templates/formgrade/mathjax.html.j2).
 import nbgrader.server_extensions.formgrader as _formgrader  # noqa: E402
 
 import autograder as _autograder  # noqa: E402

@@ -26,7 +26,10 @@ A shared code cell is written once with both languages' strings, as
 figure); the build replaces each such call by the expression of its notebook's
 language, so a built notebook's code holds one language only (the Chinese
 notebook ``print("噪声")``, the English one ``print("noise")``).  A whole-line
-comment ``# zh: …`` or ``# en: …`` is kept in its language only.
+comment ``# zh: …`` or ``# en: …`` is kept in its language only, and so is each half of an
+end-of-line comment ``# zh: … # en: …``.  Any other comment goes to both notebooks, so it must
+belong to neither language (a formula such as ``# Pr[M(D) >= 3.5]``): the build refuses a
+comment that a notebook would show in the other language (see :func:`comment_problems`).
 
 Output is deterministic: no outputs, no execution counts, cell ids derived
 from the language and position, JSON written the way nbformat writes it
@@ -37,9 +40,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import io
 import json
 import re
 import sys
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,7 +72,8 @@ class Cell:
     lang: str | None  # None = both languages
     text: str
     tags: list[str] = field(default_factory=list)
-    line: int = 0
+    line: int = 0  # the marker's line in the source
+    first: int = 0  # the source line of the cell text's first line
 
 
 def parse_source(text: str, name: str = "<source>") -> list[Cell]:
@@ -78,7 +84,9 @@ def parse_source(text: str, name: str = "<source>") -> list[Cell]:
 
     def close() -> None:
         if current is not None:
-            current.text = "\n".join(body).strip("\n")
+            joined = "\n".join(body)
+            current.text = joined.strip("\n")
+            current.first = current.line + 1 + len(joined) - len(joined.lstrip("\n"))
             if current.text.strip():
                 cells.append(current)
 
@@ -125,6 +133,99 @@ def _variant_call(node: ast.AST) -> ast.Call | None:
 
 # A whole-line comment for one language: "# zh: 你的答案" / "# en: your answer".
 _LANG_COMMENT = re.compile(r"^([ \t]*)# (zh|en): (.*)(\n?)", re.M)
+# An end-of-line comment in both languages: "x = 1  # zh: 一个周期 # en: one period".
+_PAIR_COMMENT = re.compile(r"^# zh: (?P<zh>.*?)[ \t]+# en: (?P<en>.*?)[ \t]*$")
+# Comments that speak to tools, not to readers: allowed in either language.
+_TOOL_COMMENT = re.compile(r"^#[ \t]*(noqa\b|type:|pragma\b|fmt:|pylint:|isort:)")
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+# A Latin word: two letters or more, not a function-like name in notation (Lap(…), Pr[…]).
+_LATIN_WORD = re.compile(r"(?<![A-Za-z_])[A-Za-z]{2,}(?![A-Za-z_(\[])")
+
+
+def _comments(code: str) -> list[tuple[int, int, str]]:
+    """Every comment of ``code`` as (line, column, text), by Python's tokenizer (not in strings)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []  # localize() reports code that is not valid Python
+    return [(t.start[0], t.start[1], t.string) for t in tokens if t.type == tokenize.COMMENT]
+
+
+def _kept_comment(text: str, lang: str, whole_line: bool) -> str | None:
+    """What a notebook in ``lang`` shows of a source comment (None: nothing), as :func:`localize`
+    treats it: a pair anywhere, a one-language comment only on a line of its own."""
+    pair = _PAIR_COMMENT.match(text)
+    if pair:
+        return "# " + pair[lang]
+    marked = re.match(r"# (zh|en): (.*)", text)
+    if marked and whole_line:
+        return "# " + marked[2] if marked[1] == lang else None
+    return text
+
+
+def _commented_code(text: str) -> bool:
+    """A comment that is one ASCII Python statement other than a bare expression or annotation
+    (a name, a tuple such as ``Alice, Bob``, ``note: text`` parse as those): a definition, an
+    assignment, a call."""
+    body = text.lstrip("#").strip()
+    if not body.isascii():
+        return False
+    if body.endswith(":"):
+        body += " pass"
+    try:
+        tree = ast.parse(body)
+    except SyntaxError:
+        return False
+    if len(tree.body) != 1:
+        return False
+    statement = tree.body[0]
+    if isinstance(statement, ast.AnnAssign):
+        return statement.value is not None
+    return not isinstance(statement, ast.Expr) or isinstance(statement.value, ast.Call)
+
+
+def foreign_comment(text: str, lang: str) -> bool:
+    """True if a comment shown in a ``lang`` notebook is written in the other language.
+
+    Chinese notebook: the comment holds a Latin word (two letters or more, outside
+    ```backticks``` and other than a name in function notation such as ``Lap(`` or ``Pr[``)
+    and no Chinese character.  English notebook: it holds a Chinese character.  Comments
+    for tools (``# noqa``, ``# type:``, ``# pragma``, ``# fmt:``, ``# pylint:``, ``# isort:``)
+    and commented-out code (``# def f(x):``, ``# y = f(x)``; see :func:`_commented_code`) are
+    allowed in both.
+    """
+    if _TOOL_COMMENT.match(text) or _commented_code(text):
+        return False
+    if lang == "en":
+        return bool(_CJK.search(text))
+    prose = re.sub(r"`[^`]*`", "", text)
+    return bool(_LATIN_WORD.search(prose)) and not _CJK.search(prose)
+
+
+def comment_problems(cell: Cell, lang: str, where: str) -> list[str]:
+    """Every comment of a code ``cell`` that the ``lang`` notebook would show in the other language,
+    as "where, source line N: comment" (fix: write it ``# zh: … # en: …`` or as two whole-line
+    comments ``# zh: …`` / ``# en: …``)."""
+    problems = []
+    rows = cell.text.split("\n")
+    for line, column, text in _comments(cell.text):
+        kept = _kept_comment(text, lang, whole_line=not rows[line - 1][:column].strip())
+        if kept is not None and foreign_comment(kept, lang):
+            other = "English" if lang == "zh" else "Chinese"
+            problems.append(f"{where}, source line {cell.first + line - 1}: {other} comment {kept!r} in the {lang} "
+                            f"notebook: write it as '# zh: … # en: …' (or two whole-line comments '# zh: …' / '# en: …')")
+    return problems
+
+
+def _localize_pair_comments(code: str, lang: str) -> str:
+    """``# zh: A # en: B`` at the end of a line becomes ``# A`` or ``# B``."""
+    lines = code.split("\n")
+    for line, column, text in reversed(_comments(code)):
+        pair = _PAIR_COMMENT.match(text)
+        if pair:
+            row = lines[line - 1]
+            lines[line - 1] = row[:column] + "# " + pair[lang] + row[column + len(text):]
+    return "\n".join(lines)
 
 
 def _inline_constants(code: str) -> str:
@@ -152,13 +253,15 @@ def _inline_constants(code: str) -> str:
 def localize(code: str, lang: str, where: str = "<cell>") -> str:
     """The code of one language: every ``tr(zh=A, en=B)`` / ``label(zh=A, en=B)`` becomes A or B.
 
-    A whole-line comment ``# zh: …`` / ``# en: …`` is kept (as ``# …``) in its language only.
+    A whole-line comment ``# zh: …`` / ``# en: …`` is kept (as ``# …``) in its language only,
+    and so is each half of an end-of-line ``# zh: … # en: …``.
 
     The chosen argument's source is copied verbatim (f-strings, lists, expressions), in
     parentheses when it spans lines.  Raises :class:`SourceError` if the cell is not valid
     Python before or after, or if a ``tr``/``label`` call is left that the build cannot resolve
     (positional arguments, a missing language): a student must never read both languages.
     """
+    code = _localize_pair_comments(code, lang)
     code = _LANG_COMMENT.sub(lambda m: f"{m[1]}# {m[3]}{m[4]}" if m[2] == lang else "", code)
     for _ in range(10_000):
         try:
@@ -195,14 +298,22 @@ def _lines(text: str) -> list[str]:
 
 
 def render(cells: list[Cell], lang: str, stem: str) -> str:
-    """The notebook JSON for one language, as a string (deterministic)."""
+    """The notebook JSON for one language, as a string (deterministic).
+
+    Raises :class:`SourceError` naming every comment the notebook would show in the other
+    language (file, cell, source line), and any code cell :func:`localize` refuses.
+    """
+    source = f"course/_src/{stem}.md"
     out = []
+    problems = []
     for cell in cells:
         if cell.lang not in (None, lang):
             continue
         text = cell.text.replace("{{LANG}}", lang).replace("{{ROOT}}", ROOTS[lang])
         if cell.kind == "code":
-            text = localize(text, lang, f"{stem} line {cell.line}")
+            where = f"{source}: {lang} code cell {len(out)} (marker line {cell.line})"
+            problems += comment_problems(cell, lang, where)
+            text = localize(text, lang, where)
         index = len(out)
         entry: dict = {
             "cell_type": cell.kind,
@@ -214,6 +325,8 @@ def render(cells: list[Cell], lang: str, stem: str) -> str:
             entry["execution_count"] = None
             entry["outputs"] = []
         out.append(entry)
+    if problems:
+        raise SourceError("\n".join(problems))
     notebook = {
         "cells": out,
         "metadata": {
@@ -235,10 +348,16 @@ def targets(prefixes: list[str] | None = None) -> dict[Path, str]:
     sources = [s for s in sources if s.name != "README.md"]
     if prefixes:
         sources = [s for s in sources if any(s.stem.startswith(p) for p in prefixes)]
+    problems = []
     for source in sources:
-        cells = parse_source(source.read_text(encoding="utf-8"), name=str(source.relative_to(COURSE.parent)))
-        for lang in LANGS:
-            result[OUT_DIRS[lang] / f"{source.stem}.ipynb"] = render(cells, lang, source.stem)
+        try:
+            cells = parse_source(source.read_text(encoding="utf-8"), name=str(source.relative_to(COURSE.parent)))
+            for lang in LANGS:
+                result[OUT_DIRS[lang] / f"{source.stem}.ipynb"] = render(cells, lang, source.stem)
+        except SourceError as error:  # report every source's problems at once
+            problems.append(str(error))
+    if problems:
+        raise SourceError("\n".join(problems))
     return result
 
 

@@ -195,3 +195,58 @@ def test_built_code_cells_hold_one_language_only(stem):
             if cell.kind == "code" and cell.lang is None:
                 for piece in _other_language_strings(cell.text.replace("{{LANG}}", lang), lang):
                     assert not re.search(rf"(?<!\w){re.escape(piece)}(?!\w)", text), f"{stem} ({lang}): the other language's {piece!r} is in a code cell"
+
+
+def test_a_comment_in_the_other_language_is_refused_with_file_cell_and_line():
+    """An unmarked English comment would reach the Chinese notebook (and a Chinese one the English
+    notebook): the build names the source file, the built cell and the source line of each."""
+    source = ("# %% [markdown]\n$x$\n# %%\n\nx = 1\n"
+              "period = f(2**20)            # one full period of pairs\n"
+              "# 一个周期\ny = 2\n")
+    cells = build.parse_source(source, "s.md")
+    with pytest.raises(build.SourceError) as refused:
+        build.render(cells, "zh", "6.9-demo")
+    assert str(refused.value).splitlines() == [
+        "course/_src/6.9-demo.md: zh code cell 1 (marker line 3), source line 6: English comment "
+        "'# one full period of pairs' in the zh notebook: write it as '# zh: … # en: …' "
+        "(or two whole-line comments '# zh: …' / '# en: …')"]
+    with pytest.raises(build.SourceError, match=r"zh code cell|en code cell") as refused:
+        build.render(cells, "en", "6.9-demo")
+    assert "source line 7: Chinese comment '# 一个周期'" in str(refused.value)
+    # one language at the end of a line is not a pair: the build keeps it in both notebooks
+    with pytest.raises(build.SourceError, match="Chinese comment '# zh: 周期'"):
+        build.render(build.parse_source("# %%\nx = 1  # zh: 周期\n", "s.md"), "en", "s")
+
+
+def test_comments_marked_per_language_build_and_neutral_ones_pass():
+    code = ("period = f(2**20)  # zh: 一个完整周期 # en: one full period\n"
+            "# zh: 准备\n# en: setup\n"
+            "p = 1  # Pr[M(D) >= 3.5]\n"
+            "q = 2  # noqa: E731\n"
+            "# def rdp_epsilon(sigma, k, delta):\n"
+            "# `runs` 次抽样\n")
+    cells = build.parse_source("# %% zh\n" + code + "# %% en\nx = 1  # Lap(1/ε)\n", "s.md")
+    zh = json.loads(build.render(cells, "zh", "s"))
+    assert "".join(zh["cells"][0]["source"]) == (
+        "period = f(2**20)  # 一个完整周期\n# 准备\np = 1  # Pr[M(D) >= 3.5]\nq = 2  # noqa: E731\n"
+        "# def rdp_epsilon(sigma, k, delta):\n# `runs` 次抽样")
+    assert build.localize(code, "en").splitlines()[:2] == ["period = f(2**20)  # one full period", "# setup"]
+    # what the rule refuses and allows, one comment at a time
+    for text, zh_refused, en_refused in [
+        ("# one full period of pairs", True, False), ("# Alice, Bob, Charlie", True, False),
+        ("# Lap(k/ε) per answer", True, False), ("# 每个回答加 Lap(k/ε)", False, True),
+        ("# Pr[1 | 1] = 13/36", False, False), ("# type: ignore", False, False),
+        ("# y = f(x)", False, False), ("# `runs` draws", True, False),
+        ("# note: not code", True, False), ("# 注意: 周期", False, True)]:
+        assert (build.foreign_comment(text, "zh"), build.foreign_comment(text, "en")) == (zh_refused, en_refused), text
+
+
+def test_built_notebooks_show_no_comment_in_the_other_language():
+    """The committed notebooks themselves (not only the build's refusal): every comment of every code cell."""
+    for lang, folder in build.OUT_DIRS.items():
+        for path in sorted(folder.glob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type == "code":
+                    foreign = [t for _, _, t in build._comments(cell.source) if build.foreign_comment(t, lang)]
+                    assert not foreign, f"{path.relative_to(ROOT)} cell {index}: {foreign}"

@@ -16,6 +16,15 @@ Errors raised while updating are printed in the widget's ``errors`` output
 builder, and only rescaled when ε moves, so the picture changes because ε
 changed and not because new noise was drawn.
 
+A slider move reaches the kernel as a widget message, and a kernel handles its messages in
+order: while a cell runs (Run All still working through the cells below, or a second page on
+the same kernel) the move waits for it, and the figure redraws only when the kernel is free
+(measured: an update sent during a 5 s cell is handled 4.8 s later). That, not the redraw,
+is the "figure stuck for 25–30 s" once seen in 6.2 and 6.4 (their Run All takes that long on
+a loaded machine). A fast drag never builds a queue: ipywidgets' front end keeps one update
+per widget in flight and merges the values moved meanwhile into the next one
+(tests/browser/test_browser.py checks both).
+
 Tests call ``live.update(...)`` directly and inspect ``live.artists``;
 ``python -m helpers.lectures.widgets_bench`` times the redraws.
 """
@@ -25,6 +34,7 @@ from __future__ import annotations
 import io
 import traceback
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Callable, Sequence
 
 import ipywidgets as W
@@ -544,9 +554,9 @@ def rr_correction_widget(true_fraction: float = 0.8, n: int = 100, p: float = 0.
                          seed: int = 66) -> LiveFigure:
     """Perturbation and correction (§6.4.2) repeated ``repeats`` times: the spread of π̂.
 
-    Each update re-runs ``helpers.mechanisms.rr_perturb`` on the same seed
+    Every (n, p) of the sliders' grid runs ``helpers.mechanisms.rr_perturb`` on the same seed
     (common random numbers, so moving a slider changes the picture only
-    through n and p) and corrects with ``rr_correct``; the dashed lines are
+    through n and p) and corrects with ``rr_correct``, once, when the figure is built; the dashed lines are
     π ± one standard deviation from the formula Var(N̂) = n p(1−p)/(2p−1)².
     """
     edges = np.linspace(-0.6, 1.6, 111)
@@ -563,26 +573,35 @@ def rr_correction_widget(true_fraction: float = 0.8, n: int = 100, p: float = 0.
     ax.legend(fontsize=8, loc="upper left")
     title = ax.set_title("")
 
-    def update(n: int, p: float) -> dict:
-        n = int(n)
+    def simulate(n: int, p: float) -> tuple[np.ndarray, float, float]:
         ones = int(round(true_fraction * n))
         bits = np.zeros((repeats, n), dtype=np.int64)
         bits[:, :ones] = 1
-        epsilon = float(np.log(p / (1 - p)))
-        reports = mech.rr_perturb(bits, epsilon, np.random.default_rng(seed))
-        n1 = reports.sum(axis=1)
-        estimate = mech.rr_correct(n, n1, p) / n
-        step.set_data(_stairs_counts(estimate, edges))
-        sd = float(np.sqrt(n * p * (1 - p)) / abs(2 * p - 1) / n)
-        lo.set_xdata([true_fraction - sd] * 2)
-        hi.set_xdata([true_fraction + sd] * 2)
-        title.set_text(label(zh=f"n = {n}, p = {p:.2f} (ε = {epsilon:.2f}): 模拟标准差 {estimate.std():.3f},公式 {sd:.3f}",
-                          en=f"n = {n}, p = {p:.2f} (ε = {epsilon:.2f}): simulated sd {estimate.std():.3f}, formula {sd:.3f}"))
-        return {"epsilon": epsilon, "sim_sd": float(estimate.std()), "formula_sd": sd,
-                "mean": float(estimate.mean())}
+        reports = mech.rr_perturb(bits, float(np.log(p / (1 - p))), np.random.default_rng(seed))
+        estimate = mech.rr_correct(n, reports.sum(axis=1), p) / n
+        return _stairs_counts(estimate, edges), float(estimate.std()), float(estimate.mean())
 
     ns = W.SelectionSlider(options=[20, 50, 100, 200, 500, 1000, 2000], value=n, description="n",
                            layout=W.Layout(width="320px"))
     ps = W.FloatSlider(value=p, min=0.55, max=0.95, step=0.05, description="p", readout_format=".2f",
                        layout=W.Layout(width="320px"))
+    # repeats × n draws per move (≈ 60 ms at n = 2000): once per point of the sliders' grid
+    # (63 points, ≈ 0.5 s when the figure is built), so a move is a lookup
+    simulate = cache(simulate)
+    for n_value in ns.options:
+        for p_value in np.round(np.arange(ps.min, ps.max + ps.step / 2, ps.step), 9):
+            simulate(int(n_value), float(p_value))
+
+    def update(n: int, p: float) -> dict:
+        n, p = int(n), round(float(p), 9)  # a browser sends 0.6000000000000001 for 0.6
+        epsilon = float(np.log(p / (1 - p)))
+        counts, sim_sd, mean = simulate(n, p)
+        step.set_data(counts)
+        sd = float(np.sqrt(n * p * (1 - p)) / abs(2 * p - 1) / n)
+        lo.set_xdata([true_fraction - sd] * 2)
+        hi.set_xdata([true_fraction + sd] * 2)
+        title.set_text(label(zh=f"n = {n}, p = {p:.2f} (ε = {epsilon:.2f}): 模拟标准差 {sim_sd:.3f},公式 {sd:.3f}",
+                          en=f"n = {n}, p = {p:.2f} (ε = {epsilon:.2f}): simulated sd {sim_sd:.3f}, formula {sd:.3f}"))
+        return {"epsilon": epsilon, "sim_sd": sim_sd, "formula_sd": sd, "mean": mean}
+
     return _assemble(fig, {"n": ns, "p": ps}, update, {"hist": step, "lo": lo, "hi": hi, "title": title})

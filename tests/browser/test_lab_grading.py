@@ -10,7 +10,9 @@ nothing; one headless Debian Chromium (Playwright). In sequence:
 2. a student (nbgrader's own fetch/submit, as in tests/test_instructor_loop.py) hands in
    a correct laplace; the instructor clicks Collect, then Autograde in the Formgrader: the
    score shown is 10 / 10, graded by the trusted grader (the autograded notebook carries
-   its metadata);
+   its metadata); the manual grading view of that submission typesets its formulas with the
+   server's own MathJax (no request fails, nothing from another host: its web fonts are
+   there) and wraps long lines;
 3. the instructor clicks Generate feedback; that page and the trusted grader's own
    feedback page for the same notebook (``python -m autograder grade``), opened from disk
    (``file://``, no server, no network), show the score and rendered math: MathML with a
@@ -147,6 +149,10 @@ def _submit_correct_laplace(lab) -> Path:
     return fetched
 
 
+# LaTeX a reader would see raw: $…$, \( or \[ left in the visible text.
+LATEX_LEFT = re.compile(r"\$[^$\n]{1,80}\$|\\\(|\\\[")
+
+
 def _modal_text(page, timeout_ms: float) -> str:
     modal = page.locator(".modal.in, .modal.show, .modal[style*='display: block']").first
     modal.wait_for(state="visible", timeout=timeout_ms)
@@ -164,7 +170,7 @@ def _feedback_page_problems(page, path: Path, score: str) -> list[str]:
     problems = []
     if score not in text:
         problems.append(f"{path.name}: no '{score}' in the page")
-    left = re.findall(r"\$[^$\n]{1,80}\$|\\\(|\\\[", text)
+    left = LATEX_LEFT.findall(text)
     if left:
         problems.append(f"{path.name}: LaTeX left in the visible text: {left[:3]}")
     sizes = page.eval_on_selector_all("math", "ms => ms.map(m => m.getBoundingClientRect().width)")
@@ -175,6 +181,40 @@ def _feedback_page_problems(page, path: Path, score: str) -> list[str]:
     wide = page.evaluate("document.documentElement.scrollWidth > window.innerWidth + 5")
     if wide:
         problems.append(f"{path.name}: the page scrolls sideways (long lines do not wrap)")
+    return problems
+
+
+def _manual_grading_problems(page, url: str) -> list[str]:
+    """The Formgrader's manual grading view of the autograded laplace: MathJax from the server
+    itself, with every file it asks for there (its web fonts included: no 404), formulas
+    typeset, long lines wrapped."""
+    submissions = page.request.get(f"{url}/formgrader/api/submitted_notebooks/laplace/laplace").json()
+    failed: list[str] = []
+    on_response = lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None  # noqa: E731
+    on_failure = lambda r: failed.append(f"failed {r.url}") if r.url.startswith("http") else None  # noqa: E731
+    page.on("response", on_response)
+    page.on("requestfailed", on_failure)
+    try:
+        page.goto(f"{url}/formgrader/submissions/{submissions[0]['id']}/?index=0")
+        page.wait_for_function("() => window.MathJax && MathJax.Hub && MathJax.Hub.queue && MathJax.Hub.queue.pending"
+                               " === 0 && document.querySelectorAll('.MathJax, .MathJax_Display').length > 0",
+                               timeout=60_000)
+        page.wait_for_timeout(500)                   # fonts asked for while typesetting
+    finally:
+        page.remove_listener("response", on_response)
+        page.remove_listener("requestfailed", on_failure)
+    problems = [f"manual grading view: {f}" for f in failed]
+    outside = [u for u in page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
+               if not u.startswith(url)]
+    problems += [f"manual grading view: loaded from elsewhere: {u}" for u in outside]
+    text = page.inner_text("#notebook")
+    left = LATEX_LEFT.findall(text)
+    if left:
+        problems.append(f"manual grading view: LaTeX left in the visible text: {left[:3]}")
+    unwrapped = page.evaluate("() => [...document.querySelectorAll('#notebook pre')].filter(p => "
+                              "getComputedStyle(p).whiteSpace !== 'pre-wrap').length")
+    if unwrapped:
+        problems.append(f"manual grading view: {unwrapped} <pre> blocks do not wrap long lines")
     return problems
 
 
@@ -214,6 +254,9 @@ def test_student_and_instructor_after_make_lab(lab, page):
     assert row.locator(".score").inner_text().strip() == "10 / 10", row.inner_text()
     autograded = ROOT / "autograded" / STUDENT / "laplace" / "laplace.ipynb"
     assert "### BEGIN HIDDEN TESTS" not in autograded.read_text(encoding="utf-8")
+    assert _manual_grading_problems(page, url) == []
+    page.goto(f"{url}/formgrader/manage_submissions/laplace")
+    row = page.locator("tr", has_text=STUDENT).first
 
     # 3. Feedback from the Formgrader and from the trusted grader, opened from disk.
     row.locator(".generate-feedback a").click(timeout=60_000)
