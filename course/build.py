@@ -217,6 +217,22 @@ def comment_problems(cell: Cell, lang: str, where: str) -> list[str]:
     return problems
 
 
+def docstring_problems(code: str, lang: str, where: str) -> list[str]:
+    """Every docstring of the localized ``code`` that the ``lang`` notebook would show in the other
+    language (fix: write the docstring as ``tr(zh=\"\"\"…\"\"\", en=\"\"\"…\"\"\")``; the build keeps one
+    string literal, which is then the docstring)."""
+    problems = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+            doc = ast.get_docstring(node, clean=True)
+            if doc and foreign_comment(doc, lang):
+                other = "English" if lang == "zh" else "Chinese"
+                name = getattr(node, "name", "the cell")
+                problems.append(f"{where}: {other} docstring of {name} {doc[:60]!r} in the {lang} notebook: "
+                                "write it as tr(zh=\"\"\"…\"\"\", en=\"\"\"…\"\"\")")
+    return problems
+
+
 def _localize_pair_comments(code: str, lang: str) -> str:
     """``# zh: A # en: B`` at the end of a line becomes ``# A`` or ``# B``."""
     lines = code.split("\n")
@@ -314,6 +330,7 @@ def render(cells: list[Cell], lang: str, stem: str) -> str:
             where = f"{source}: {lang} code cell {len(out)} (marker line {cell.line})"
             problems += comment_problems(cell, lang, where)
             text = localize(text, lang, where)
+            problems += docstring_problems(text, lang, where)
         index = len(out)
         entry: dict = {
             "cell_type": cell.kind,

@@ -250,3 +250,18 @@ def test_built_notebooks_show_no_comment_in_the_other_language():
                 if cell.cell_type == "code":
                     foreign = [t for _, _, t in build._comments(cell.source) if build.foreign_comment(t, lang)]
                     assert not foreign, f"{path.relative_to(ROOT)} cell {index}: {foreign}"
+
+
+def test_a_docstring_in_the_other_language_is_refused_and_tr_makes_one_per_language():
+    """A docstring is text a student reads in the code: an English one is refused in the Chinese
+    notebook, and ``tr(zh=\"\"\"…\"\"\", en=\"\"\"…\"\"\")`` builds into one docstring per language."""
+    english = "# %%\ndef f(x):\n    \"\"\"Double x.\"\"\"\n    return 2 * x\n"
+    with pytest.raises(build.SourceError, match="English docstring of f 'Double x.' in the zh notebook"):
+        build.render(build.parse_source(english, "s.md"), "zh", "s")
+    both = ("# %%\ndef f(x):\n    tr(zh=\"\"\"把 x 加倍。\"\"\",\n       en=\"\"\"Double x.\"\"\")\n"
+            "    return 2 * x\n")
+    for lang, doc in (("zh", "把 x 加倍。"), ("en", "Double x.")):
+        built = "".join(json.loads(build.render(build.parse_source(both, "s.md"), lang, "s"))["cells"][0]["source"])
+        namespace: dict = {}
+        exec(built, namespace)  # noqa: S102 - the test's own code
+        assert namespace["f"].__doc__ == doc and namespace["f"](2) == 4, built
