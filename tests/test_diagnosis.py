@@ -27,6 +27,8 @@ _spec.loader.exec_module(build)
 
 #: The assignments whose checks this suite covers (private_mean and privacy_budget have their own).
 ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "local_frequency")
+#: One worker for the module: its table runs every wrong solution once, not once per worker.
+pytestmark = pytest.mark.xdist_group("diagnosis")
 ID = re.compile(r"[a-z][a-z0-9_]{0,39}\.[a-z0-9_]{1,60}")
 
 

@@ -33,7 +33,9 @@ _spec = importlib.util.spec_from_file_location("corpus_build", HERE / "corpus" /
 build = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build)
 
-pytestmark = pytest.mark.nbgrader
+# One worker for the module: its fixture grades twice (Formgrader API and CLI), and xdist would
+# otherwise build it again on each worker that receives one of its tests.
+pytestmark = [pytest.mark.nbgrader, pytest.mark.xdist_group("formgrader")]
 
 ASSIGNMENT = "laplace"
 ROOT_SOURCE = HERE.parent / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
