@@ -76,7 +76,7 @@ sandbox:
 	@ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || { [ "$$(id -u)" = 0 ] && apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 libseccomp2; } || echo "warning: libseccomp2 missing (apt-get install libseccomp2): sandboxes run without a seccomp filter"
 
 test: install browser sandbox
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --timeout=900
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --timeout=900 --durations=40
 
 # The class server: JupyterHub + nbgrader for the roster hub/roster.csv (see README, "A class
 # server"). Needs root: it creates OS users. No account gets a password: set them yourself
