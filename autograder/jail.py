@@ -344,6 +344,11 @@ def _write(path: Path, value: str) -> None:
 #: sandboxes are siblings with equal weights, so a submission that runs 62 busy children gets one
 #: sandbox's share of the CPU, not 62 processes' worth, and a classmate graded beside it keeps its own.
 CPU_SHARES, CPU_WEIGHT = 1024, 100
+#: CPU bandwidth of one submission (its :class:`CpuShare`, or its one sandbox's group): one core.
+#: Weights share the CPU only among runnable groups; on a quiet machine a hog with 62 spinning
+#: children would otherwise take every core the trusted workers and classmates leave idle for a
+#: moment, and the honest submissions' own pipeline (worker, then sandbox) waits behind it.
+CPU_PERIOD_US = 100_000
 #: Name of every group this module makes: ``autograder-<pid of the grading process>-<ns>``; the pid
 #: tells :func:`sweep_stale` whether its owner is gone.
 GROUP_PREFIX = "autograder-"
@@ -409,6 +414,8 @@ class Cgroup:
                 if "cpu" in where:
                     _write(where["cpu"] / "cpu.shares", str(max(2, cpu_weight * CPU_SHARES // CPU_WEIGHT)))
                     cpu = "cpu.shares"
+                    if share is None:
+                        _one_core(where["cpu"], 1)
                 return group, f"cgroup v1 (memory.limit_in_bytes, memory.memsw.limit_in_bytes, pids.max, {cpu})"
             except OSError as exc:
                 group.remove()
@@ -443,6 +450,8 @@ class Cgroup:
                 try:
                     _write(d / "cpu.weight", str(cpu_weight))
                     cpu = "cpu.weight"
+                    if share is None:
+                        _one_core(d, 2)
                 except OSError:
                     pass
                 return group, f"cgroup v2 (memory.max, memory.swap.max = 0, pids.max, {cpu})"
@@ -521,6 +530,7 @@ class CpuShare:
                     folder.mkdir()
                     share = cls(folder, 1, mount)
                     _write(folder / "cpu.shares", str(CPU_SHARES))
+                    _one_core(folder, 1)
                     _LIVE_SHARES.add(share)
                     return share
                 root = Path(mount)
@@ -533,6 +543,7 @@ class CpuShare:
                 folder.mkdir()
                 share = cls(folder, 2, mount)
                 _write(folder / "cpu.weight", str(CPU_WEIGHT))
+                _one_core(folder, 2)
                 _write(folder / "cgroup.subtree_control", "+memory +pids +cpu")
                 _LIVE_SHARES.add(share)
                 return share
@@ -545,6 +556,19 @@ class CpuShare:
     def remove(self) -> None:
         _remove_group(self.dirs)
         _LIVE_SHARES.discard(self)
+
+
+def _one_core(folder: Path, version: int) -> None:
+    """Cap the group at one core (:data:`CPU_PERIOD_US` of CPU per period); kernels without CFS
+    bandwidth control keep the weight alone."""
+    try:
+        if version == 1:
+            _write(folder / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+            _write(folder / "cpu.cfs_quota_us", str(CPU_PERIOD_US))
+        else:
+            _write(folder / "cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}")
+    except OSError:
+        pass
 
 
 #: CpuShares of this process not yet removed (:func:`stop_all`).
