@@ -1,6 +1,6 @@
 """Power and false failures of the private_mean noise-scale audit (not part of the suite).
 
-``python tests/power/measure_private_mean_noise.py RUNS [CASE ...]``: runs
+``python tests/power/measure_private_mean_noise.py RUNS|FIRST:END [CASE ...]``: runs
 ``helpers.checks.private_mean.noise_scale_bound`` on vectorized samplers of
 correct and wrong mechanisms (seeds 1000, 1001, ...), prints per case how
 often the audit failed and the range of the proven lower bound on
@@ -52,11 +52,13 @@ CASES = {
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    span = sys.argv[1] if len(sys.argv) > 1 else "10"
+    first, end = (int(x) for x in span.split(":")) if ":" in span else (0, int(span))
+    runs = end - first
     wanted = sys.argv[2:] or list(CASES)
     for name in wanted:
         start = time.process_time()
-        bounds = [cpm.noise_scale_bound(CASES[name], 1000 + s).epsilon for s in range(runs)]
+        bounds = [cpm.noise_scale_bound(CASES[name], 1000 + s).epsilon for s in range(first, end)]
         failed = sum(b > 1.0 for b in bounds)
         print(f"| {name} | {runs} | {failed}/{runs} | {min(bounds):.2f}-{max(bounds):.2f} | "
               f"{(time.process_time() - start) / runs:.1f} |", flush=True)
