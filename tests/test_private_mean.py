@@ -254,10 +254,9 @@ def _vectorized(u1: float, u2: float, *, reuse: bool = False):
 
 
 def test_noise_scale_audit_passes_any_split_and_catches_a_sum_scale_1_5_times_too_small():
-    """Fixed seeds of ``tests/power/measure_private_mean_noise.py`` (rates over 300 seeds in RESULTS.md):
-    correct splits from 0.98/0.02 to 0.2/0.8 stay at most ε, the 1.25ε overspend of the issue is proven.
-    Cost: about 3 s (vectorized samplers)."""
-    for u1 in (0.98, 0.5, 0.2):
+    """A fixed seed of ``tests/power/measure_private_mean_noise.py`` (rates over 30-300 seeds in RESULTS.md):
+    lopsided correct splits stay at most ε (the even and 0.6/0.4 splits are corpus entries), the 1.25ε
+    overspend of the issue is proven. Cost: about 2 s of CPU (vectorized samplers)."""
+    for u1 in (0.98, 0.2):
         assert cpm.noise_scale_bound(_vectorized(u1, 1 - u1), 1000).epsilon <= 1.0
     assert cpm.noise_scale_bound(_vectorized(0.75, 0.5), 1000).epsilon > 1.0
-    assert cpm.noise_scale_bound(_vectorized(0.5, 0.5, reuse=True), 1000).epsilon > 1.0
