@@ -32,6 +32,7 @@ validated by its caller, and any breach kills the sandbox.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import os
 import select
@@ -41,6 +42,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -141,11 +143,12 @@ def sandbox_python() -> str:
     return f"{PYTHON_IN_SANDBOX}/bin/{Path(sys._base_executable).name}"  # noqa: SLF001
 
 
-def args_through_fd(cmd: list[str]) -> tuple[list[str], int | None]:
+def args_through_fd(cmd: list[str], target: int | None = None) -> tuple[list[str], int | None]:
     """``cmd`` with bubblewrap's options passed through a pipe (``bwrap --args FD``), and the fd.
 
     Inside, ``/proc/1/cmdline`` is bubblewrap's argv: given on the command line, the options
     would show every host path bound into the sandbox (checkout, venv, Python installation).
+    ``target``: the fd number to give the pipe (:func:`_at_fixed_fd`).
     """
     split = cmd.index(sandbox_python()) if sandbox_python() in cmd else len(cmd)
     options = b"".join(a.encode() + b"\0" for a in cmd[1:split])
@@ -154,7 +157,52 @@ def args_through_fd(cmd: list[str]) -> tuple[list[str], int | None]:
     fd, w = os.pipe()
     os.write(w, options)
     os.close(w)
+    if target is not None:
+        fd = _at_fixed_fd(fd, target)
     return [cmd[0], "--args", str(fd)] + cmd[split:], fd
+
+
+#: The fd numbers the sandbox's inherited pipes get (channel in, channel out, seccomp program,
+#: bubblewrap's options), whatever the grader has open: the visible and the hidden tests' sandboxes
+#: of a submission start while different fds are open in the worker, and numbers that differed
+#: (argv "7" vs "10", /proc/self/fd) told a submission which of the two it was.
+CHILD_FDS = (200, 201, 202, 203)
+#: Held while fds are moved to :data:`CHILD_FDS` and the sandbox is started (two threads starting
+#: sandboxes would reuse the same numbers).
+_FD_LOCK = threading.Lock()
+_AT_FIXED: list[int] = []
+
+
+@contextlib.contextmanager
+def _child_fds():
+    """Hold :data:`_FD_LOCK`; on the way out close what :func:`_at_fixed_fd` opened that is still
+    open (the parent needs none of them once the sandbox started, and a failed start must not
+    leave them taken)."""
+    with _FD_LOCK:
+        try:
+            yield
+        finally:
+            while _AT_FIXED:
+                try:
+                    os.close(_AT_FIXED.pop())
+                except OSError:
+                    pass
+
+
+def _at_fixed_fd(fd: int, target: int) -> int:
+    """Move ``fd`` to the number ``target`` (which must be free in this process); return ``target``."""
+    try:
+        os.fstat(target)
+    except OSError:
+        pass
+    else:
+        os.close(fd)
+        raise RuntimeError(f"fd {target} is already open in the grader; it is reserved for the sandbox's pipes")
+    os.dup2(fd, target, inheritable=False)
+    if _FD_LOCK.locked():
+        _AT_FIXED.append(target)
+    os.close(fd)
+    return target
 
 
 def _die_with_parent() -> None:
@@ -195,7 +243,10 @@ def _claim_uid() -> tuple[int, tuple[int, Path] | None]:
         LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
     except OSError:
         return SANDBOX_UID, None
-    for slot in range(UID_SLOTS):
+    # Slots in a random order: the first free slot would give the second sandbox of a submission
+    # (its hidden tests') a higher uid than the first, which a submission could read as "hidden".
+    import random
+    for slot in random.SystemRandom().sample(range(UID_SLOTS), UID_SLOTS):
         uid = UID_BASE + slot
         try:
             pwd.getpwuid(uid)
@@ -293,6 +344,11 @@ def _write(path: Path, value: str) -> None:
 #: sandboxes are siblings with equal weights, so a submission that runs 62 busy children gets one
 #: sandbox's share of the CPU, not 62 processes' worth, and a classmate graded beside it keeps its own.
 CPU_SHARES, CPU_WEIGHT = 1024, 100
+#: CPU bandwidth of one submission (its :class:`CpuShare`, or its one sandbox's group): one core.
+#: Weights share the CPU only among runnable groups; on a quiet machine a hog with 62 spinning
+#: children would otherwise take every core the trusted workers and classmates leave idle for a
+#: moment, and the honest submissions' own pipeline (worker, then sandbox) waits behind it.
+CPU_PERIOD_US = 100_000
 #: Name of every group this module makes: ``autograder-<pid of the grading process>-<ns>``; the pid
 #: tells :func:`sweep_stale` whether its owner is gone.
 GROUP_PREFIX = "autograder-"
@@ -358,6 +414,8 @@ class Cgroup:
                 if "cpu" in where:
                     _write(where["cpu"] / "cpu.shares", str(max(2, cpu_weight * CPU_SHARES // CPU_WEIGHT)))
                     cpu = "cpu.shares"
+                    if share is None:
+                        _one_core(where["cpu"], 1)
                 return group, f"cgroup v1 (memory.limit_in_bytes, memory.memsw.limit_in_bytes, pids.max, {cpu})"
             except OSError as exc:
                 group.remove()
@@ -392,6 +450,8 @@ class Cgroup:
                 try:
                     _write(d / "cpu.weight", str(cpu_weight))
                     cpu = "cpu.weight"
+                    if share is None:
+                        _one_core(d, 2)
                 except OSError:
                     pass
                 return group, f"cgroup v2 (memory.max, memory.swap.max = 0, pids.max, {cpu})"
@@ -470,6 +530,7 @@ class CpuShare:
                     folder.mkdir()
                     share = cls(folder, 1, mount)
                     _write(folder / "cpu.shares", str(CPU_SHARES))
+                    _one_core(folder, 1)
                     _LIVE_SHARES.add(share)
                     return share
                 root = Path(mount)
@@ -482,6 +543,7 @@ class CpuShare:
                 folder.mkdir()
                 share = cls(folder, 2, mount)
                 _write(folder / "cpu.weight", str(CPU_WEIGHT))
+                _one_core(folder, 2)
                 _write(folder / "cgroup.subtree_control", "+memory +pids +cpu")
                 _LIVE_SHARES.add(share)
                 return share
@@ -494,6 +556,19 @@ class CpuShare:
     def remove(self) -> None:
         _remove_group(self.dirs)
         _LIVE_SHARES.discard(self)
+
+
+def _one_core(folder: Path, version: int) -> None:
+    """Cap the group at one core (:data:`CPU_PERIOD_US` of CPU per period); kernels without CFS
+    bandwidth control keep the weight alone."""
+    try:
+        if version == 1:
+            _write(folder / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+            _write(folder / "cpu.cfs_quota_us", str(CPU_PERIOD_US))
+        else:
+            _write(folder / "cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}")
+    except OSError:
+        pass
 
 
 #: CpuShares of this process not yet removed (:func:`stop_all`).
@@ -798,79 +873,84 @@ class Sandbox:
         self.proc, self.tmp, self.memory_mb = None, None, memory_mb
         _LIVE.add(self)  # before anything is claimed: an interruption from here on is cleaned up
         self.memory_mb = memory_mb
-        to_child_r, self.to_child = os.pipe()
-        self.from_child, from_child_w = os.pipe()
-        limits = {"cpu": cpu_seconds, "nproc": PIDS_MAX, "fsize": 64 << 20, "nofile": 64, "core": 0}
-        if memory_mb:
-            limits["as"] = int(memory_mb) << 20
-        self.limits = limits
-        self.tmp = None
-        #: What the kernel enforces for this sandbox as a whole (report.json, tests).
-        self.isolation = {"memory_isolation": "rlimit only (no sandbox)", "seccomp": "none (no sandbox)",
-                          "uid": "the grader's (no sandbox)"}
-        pass_fds = [to_child_r, from_child_w]
-        if sandboxed:
-            if uid is None:
-                uid, self.uid_lock = _claim_uid() if os.geteuid() == 0 else (SANDBOX_UID, None)
-            self.uid = uid
-            program, seccomp = seccomp_filter()
-            seccomp_fd = None
-            if program is not None:
-                seccomp_fd, w = os.pipe()
-                os.write(w, program)  # a few hundred bytes: fits the pipe's buffer
-                os.close(w)
-                pass_fds.append(seccomp_fd)
+        with _child_fds():  # CHILD_FDS are free only between two starts
+            to_child_r, self.to_child = os.pipe()
+            self.from_child, from_child_w = os.pipe()
+            to_child_r, from_child_w = _at_fixed_fd(to_child_r, CHILD_FDS[0]), _at_fixed_fd(from_child_w, CHILD_FDS[1])
+            limits = {"cpu": cpu_seconds, "nproc": PIDS_MAX, "fsize": 64 << 20, "nofile": 64, "core": 0}
             if memory_mb:
-                # The tmpfs lives in the group's memory: the cap covers it, so the group gets both.
-                self.cgroup, how = Cgroup.create(int(memory_mb) << 20, PIDS_MAX,
-                                                 **({"share": share} if share is not None else {}))
-            else:
-                how = "no --memory-mb"
-            self.isolation = {"memory_isolation": how if self.cgroup else f"rlimit only ({how})",
-                              "seccomp": seccomp if program is not None else f"none ({seccomp})",
-                              "uid": str(uid)}
-            cmd, args_fd = args_through_fd(bwrap_command(tmpfs_mb=tmpfs_mb, uid=uid, seccomp_fd=seccomp_fd) + [
-                sandbox_python(), "-I", "-S", f"{RUNNER_IN_SANDBOX}/runner.py", str(to_child_r),
-                str(from_child_w), str(uid), SITE_IN_SANDBOX])
-            if args_fd is not None:
-                pass_fds.append(args_fd)
-            cwd, env = "/", {}
-        else:  # --no-sandbox: same runner and limits, none of the isolation
-            self.uid = os.getuid()
-            self.tmp = tempfile.mkdtemp(prefix="autograder-nosandbox-")
-            python = str(Path(sys.base_prefix).resolve() / "bin" / Path(sys._base_executable).name)  # noqa: SLF001
-            cmd = [python, "-I", "-S", str(RUNNER_DIR / "runner.py"), str(to_child_r), str(from_child_w),
-                   "0", str(_site_packages())]
-            cwd, env = self.tmp, dict(ENV, HOME=self.tmp, TMPDIR=self.tmp, MPLCONFIGDIR=self.tmp)
-        # The runner captures the student's output itself; AUTOGRADER_SANDBOX_DEBUG shows the rest.
-        quiet = None if os.environ.get("AUTOGRADER_SANDBOX_DEBUG") else subprocess.DEVNULL
-        group = self.cgroup
+                limits["as"] = int(memory_mb) << 20
+            self.limits = limits
+            self.tmp = None
+            #: What the kernel enforces for this sandbox as a whole (report.json, tests).
+            self.isolation = {"memory_isolation": "rlimit only (no sandbox)", "seccomp": "none (no sandbox)",
+                              "uid": "the grader's (no sandbox)"}
+            pass_fds = [to_child_r, from_child_w]
+            if sandboxed:
+                if uid is None:
+                    uid, self.uid_lock = _claim_uid() if os.geteuid() == 0 else (SANDBOX_UID, None)
+                self.uid = uid
+                program, seccomp = seccomp_filter()
+                seccomp_fd = None
+                if program is not None:
+                    seccomp_fd, w = os.pipe()
+                    os.write(w, program)  # a few hundred bytes: fits the pipe's buffer
+                    os.close(w)
+                    seccomp_fd = _at_fixed_fd(seccomp_fd, CHILD_FDS[2])
+                    pass_fds.append(seccomp_fd)
+                if memory_mb:
+                    # The tmpfs lives in the group's memory: the cap covers it, so the group gets both.
+                    self.cgroup, how = Cgroup.create(int(memory_mb) << 20, PIDS_MAX,
+                                                     **({"share": share} if share is not None else {}))
+                else:
+                    how = "no --memory-mb"
+                self.isolation = {"memory_isolation": how if self.cgroup else f"rlimit only ({how})",
+                                  "seccomp": seccomp if program is not None else f"none ({seccomp})",
+                                  "uid": str(uid)}
+                cmd, args_fd = args_through_fd(bwrap_command(tmpfs_mb=tmpfs_mb, uid=uid, seccomp_fd=seccomp_fd) + [
+                    sandbox_python(), "-I", "-S", f"{RUNNER_IN_SANDBOX}/runner.py", str(to_child_r),
+                    str(from_child_w), str(uid), SITE_IN_SANDBOX], target=CHILD_FDS[3])
+                if args_fd is not None:
+                    pass_fds.append(args_fd)
+                cwd, env = "/", {}
+            else:  # --no-sandbox: same runner and limits, none of the isolation
+                self.uid = os.getuid()
+                self.tmp = tempfile.mkdtemp(prefix="autograder-nosandbox-")
+                python = str(Path(sys.base_prefix).resolve() / "bin" / Path(sys._base_executable).name)  # noqa: SLF001
+                cmd = [python, "-I", "-S", str(RUNNER_DIR / "runner.py"), str(to_child_r), str(from_child_w),
+                       "0", str(_site_packages())]
+                cwd, env = self.tmp, dict(ENV, HOME=self.tmp, TMPDIR=self.tmp, MPLCONFIGDIR=self.tmp)
+            # The runner captures the student's output itself; AUTOGRADER_SANDBOX_DEBUG shows the rest.
+            quiet = None if os.environ.get("AUTOGRADER_SANDBOX_DEBUG") else subprocess.DEVNULL
+            group = self.cgroup
 
-        def pre_exec() -> None:
-            # In the forked child, before bubblewrap is executed: everything it starts (hence
-            # every line of student code) is in the group from its first instruction.
-            _die_with_parent()
-            if group is not None:
-                group.join()
+            def pre_exec() -> None:
+                # In the forked child, before bubblewrap is executed: everything it starts (hence
+                # every line of student code) is in the group from its first instruction.
+                _die_with_parent()
+                if group is not None:
+                    group.join()
 
-        try:
             try:
-                self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet,
-                                             pass_fds=pass_fds, cwd=cwd, env=env, start_new_session=True,
-                                             preexec_fn=pre_exec)
-            except subprocess.SubprocessError as exc:  # joining the group failed: rlimits only
-                if group is None:
-                    raise
-                self.cgroup = None
-                group.remove()
-                self.isolation["memory_isolation"] = f"rlimit only (cannot join the cgroup: {exc})"
-                # The child failed before executing bubblewrap: the seccomp and --args pipes are unread.
-                self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet,
-                                             pass_fds=pass_fds, cwd=cwd, env=env, start_new_session=True,
-                                             preexec_fn=_die_with_parent)
-        finally:
-            for fd in pass_fds:
-                os.close(fd)
+                try:
+                    self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet,
+                                                 pass_fds=pass_fds, cwd=cwd, env=env, start_new_session=True,
+                                                 preexec_fn=pre_exec)
+                except subprocess.SubprocessError as exc:  # joining the group failed: rlimits only
+                    if group is None:
+                        raise
+                    self.cgroup = None
+                    group.remove()
+                    self.isolation["memory_isolation"] = f"rlimit only (cannot join the cgroup: {exc})"
+                    # The child failed before executing bubblewrap: the seccomp and --args pipes are unread.
+                    self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet,
+                                                 pass_fds=pass_fds, cwd=cwd, env=env, start_new_session=True,
+                                                 preexec_fn=_die_with_parent)
+            finally:
+                for fd in pass_fds:
+                    os.close(fd)
+                    if fd in _AT_FIXED:
+                        _AT_FIXED.remove(fd)
 
     @property
     def alive(self) -> bool:

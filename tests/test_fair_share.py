@@ -7,9 +7,11 @@ grading time (``seconds`` of their rows) is compared. Each sandbox group has an 
 and both sandboxes of a submission share one (``jail.CpuShare``), so the hog gets one
 classmate's share, not 63 processes' worth (measured 8-25x slower before).
 
-The issue's target is a ratio <= 1.5; on this 2-core machine shared with other jobs the ratio of
-two runs a minute apart is noisy, so the test asserts the looser <= 3.0 (still far below the
-8-25x of no fair share) and prints the measured value (run with ``-s`` to see it). The hog's cell must also be stopped (a timeout) while the honest students keep
+The issue's target is a ratio <= 1.5. With the one-core cap of each submission (``jail.CPU_PERIOD_US``)
+it measured 0.76 and 0.74 (two runs, load 2-30; before the cap 1.09 and 1.64); on this 2-core machine
+shared with other jobs the two batches of one run can differ by ~35% either way with no effect at all
+(the calm batch was the slower one), so the test asserts <= 2.0 (still far below the 8-25x of no fair
+share) and prints the measured value (run with ``-s`` to see it). The hog's cell must also be stopped (a timeout) while the honest students keep
 their full marks: time limits count each sandbox's own CPU time (with a wall-clock backstop, which
 is what stops the hog first when the machine is busy). Cost: two small batches, ~1-3 min on 2 cores.
 """
@@ -33,7 +35,7 @@ from autograder import jail  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 8
-BOUND = 3.0
+BOUND = 2.0
 
 HOG = '''
 import os

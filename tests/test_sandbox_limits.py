@@ -183,8 +183,55 @@ def test_concurrent_sandboxes_have_their_own_uids():
         for box in boxes:
             box.close()
     assert uids[0] != uids[1] and all(jail.UID_BASE <= u < jail.UID_BASE + jail.UID_SLOTS for u in uids)
-    again, _ = _run("pass")  # a closed sandbox's slot is free again
-    assert again.uid in uids
+    # a closed sandbox's slot is free again (slots are claimed in a random order: its lock file is gone)
+    assert not any((jail.LOCK_DIR / str(u - jail.UID_BASE)).exists() for u in uids)
+
+
+#: What a submission can observe of its sandbox: argv (its own and bubblewrap's), open fds, uid/gid
+#: (the slot replaced by its kind), environment, cgroup paths, hostname.
+_OBSERVE = r"""
+import os, re, socket
+def observe():
+    me = os.getuid()
+    kind = "slot" if 60100 <= me < 61100 else str(me)
+    text = "\n".join([
+        open("/proc/self/cmdline", "rb").read().decode(errors="replace"),
+        open("/proc/1/cmdline", "rb").read().decode(errors="replace"),
+        " ".join(sorted(os.listdir("/proc/self/fd"))),
+        f"{os.getuid() == os.getgid()} {os.getgroups()}",
+        repr(sorted(os.environ.items())),
+        open("/proc/self/cgroup").read(),
+        socket.gethostname(),
+    ])
+    return text.replace(str(me), kind)
+"""
+
+
+def test_visible_and_hidden_sandboxes_look_the_same():
+    """Issue 17: the sandbox of the hidden tests must not be told from the visible one by anything a
+    submission observes (fd numbers in argv and /proc/self/fd, uid slot, environment, cgroup paths,
+    hostname). A test cell compares what ``observe()`` returns in its visible block (first sandbox) and
+    in its hidden block (second sandbox), through the grader's real scoring path. About 2 s."""
+    import nbformat
+
+    from autograder.scorer import score_submission
+
+    def cell(source, **meta):
+        c = nbformat.v4.new_code_cell(source)
+        c.metadata["nbgrader"] = dict({"grade": False, "solution": False, "locked": True, "schema_version": 3}, **meta)
+        return c
+
+    source = nbformat.v4.new_notebook()
+    source.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    source.cells = [
+        cell(_OBSERVE, grade_id="observe", solution=True, locked=False),
+        cell("seen = observe()\n### BEGIN HIDDEN TESTS\nassert observe() == seen, (observe(), seen)\n"
+             "### END HIDDEN TESTS", grade_id="test_same", grade=True, points=1),
+    ]
+    result = score_submission(source, source, seed=1, timeout=30, memory_mb=512, sandboxed=True)
+    assert not result["problems"], result["problems"]
+    (test,) = result["tests"]
+    assert test["score"] == 1, test
 
 
 def test_correct_solution_keeps_full_marks_in_the_sandbox():

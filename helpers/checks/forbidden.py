@@ -230,8 +230,20 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     from uniforms of its own, so changing ``k`` uniforms changes at most ``k``
     output elements. A generator seeded from the draws (or any mixing of all
     draws) changes every element at once. Deterministic: no false failure.
-    What it cannot see: a function of one output's own draws only (e.g. a
-    ready-made sampler seeded per element) looks like any other transform.
+    Last, every uniform is nudged by 10⁻⁹ and by 10⁻⁶ (:data:`_NUDGES`):
+    every honest construction is a continuous map of its uniforms away from
+    a few points (u near 0, 1 or a branch point such as 1/2 of the sign, or a
+    category boundary of a discrete output), so an output element moves by
+    more than a small share of the outputs' spread only when one of its
+    uniforms lies within about 10⁴ × the nudge of such a point: about 10⁻⁴
+    of the elements for a few uniforms each. A ready-made sampler seeded per
+    element from its own draws (``default_rng(int(u * 2**32)).laplace()``)
+    draws anew under any nudge that changes its seed: almost every element
+    jumps. The check fails when at least max(5, 1%) of the elements jump (an
+    honest sampler's expected count is below 0.1 for 1,000 elements; the
+    Poisson tail at 5 is below 10⁻⁷). What it cannot see: a seed so coarse
+    (``int(u * 10**5)``) that neither nudge changes it, or a fixed
+    generator's numbers with the draws added at a negligible weight.
     """
     fname = getattr(func, "__name__", "function")
 
@@ -275,3 +287,35 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
                 f"from the draws, or mixing all draws together, is not building the sampler yourself.",
                 diagnosis="common.generator_seeded_from_draws",
             )
+    if base.size < 20:
+        return
+    finite = base[np.isfinite(base)]
+    spread = float(np.subtract(*np.percentile(finite, [75, 25]))) if finite.size else 0.0
+    for nudge, share in _NUDGES:
+        tape = np.where(drawn + nudge < 1.0, drawn + nudge, drawn - nudge)
+        out = run(tape, seed)
+        if out.shape != base.shape:
+            jumped = base.size
+        else:
+            same = (np.abs(out - base) <= share * spread) | (np.isnan(out) & np.isnan(base))
+            jumped = int(np.sum(~same))
+        if jumped >= max(5, 0.01 * base.size):
+            raise _fail(
+                f"{fname}：把 rng.random 抽到的每个数只移动 {nudge:g}，{base.size} 个输出元素中就有 {jumped} 个跳到了完全不同的值"
+                f"（变化超过输出四分位距的 {share:g} 倍）。自己实现的抽样（逆 CDF、符号 × 指数、指数之差、Gumbel-max……）是均匀数的连续变换，"
+                f"这样微小的移动几乎不会改变输出；用抽到的数给每个元素的现成抽样函数做种子（例如 np.random.default_rng(int(u * 2**32))）"
+                f"不是自己实现抽样。",
+                f"{fname}: moving every number drawn with rng.random by only {nudge:g} made {jumped} of {base.size} "
+                f"output elements jump to unrelated values (by more than {share:g} times the outputs' interquartile "
+                f"range). A sampler you build (inverse CDF, sign × exponential, difference of exponentials, "
+                f"Gumbel-max...) is a continuous map of its uniforms, which such a tiny move almost never changes; "
+                f"seeding a ready-made sampler per element from the draws (e.g. np.random.default_rng(int(u * 2**32))) "
+                f"is not building the sampler yourself.",
+                diagnosis="common.sampler_seeded_per_element",
+            )
+
+
+#: (nudge of every uniform, share of the outputs' interquartile range an element may move) of
+#: :func:`_check_built_from_draws`: 10⁻⁹ changes any seed finer than 2³⁰ steps (``int(u * 2**32)``),
+#: 10⁻⁶ any seed finer than 10⁷ steps; an honest element moves by about nudge × |d output / d u|.
+_NUDGES = ((1e-9, 1e-3), (1e-6, 0.05))

@@ -44,17 +44,22 @@ What is judged, and how
     privacy loss of both releases (up to ε₁ + ε₂ in its tail when ε₂ <= ε₁,
     2ε₁ otherwise): spending ε on each release (2ε in total), releasing the
     exact count, or not clipping is caught; this audit is visible.
-  - ``partial_composition``: the same range, d = 20 records from -0.9 to
-    -0.3 (mean -0.6), d' = d plus a record at 1000. A budget overspent on the
-    sum (ε₁ > ε₂) shows fully only where the output sits at -Δε₂/ε₁ (there
-    the two noises' tails weigh equally): -Δ/2 for ε₁ = ε, ε₂ = ε/2, which
-    the bound pairs miss (there the loss is 2 min(ε₁, ε₂) = ε).
   - ``upper_bound_mean``: the mirror image of ``composition``, d = 20 records at or above 1
     (clipped mean = the upper bound) and d' = d plus a record at -1000. One
     noise draw reused for sum and count (equal split) gives a noise-free
     output when the mean equals the bound that defines the sensitivity: the
     composition pair (mean = lower) catches the sign convention
     ``S - aL, n + bL``, this one ``S + aL, n + bL``.
+  - ``noise_scales`` (not a pair; :func:`noise_scale_bound`): three
+    datasets drawn by :func:`accuracy_dataset`, 23,000 outputs each. For
+    the specified mechanism the probability of a tail event {Y > y} is an
+    exact function of the two Laplace scales (:func:`exceedance`), so the
+    tails' frequencies (exact binomial tests) reject every split with
+    ε₁ + ε₂ <= ε when the noise is too small for all of them. This is what
+    catches an overspend the mean's privacy loss hides: a sum scale 1.5×
+    too small (ε₁ = 0.75ε, ε₂ = 0.5ε) has a largest loss of the output
+    below 0.97ε in every pair the DP audits tried, but is proven to spend
+    at least 1.1ε here.
   - ``interior``: d drawn by :func:`accuracy_dataset`, the accuracy checks'
     distribution (range, ε, 50-200 values with outliers), d' = d plus a
     record beyond the bound farther from d's clipped mean: whatever a
@@ -70,12 +75,12 @@ What is judged, and how
   the privacy loss unchanged. Measured detection rates:
   ``tests/power/RESULTS.md``.
 
-Cost: the outputs of one dataset are one batch of calls
-(:func:`helpers.checks.call_repeatedly`, one process crossing in trusted
-grading). The privacy cell makes about 170,000 calls: 68,000 for each of
-``composition`` and ``partial_composition``, 10,000 for ``upper_bound_mean``,
-8,000 for each of the other three; each accuracy check 1,000 (measured
-time: ``tests/power/RESULTS.md``).
+Cost: the outputs of one dataset are batches of calls
+(:func:`helpers.checks.call_repeatedly`, one process crossing per 1,000 in trusted
+grading). The privacy cell makes about 139,000 calls (178,000 before): 28,000 for the visible
+``composition``, 69,000 for ``noise_scales``, 10,000 for ``upper_bound_mean``,
+16,000 for ``interior``, 8,000 for each range pair; each accuracy check 1,000
+(measured time: ``tests/power/RESULTS.md``).
 """
 
 from __future__ import annotations
@@ -129,9 +134,7 @@ AUDIT_CONFIDENCE = 1.0 - ALPHA
 #: as data with outliers do: a solution cannot single the audit out by few distinct values.
 AUDITS: dict[str, dict[str, Any]] = {
     "composition": dict(lower=-1.0, upper=1.0, d=[-1.0 - 0.037 * i for i in range(20)], extra=1000.0,
-                        epsilon=3.0, n_select=4000, n_final=30000, events="auto"),
-    "partial_composition": dict(lower=-1.0, upper=1.0, d=[-0.6 + 0.3 * (i - 9.5) / 9.5 for i in range(20)],
-                                extra=1000.0, epsilon=3.0, n_select=4000, n_final=30000, events="auto"),
+                        epsilon=3.0, n_select=2000, n_final=12000, events="auto"),
     "upper_bound_mean": dict(lower=-1.0, upper=1.0, d=[1.0 + 0.041 * i for i in range(20)], extra=-1000.0,
                              epsilon=3.0, n_select=1000, n_final=4000, events="auto"),
     # d drawn from accuracy_dataset (range, ε, values), d' = d + an outlier beyond the bound farther
@@ -641,17 +644,20 @@ _AUDIT_HINTS = {
         "releases. Check: do the two releases' ε add up to ε (sequential composition, Theorem 6-2)? Is the count "
         "noisy too? Are the values clipped?",
     ),
-    "partial_composition": (
-        "这对相邻数据集上，和与计数的改变都把均值往同一个方向推。检查：两次发布的 ε 之和是否等于 ε（串行组合，定理 6-2）？和的噪声尺度是否为 Δ/ε₁？",
-        "on this pair the sum and the count both push the mean the same way. Check: do the two releases' ε add up "
-        "to ε (sequential composition, Theorem 6-2)? Is the sum's noise scale Δ/ε₁?",
-    ),
     "upper_bound_mean": (
         "这对相邻数据集中，d 的（截断后的）均值恰好等于上界。检查：和与计数是否各自抽取了独立的噪声（同一个噪声用两次时，输出可能完全没有噪声）？"
         "两次发布的 ε 之和是否等于 ε？计数是否也加了噪声？",
         "on this pair the (clipped) mean of d equals the upper bound. Check: do the sum and the count get "
         "independent noise draws (one draw used twice can leave the output with no noise at all)? Do the two "
         "releases' ε add up to ε? Is the count noisy too?",
+    ),
+    "noise_scales": (
+        "这些数据与准确性测试的数据来自同一个分布。输出的尾部比任何满足 ε₁ + ε₂ = ε 的分配都要窄：两次发布的噪声太小。检查：两次发布的 ε 之和是否等于 ε"
+        "（串行组合，定理 6-2）？和的噪声尺度是否为 Δ/ε₁、计数的噪声尺度是否为 1/ε₂？计数是否也加了噪声？和与计数是否各自抽取了独立的噪声？",
+        "these data come from the same distribution as the accuracy tests'. The outputs' tails are narrower than "
+        "any split with ε₁ + ε₂ = ε allows: the two releases' noise is too small. Check: do the two releases' ε "
+        "add up to ε (sequential composition, Theorem 6-2)? Is the sum's noise scale Δ/ε₁ and the count's 1/ε₂? "
+        "Is the count noisy too? Do the sum and the count get independent noise draws?",
     ),
     "interior": (
         "这对相邻数据集与准确性测试的数据来自同一个分布：d' 比 d 多一个超出区间的值。检查：是否在所有数据上都加了噪声（不能只在某些数据上）？"
@@ -712,6 +718,8 @@ def audit_private_mean(private_mean: Callable, audit: str, seed: int):
     """
     from helpers.audit import epsilon_lower_bound
 
+    if audit == "noise_scales":  # not a pair: a NoiseScaleResult (ε₁ + ε₂ in units of ε, claim 1)
+        return noise_scale_bound(functools.partial(_repeated_array, private_mean), seed)
     spec = audit_config(audit, seed)
     lower, upper, epsilon = spec["lower"], spec["upper"], spec["epsilon"]
     d = list(spec["d"])
@@ -746,9 +754,12 @@ def check_private_mean_privacy(private_mean: Callable, seed: int | None = None, 
     when the audit fails.
     """
     name = "check_private_mean_privacy"
-    if audit not in AUDITS:
-        raise ValueError(f"{name}: audit must be one of {sorted(AUDITS)}; got {audit!r}")
+    if audit not in AUDITS and audit != "noise_scales":
+        raise ValueError(f"{name}: audit must be one of {sorted(AUDITS) + ['noise_scales']}; got {audit!r}")
     seed = check_seed(name + audit, seed)
+    if audit == "noise_scales":
+        _check_noise_scales(private_mean, seed)
+        return
     spec = audit_config(audit, seed)
     result = audit_private_mean(private_mean, audit, seed)
     k = len(spec["d"])
@@ -831,3 +842,238 @@ def _privacy_mistake(private_mean: Callable, audit: str, seed: int) -> str:
     except AssertionError:  # a probe's output was malformed: keep the audit's verdict, name no probe
         return _RANGE_MISTAKES.get(audit, "private_mean.budget_split_wrong")
     return "private_mean.budget_split_wrong"
+
+
+# --- private_mean: the two releases' noise scales ------------------------------------------------
+
+
+def _integral_of_exp(c: np.ndarray, k: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """∫_p^q exp(c + k·l) dl for p <= q (q may be +inf, then k < 0), the exponent <= 0 on [p, q]."""
+    from scipy.special import exprel
+
+    length = q - p
+    finite = np.isfinite(q)
+    with np.errstate(all="ignore"):
+        safe_length = np.where(finite, length, 0.0)
+        from_p = np.exp(c + k * p) * np.where(finite, safe_length * exprel(k * safe_length),
+                                              -1.0 / np.where(k < 0, k, -1.0))
+        from_q = np.exp(c + k * np.where(finite, q, p)) * safe_length * exprel(-k * safe_length)
+    return np.where(length > 0, np.where((k > 0) & finite, from_q, from_p), 0.0)
+
+
+def exceedance(y: float, total: float, count: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """P(Y > y) for Y = (total + a·L₁) / max(count + b·L₂, 1), L₁, L₂ independent standard Laplace.
+
+    The specified mechanism before its final clip (§6.1.3): ``total`` and
+    ``count`` are the clipped sum and the number of records, a = Δ/ε₁ and
+    b = 1/ε₂ the two releases' Laplace scales (arrays, broadcast). With
+    D = max(count + b·L₂, 1) > 0, Y > y ⟺ a·L₁ > y·D - total, so
+
+        P(Y > y) = E[Q(y·max(count + b·L₂, 1) - total)],  Q(t) = P(a·L₁ > t),
+
+    an integral of piecewise exponentials in L₂, computed exactly (the
+    pieces split where L₂ = 0, where y·D - total = 0 and where D reaches 1).
+    For y strictly inside (lower, upper) the final clip does not change the
+    event. Exact to rounding (checked against 2·10⁶ simulated outputs in
+    ``tests/test_private_mean.py``).
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    t0 = y * count - total
+    beta = y * b
+    lstar = (1.0 - count) / b  # L₂ below this: D = 1
+
+    def q_tail(t: np.ndarray) -> np.ndarray:
+        return np.where(t >= 0, 0.5 * np.exp(-np.abs(t) / a), 1.0 - 0.5 * np.exp(-np.abs(t) / a))
+
+    out = 0.5 * np.exp(np.minimum(lstar, 0.0)) * q_tail(np.full_like(a, y - total))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        l0 = np.where(beta != 0, -t0 / beta, np.inf)
+    x1 = np.maximum(np.minimum(0.0, l0), lstar)
+    x2 = np.maximum(np.maximum(0.0, l0), lstar)
+    for p, q in ((lstar, x1), (x1, x2), (x2, np.full_like(a, np.inf))):
+        mid = np.where(np.isfinite(q), 0.5 * (p + np.where(np.isfinite(q), q, 0.0)), p + 1.0)
+        s1 = np.where(mid >= 0, 1.0, -1.0)  # density ½e^{-|l|} = ½e^{-s1·l}
+        above = t0 + beta * mid >= 0
+        pos = 0.25 * _integral_of_exp(-t0 / a, -beta / a - s1, p, q)
+        neg = 0.5 * _integral_of_exp(np.zeros_like(a), -s1, p, q) - 0.25 * _integral_of_exp(t0 / a, beta / a - s1, p, q)
+        out = out + np.where(above, pos, neg)
+    return np.clip(out, 0.0, 1.0)
+
+
+def _null_splits(scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Fractions (ε₁/ε, ε₂/ε) covering {ε₁ + ε₂ <= scale·ε}: the boundary, and a grid of the inside.
+
+    Boundary: 'corners' (u_{i+1}, scale - u_i) of a grid u of step scale/500, each a hair above the
+    budget and, on its piece of the boundary, the least noisy in both releases; inside: a log grid
+    from 10⁻⁴ (where a tail probability need not grow with the noise: huge noise piles outputs on
+    the bounds).
+    """
+    u = np.linspace(0.0, scale, 501)
+    corner1, corner2 = u[1:], scale - u[:-1]
+    g = np.geomspace(1e-4, scale, 48)
+    g1, g2 = np.meshgrid(g, g)
+    inside = g1 + g2 <= scale
+    return np.concatenate([corner1, g1[inside]]), np.concatenate([corner2, g2[inside]])
+
+
+#: Noise-scale audit: datasets (drawn like the accuracy checks'), outputs per dataset for choosing the
+#: events and for the test, candidate tail levels, events tested per dataset.
+NOISE_AUDIT = dict(datasets=3, n_select=3000, n_final=20000,
+                   levels=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3), events=2)
+
+
+class NoiseScaleResult:
+    """Outcome of :func:`noise_scale_bound`: ``epsilon`` is a lower bound on ε₁ + ε₂ (valid with
+    probability >= ``confidence`` for the specified form of the mechanism), ``claimed_epsilon`` the ε of
+    the call; ``details`` the per-dataset events and counts (for messages)."""
+
+    def __init__(self, epsilon: float, claimed_epsilon: float, confidence: float, details: list[dict]):
+        self.epsilon, self.claimed_epsilon, self.confidence, self.details = epsilon, claimed_epsilon, confidence, details
+
+    def violates(self) -> bool:
+        return self.epsilon > self.claimed_epsilon
+
+
+def _dataset_noise_test(outputs_select: np.ndarray, draw_final: Callable[[int], np.ndarray], values: np.ndarray,
+                        lower: float, upper: float, epsilon: float, alpha: float) -> dict:
+    """One dataset of :func:`noise_scale_bound`: events chosen on ``outputs_select``, tested on fresh outputs.
+
+    Returns ``{"bound": largest s such that every split with ε₁ + ε₂ <= s·ε is rejected, "events": ...}``.
+    """
+    from scipy.special import bdtr
+    from scipy.stats import norm
+
+    spec = NOISE_AUDIT
+    clipped = np.clip(values, lower, upper)
+    total, count = float(clipped.sum()), int(clipped.size)
+    delta = max(abs(lower), abs(upper))
+    # candidate events: lower tails {Y < y} and upper tails {Y > y} at quantiles of the selection sample
+    candidates = []
+    for level in spec["levels"]:
+        for upper_tail in (False, True):
+            y = float(np.quantile(outputs_select, 1.0 - level if upper_tail else level))
+            if lower < y < upper:
+                candidates.append((y, upper_tail))
+    candidates = sorted(set(candidates))
+    if not candidates:
+        return {"bound": 0.0, "events": []}
+
+    def probabilities(u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
+        a, b = delta / (u1 * epsilon), 1.0 / (u2 * epsilon)
+        rows = []
+        for y, upper_tail in candidates:
+            p = exceedance(y, total, count, a, b)
+            rows.append(p if upper_tail else 1.0 - p)
+        return np.array(rows)  # candidates × splits
+
+    n = spec["n_final"]
+    k_events = spec["events"]
+    z = norm.isf(alpha / k_events)
+    u1, u2 = _null_splits()
+    p_null = probabilities(u1, u2)
+    observed = np.array([np.mean(outputs_select > y) if up else np.mean(outputs_select < y) for y, up in candidates])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = (p_null - observed[:, None]) / np.sqrt(p_null * (1.0 - p_null) / n)
+    # the set of events whose best z-score is largest at the least favourable split
+    import itertools
+    best, chosen = -np.inf, None
+    for combo in itertools.combinations(range(len(candidates)), min(k_events, len(candidates))):
+        margin = float(np.min(np.max(score[list(combo)], axis=0)))
+        if margin > best:
+            best, chosen = margin, combo
+    events = [candidates[i] for i in chosen]
+    final = np.asarray(draw_final(n), dtype=float)
+    counts = [int(np.sum(final > y)) if up else int(np.sum(final < y)) for y, up in events]
+    keep = [i for i in chosen]
+
+    def rejected(scale: float) -> bool:
+        s1, s2 = _null_splits(scale)
+        p = probabilities(s1, s2)[keep]
+        pvalues = np.array([bdtr(k, n, row) for k, row in zip(counts, p)])
+        return bool(np.all(np.min(pvalues, axis=0) < alpha / k_events))
+
+    bound = 0.0
+    for scale in np.round(np.arange(0.5, 3.0001, 0.05), 2):
+        if not rejected(float(scale)):
+            break
+        bound = float(scale)
+    return {"bound": bound, "events": [(y, "Y > y" if up else "Y < y", k) for (y, up), k in zip(events, counts)],
+            "n": n, "values": count, "lower": lower, "upper": upper, "epsilon": epsilon, "clipped_mean": total / count}
+
+
+def noise_scale_bound(draw: Callable, seed: int, datasets: int | None = None) -> NoiseScaleResult:
+    """Lower bound on ε₁ + ε₂ / ε from the outputs' tails (confidence 1 - 1e-6), for the specified mechanism.
+
+    ``draw(values, lower, upper, epsilon, rng, n)`` returns n outputs of the
+    student's ``private_mean``. For each of ``NOISE_AUDIT["datasets"]``
+    datasets drawn by :func:`accuracy_dataset` (the accuracy checks'
+    family: no call tells this audit from an accuracy check), a selection
+    sample picks two tail events {Y < y} / {Y > y}; on fresh outputs the
+    counts are exact binomials whose probabilities :func:`exceedance`
+    gives for every split (ε₁, ε₂). Every split with ε₁ + ε₂ <= s·ε is
+    rejected when, at each split, one event's exact binomial p-value is
+    below α/(2·datasets) (a union bound: for the student's true split, each
+    event misleads with probability at most that much). The bound is the
+    largest such s (grid of 0.05) over the datasets. A mechanism of the
+    specified form (independent Laplace noises, any split with
+    ε₁ + ε₂ <= ε, noisy sum / max(noisy count, 1), clipped) fails with
+    probability at most α = 1e-6.
+    """
+    k = NOISE_AUDIT["datasets"] if datasets is None else datasets
+    alpha = ALPHA / k
+    details = []
+    g = np.random.default_rng([seed, 41])
+    rng = np.random.Generator(np.random.PCG64(seed))
+    for i in range(k):
+        values, lower, upper, epsilon = accuracy_dataset(int(g.integers(2**31)))
+        select = np.asarray(draw(values, lower, upper, epsilon, rng, NOISE_AUDIT["n_select"]), dtype=float)
+        details.append(_dataset_noise_test(select, lambda n: draw(values, lower, upper, epsilon, rng, n),
+                                           values, lower, upper, epsilon, alpha))
+    best = max(d["bound"] for d in details)
+    return NoiseScaleResult(best, 1.0, 1.0 - ALPHA, details)
+
+
+def _check_noise_scales(private_mean: Callable, seed: int) -> None:
+    """The ``noise_scales`` audit of :func:`check_private_mean_privacy` (:func:`noise_scale_bound`)."""
+    from helpers.audit import RECENT
+
+    result = audit_private_mean(private_mean, "noise_scales", seed)
+    shown, shown_zh = [], []
+    for d in result.details:
+        if not d["events"]:
+            continue
+        events = ", ".join(f"{kind.replace('y', f'{y:.4g}')}: {k}/{d['n']}" for y, kind, k in d["events"])
+        shown.append(f"{d['values']} values in [{d['lower']:.6g}, {d['upper']:.6g}] (clipped mean "
+                     f"{d['clipped_mean']:.4g}), ε = {d['epsilon']:g}: {events} -> ε₁ + ε₂ >= {d['bound']:.2f}ε")
+        shown_zh.append(f"区间 [{d['lower']:.6g}, {d['upper']:.6g}] 内的 {d['values']} 个值（截断后的均值 "
+                        f"{d['clipped_mean']:.4g}），ε = {d['epsilon']:g}：{events}，ε₁ + ε₂ ≥ {d['bound']:.2f}ε")
+    RECENT.append(_RecentBound(result.epsilon, 1.0))
+    text = (f"noise scales: {'; '.join(shown) or 'no event inside the range'}; proven ε₁ + ε₂ >= "
+            f"{result.epsilon:.2f}ε (confidence {1 - ALPHA:.6f})")
+    if result.violates():
+        hint_zh, hint_en = _AUDIT_HINTS["noise_scales"]
+        diagnosis = _privacy_mistake(private_mean, "noise_scales", seed)
+        raise _fail(
+            f"隐私审计失败：在与准确性测试同分布的数据上，private_mean 输出的尾部概率（{'；'.join(shown_zh)}）"
+            f"对任何满足 ε₁ + ε₂ <= ε 的分配都太小（精确二项检验），以 1 - 10⁻⁶ 的置信度证明两次发布的 ε₁ + ε₂ ≥ "
+            f"{result.epsilon:.2f}ε > ε（seed = {seed}；按要求实现、满足 ε-差分隐私的函数被误判的概率 ≤ {ALPHA:g}）。{hint_zh}",
+            f"privacy audit failed: on data drawn like the accuracy tests', the tail frequencies of private_mean's "
+            f"outputs ({'; '.join(shown)}) are too small for any split with ε₁ + ε₂ <= ε (exact binomial tests), "
+            f"which proves ε₁ + ε₂ >= {result.epsilon:.2f}ε > ε for the two releases with confidence 1 - 1e-6 "
+            f"(seed = {seed}; an ε-DP implementation of the specified form fails with probability <= {ALPHA:g}). "
+            f"{hint_en}",
+            diagnosis=diagnosis,
+        )
+    _say("check_private_mean_privacy", seed, text + " -> OK")
+
+
+class _RecentBound:
+    """What :data:`helpers.audit.RECENT` holds for the class report: a lower bound against a claim (in units of ε)."""
+
+    def __init__(self, epsilon: float, claimed_epsilon: float):
+        self.epsilon, self.claimed_epsilon = epsilon, claimed_epsilon
+
+
+def _repeated_array(private_mean: Callable, values, lower, upper, epsilon, rng, n) -> np.ndarray:
+    """:func:`_private_mean_repeated` as an array (the ``draw`` of :func:`noise_scale_bound`)."""
+    return np.array(_private_mean_repeated(private_mean, values, lower, upper, epsilon, rng, n))
