@@ -49,8 +49,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(600), pytest.mark.xdist_g
 
 
 @pytest.fixture(scope="module")
-def students(hub):
+def students(_running_hub):
     """alice and bob, logged in, each with a kernel in their own server."""
+    hub = _running_hub
     people = {name: Student(hub, name) for name in ("alice", "bob")}
     for student in people.values():
         student.start()
