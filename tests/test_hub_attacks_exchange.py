@@ -8,8 +8,8 @@ nbgrader as that user with the hub's student configuration. The instructor acts 
 Formgrader does: ``NbGraderAPI.collect`` (what its Collect button posts to) as the course
 account, then ``SRV/grade.sh`` (the trusted grader and the gradebook import).
 
-Attacks (issue 16): graded as someone else, back-dated, hijacked the exchange, logged in
-as the instructor with a demo password, left the host looser. Each must fail, and the
+Attacks (issue 16): graded as someone else, back-dated, hijacked the exchange, filled the
+disk through the inbound, logged in as the instructor with a demo password, left the host looser. Each must fail, and the
 controls' grades stay exact (bob 8, carol 10, the attacker alice her own 10).
 
 Needs root (useradd, runuser); skipped with the reason otherwise. CI runs as root.
@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hubserver import HUB, ROOT, course_venv, modes_above
+from hubserver import HUB, ROOT, SIZES, course_venv, modes_above
 
 ASSIGNMENT = "laplace"
 GRADER = "grader-dp-course"
@@ -276,6 +276,36 @@ def test_host_is_not_loosened(klass, graded):
                "import helpers.data, autograder.exchange, nbgrader, jupyterhub; "
                "print(helpers.data.DATA_DIR.is_dir())")
     assert ok.stdout.strip() == "True"
+
+
+def test_inbound_cannot_fill_the_host_disk(klass, graded):
+    """The exchange is its own file system of DP_HUB_EXCHANGE_LIMIT bytes (hub/provision.py): a
+    student writing without end into an inbound folder of their own stops there (ENOSPC), the
+    host's disk, the course root and the homes are elsewhere, and Collect names the folder
+    as too large instead of copying it."""
+    c: Class = klass["class"]
+    sys.path.insert(0, str(HUB))
+    from provision import size_bytes
+
+    cap = size_bytes(SIZES["DP_HUB_EXCHANGE_LIMIT"])
+    assert os.path.ismount(c.exchange)
+    fs = os.statvfs(c.exchange)
+    assert cap // 2 <= fs.f_blocks * fs.f_frsize <= cap, (fs.f_blocks * fs.f_frsize, cap)
+    assert c.exchange.stat().st_dev not in {c.srv.stat().st_dev, c.course.stat().st_dev,
+                                            Path(pwd.getpwnam(BOB).pw_dir).stat().st_dev}
+    folder = c.inbound / f"{ALICE}+{ASSIGNMENT}+{FUTURE}+eeee"
+    chunk = cap // 8     # files under nbgrader's max_file_size, together over its max_dir_size
+    fill = c.shell(ALICE, f'mkdir "{folder}" && for i in $(seq 16); do head -c {chunk} /dev/zero > "{folder}/part-$i" || exit 1; done')
+    try:
+        assert fill.returncode != 0 and "No space left on device" in fill.stderr, (fill.returncode, fill.stderr)
+        written = sum(f.stat().st_size for f in folder.iterdir())
+        assert cap // 2 <= written <= cap, (written, cap)
+        result = c.collect()
+        message = result.get("log", "") + result.get("error", "")
+        assert "+eeee" in message and "larger than" in message, message
+        assert not any("part-" in p.name for p in (c.course / "submitted" / ALICE / ASSIGNMENT).iterdir())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass):
