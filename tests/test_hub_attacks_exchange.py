@@ -351,6 +351,7 @@ def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass)
 
 
 @pytest.mark.nbgrader
+@pytest.mark.xdist_group("exchange-one-account")     # no class server, no OS accounts: any worker
 def test_exchange_classes_work_for_one_account(tmp_path):
     """`make lab`'s setting: one OS account, the course-local exchange not laid out beforehand.
 
