@@ -350,6 +350,37 @@ def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass)
         pamela.authenticate(TEACHER, f"demo-{TEACHER}", service="login")
 
 
+def test_an_earlier_plain_exchange_moves_into_the_image(tmp_path):
+    """`sudo make hub` on a class of an earlier version: the exchange, a plain folder there,
+    moves into the new image with its owners and modes, and nothing of it stays on the host's
+    disk; provisioning again mounts the same image (after a reboot, say)."""
+    if os.geteuid() != 0 or not shutil.which("mkfs.ext4"):
+        pytest.skip("needs root and mkfs.ext4 (loop mounts)")
+    sys.path.insert(0, str(HUB))
+    import provision
+
+    srv = tmp_path / "srv"
+    inbound = srv / "exchange" / "dp-course" / "inbound"
+    inbound.mkdir(parents=True)
+    inbound.chmod(0o3733)
+    (inbound / "submission.ipynb").write_text("{}")
+    os.chown(inbound / "submission.ipynb", 4321, 4321)
+    try:
+        assert provision.mount_exchange(srv, 64 * 2**20) == ""
+        assert os.path.ismount(srv / "exchange") and (srv / "exchange.img").is_file()
+        moved = srv / "exchange" / "dp-course" / "inbound"
+        assert stat.S_IMODE(moved.stat().st_mode) == 0o3733
+        assert (moved / "submission.ipynb").read_text() == "{}"
+        assert (moved / "submission.ipynb").stat().st_uid == 4321
+        assert not (srv / "exchange-moving-into-image").exists()
+        provision.unmount_exchange(srv)
+        assert list((srv / "exchange").iterdir()) == []     # the host's copy is gone
+        assert provision.mount_exchange(srv, 64 * 2**20) == ""
+        assert (moved / "submission.ipynb").stat().st_uid == 4321
+    finally:
+        provision.unmount_exchange(srv)
+
+
 @pytest.mark.nbgrader
 @pytest.mark.xdist_group("exchange-one-account")     # no class server, no OS accounts: any worker
 def test_exchange_classes_work_for_one_account(tmp_path):
