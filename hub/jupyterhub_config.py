@@ -17,6 +17,7 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 | ``DP_HUB_MEM_LIMIT`` | 2G | memory of all a student's processes together (cgroup), and address space of each |
 | ``DP_HUB_TMP_LIMIT`` / ``DP_HUB_SHM_LIMIT`` | 512M / 256M | size of each student's private ``/tmp`` and ``/dev/shm`` |
 | ``DP_HUB_HOME_LIMIT`` | 2G | disk space of each student's home (an ext4 image in ``$DP_HUB_SRV/homes``) |
+| ``DP_HUB_EXCHANGE_LIMIT`` | 2G | size of the exchange's own file system (``hub/provision.py``: ``$DP_HUB_SRV/exchange.img``) |
 
 Layout per nbgrader's "Using nbgrader with JupyterHub" (one class, several graders):
 the Formgrader runs as the hub service ``dp-course`` (name = course id) under the
@@ -108,11 +109,11 @@ c.JupyterHub.load_roles = [
     {
         "name": f"formgrade-{COURSE_ID}",
         "groups": [f"formgrade-{COURSE_ID}"],
-        # the Formgrader, and the students' servers (to help a student with their notebook:
-        # safe because each server is its own origin, so a page a student serves there
-        # cannot reach the hub, the Formgrader or another server as the instructor)
+        # the Formgrader only. Not the students' servers (access:servers): whatever a student's
+        # server serves would run in the instructor's browser with the instructor logged in to it
+        # (the Formgrader and grade.sh need no access to them)
         "scopes": [f"access:services!service={COURSE_ID}", "list:services",
-                   f"read:services!service={COURSE_ID}", f"access:servers!group=nbgrader-{COURSE_ID}"],
+                   f"read:services!service={COURSE_ID}"],
     },
     {
         # the users' own servers act with their owner's rights (nbgrader's course list asks the hub API)
@@ -158,10 +159,8 @@ if os.environ.get("DP_HUB_LOAD_TOKEN"):     # hub/load.py only: a service that s
 
 
 # --- the students' (and instructors' own) servers: hub/spawner.py (limits per student)
-def _bytes(spec: str) -> int:
-    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-    return int(float(spec[:-1]) * units[spec[-1].upper()]) if spec[-1].upper() in units else int(spec)
-
+sys.path.insert(0, str(HUB))
+from provision import size_bytes as _bytes      # noqa: E402  (hub/provision.py)
 
 if Path("/run/systemd/system").is_dir() and importlib.util.find_spec("systemdspawner"):
     # systemd is PID 1 (a VM, TLJH's setup): a transient unit per server, as The Littlest
@@ -174,7 +173,6 @@ if Path("/run/systemd/system").is_dir() and importlib.util.find_spec("systemdspa
     c.SystemdSpawner.unit_extra_properties = {"TasksMax": "512", "MemorySwapMax": "0", "CPUWeight": "100"}
 else:
     # containers, CI, this kind of machine: the same limits through cgroups directly
-    sys.path.insert(0, str(HUB))
     from spawner import CourseSpawner               # hub/spawner.py
 
     c.JupyterHub.spawner_class = CourseSpawner

@@ -20,7 +20,13 @@ Then the course itself, as nbgrader's "Using nbgrader with JupyterHub" docs lay 
   student roster is filled from the same roster file (first and last names, so the
   Formgrader shows names, not "None, None");
 - ``SRV/exchange/``: nbgrader's exchange for ``autograder.exchange`` (hub/README.md,
-  "The exchange"): the root root-owned 1777 (sticky: no one renames or replaces another's
+  "The exchange"), on its own file system: an ext4 image ``SRV/exchange.img`` of
+  ``$DP_HUB_EXCHANGE_LIMIT`` bytes (default 2G; sparse), loop-mounted ``nosuid,nodev,noexec``
+  (again by every run, e.g. after a reboot), so that what students write into ``inbound/``
+  can fill only the exchange, never the host's disk or the home images; an exchange of an
+  earlier version (a plain folder) is moved into the image. Where loop devices are missing
+  (an unprivileged container) it stays a plain folder and a warning says so. The root
+  root-owned 1777 (sticky: no one renames or replaces another's
   folder); ``dp-course/`` with ``outbound/`` (0755), ``inbound/`` (3733: students can
   create their own submission folder but not list, rename or delete others') and
   ``feedback/`` (0711) pre-created and owned by the course account. A course folder
@@ -41,7 +47,7 @@ the checkout, so the checkout root becomes 0700 (and ``source/``, ``tests/``, ``
 (earlier versions added ``o+x`` to ``/root`` and the folders above the checkout; see
 hub/README.md to undo that).
 
-``--reset`` (demo and tests only) first deletes ``SRV/course``, ``SRV/exchange``,
+``--reset`` (demo and tests only) first deletes ``SRV/course``, ``SRV/exchange`` (and its image),
 ``SRV/bundle``, ``SRV/homes`` (the home images of hub/spawner.py) and, in each roster member's home, ``~/course``, nbgrader's submission cache, the saved JupyterLab
 workspaces and the fetched
 assignment folders (``~/<assignment>`` for every assignment of ``source/``).
@@ -68,6 +74,13 @@ GRADER = f"grader-{COURSE_ID}"
 ROLES = ("instructor", "student")
 ID_PATTERN = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 DEFAULT_SRV = Path(os.environ.get("DP_HUB_SRV", "/srv/dp-course"))
+EXCHANGE_LIMIT = os.environ.get("DP_HUB_EXCHANGE_LIMIT", "2G")
+
+
+def size_bytes(spec: str) -> int:
+    """Bytes of a size such as ``512M`` or ``2G`` (binary units), or a plain number of bytes."""
+    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    return int(float(spec[:-1]) * units[spec[-1].upper()]) if spec[-1].upper() in units else int(spec)
 
 
 def read_roster(path: Path) -> list[dict]:
@@ -248,6 +261,55 @@ def install_configs(srv: Path) -> None:
     (srv / "grade.sh").chmod(0o755)
 
 
+def run_tool(cmd: list[str]) -> str:
+    """Run a root tool; ``""`` on success, else its error output."""
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    return "" if done.returncode == 0 else (done.stderr or done.stdout).strip()[-500:] or f"exit {done.returncode}"
+
+
+def unmount_exchange(srv: Path) -> None:
+    if os.path.ismount(srv / "exchange") and run_tool(["umount", str(srv / "exchange")]):
+        run_tool(["umount", "--lazy", str(srv / "exchange")])     # busy: detach now, freed when closed
+
+
+def mount_exchange(srv: Path, size: int) -> str:
+    """``SRV/exchange`` on its own ext4 image of ``size`` bytes; ``""``, or why it stays a plain folder.
+
+    No quota here: the kernel of this kind of machine has no ``CONFIG_QUOTA``, so one student
+    can fill the exchange (and block the class's submissions until root removes the folder
+    that Collect reports), but not the host's disk, the home images or the course root.
+    """
+    exchange, image = srv / "exchange", srv / "exchange.img"
+    if os.path.ismount(exchange):
+        return ""
+    if exchange.is_symlink() or (exchange.exists() and not exchange.is_dir()):
+        exchange.unlink()
+    exchange.mkdir(exist_ok=True)
+    if image.exists():
+        error = run_tool(["mount", "-o", "loop,nosuid,nodev,noexec", str(image), str(exchange)])
+        return f"mount -o loop: {error}" if error else ""
+    # an exchange of an earlier version (a plain folder) moves into the image as it is (mkfs -d)
+    earlier = srv / "exchange-moving-into-image"
+    exchange.rename(earlier)
+    exchange.mkdir()
+    partial = image.with_suffix(".new")
+    with open(partial, "wb") as handle:
+        handle.truncate(size)                   # sparse: costs what is written
+    partial.chmod(0o600)
+    error = run_tool(["mkfs.ext4", "-q", "-F", "-m", "0", "-d", str(earlier), str(partial)])
+    if not error:
+        partial.rename(image)
+        error = run_tool(["mount", "-o", "loop,nosuid,nodev,noexec", str(image), str(exchange)])
+    if error:       # stays the plain folder it was
+        partial.unlink(missing_ok=True)
+        image.unlink(missing_ok=True)
+        exchange.rmdir()
+        earlier.rename(exchange)
+        return error
+    shutil.rmtree(earlier)
+    return ""
+
+
 def prepare_exchange(srv: Path, grader: pwd.struct_passwd) -> Path:
     """The exchange root (1777) and the course's folders in it, owned by the course account."""
     exchange = srv / "exchange"
@@ -338,10 +400,16 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
     roster = read_roster(roster_path)
     srv = Path(srv)
     if reset:
+        unmount_exchange(srv)
+        (srv / "exchange.img").unlink(missing_ok=True)
         for sub in ("course", "exchange", "bundle", "homes"):   # homes: hub/spawner.py's home images
             shutil.rmtree(srv / sub, ignore_errors=True)
     srv.mkdir(parents=True, exist_ok=True)
     srv.chmod(0o755)
+    why_not = mount_exchange(srv, size_bytes(EXCHANGE_LIMIT))
+    if why_not:
+        print(f"warning: the exchange is not size-capped ({why_not}): what students write into its "
+              "inbound/ can fill the host's disk")
 
     grader = ensure_user(GRADER, f"{COURSE_ID} grader (Formgrader service)", login=False)
     if reset:

@@ -1,14 +1,15 @@
 """Issue 16's attacks on the class server's exchange, accounts and host, as tests.
 
-The class is provisioned once (``hub/provision.py`` into a temporary ``--srv``, its own
-roster ``dpx-*`` so that no other test's accounts are touched). Students act with the
+The class is the session's class server (``tests/hubserver.py``: provisioned once with
+``hub/provision.py`` into a temporary ``--srv``; these tests use its ``dpx-*`` accounts, so
+that the other hub tests' students are not touched; the hub itself is not needed here). Students act with the
 powers their JupyterLab terminal gives them: a shell as their OS user (``runuser``) and
 nbgrader as that user with the hub's student configuration. The instructor acts as the
 Formgrader does: ``NbGraderAPI.collect`` (what its Collect button posts to) as the course
 account, then ``SRV/grade.sh`` (the trusted grader and the gradebook import).
 
-Attacks (issue 16): graded as someone else, back-dated, hijacked the exchange, logged in
-as the instructor with a demo password, left the host looser. Each must fail, and the
+Attacks (issue 16): graded as someone else, back-dated, hijacked the exchange, filled the
+disk through the inbound, logged in as the instructor with a demo password, left the host looser. Each must fail, and the
 controls' grades stay exact (bob 8, carol 10, the attacker alice her own 10).
 
 Needs root (useradd, runuser); skipped with the reason otherwise. CI runs as root.
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import datetime
-import hashlib
 import json
 import os
 import pwd
@@ -26,14 +26,13 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-HUB = ROOT / "hub"
+from hubserver import HUB, ROOT, SIZES, course_venv, modes_above
+
 ASSIGNMENT = "laplace"
 GRADER = "grader-dp-course"
 ALICE, BOB, CAROL, TEACHER = "dpx-alice", "dpx-bob", "dpx-carol", "dpx-teacher"
@@ -49,25 +48,6 @@ PAST = "2026-01-01 00:00:00.000000 UTC"
 # the first test carries the setup: building the course's Python on a fresh machine (minutes) and grading
 # One worker runs every class-server test in turn (they share OS accounts and the course account).
 pytestmark = [pytest.mark.nbgrader, pytest.mark.timeout(1800), pytest.mark.xdist_group("hub")]
-
-
-def course_venv() -> Path:
-    """The course's Python for hub tests: one per checkout, reused across runs (provision.py locks it)."""
-    # /var/tmp: the servers get a private /tmp, which would hide a venv kept there
-    return Path("/var/tmp") / f"dp-course-venv-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]}"
-
-
-def _skip_reason() -> str | None:
-    if sys.platform != "linux" or os.geteuid() != 0:
-        return "needs root: provisioning creates OS users and the attacks run as them (CI runs as root)"
-    for tool in ("useradd", "runuser", "chpasswd", "usermod", "bwrap"):
-        if not shutil.which(tool):
-            return f"{tool} not found"
-    return None
-
-
-def _modes_above(path: Path) -> dict[str, int]:
-    return {str(p): stat.S_IMODE(p.stat().st_mode) for p in Path(os.path.realpath(path)).parents}
 
 
 class Class:
@@ -119,26 +99,9 @@ def write_solution(path: Path, student: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def klass():
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
-    srv = Path(tempfile.mkdtemp(prefix="dp-hubx-", dir="/tmp"))
-    srv.chmod(0o755)
-    roster = srv.parent / f"{srv.name}-roster.csv"
-    roster.write_text("id,name,role\n"
-                      f"{TEACHER},Tess Teacher,instructor\n{ALICE},Alice A,student\n"
-                      f"{BOB},Bob B,student\n{CAROL},Carol C,student\n", encoding="utf-8")
-    above = {**_modes_above(ROOT), **_modes_above(Path(sys.base_prefix))}
-    provision = [sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--roster", str(roster),
-                 "--venv", str(course_venv()), "--reset"]
-    try:
-        first = subprocess.run([*provision, "--demo-passwords"], capture_output=True, text=True)
-        assert first.returncode == 0, first.stdout + first.stderr
-        yield {"class": Class(srv), "provision": provision, "above": above, "srv": srv}
-    finally:
-        shutil.rmtree(srv, ignore_errors=True)
-        roster.unlink(missing_ok=True)
+def klass(class_server):
+    return {"class": Class(class_server.srv), "provision": class_server.provision, "above": class_server.above,
+            "srv": class_server.srv, "server": class_server}
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +168,12 @@ def test_graded_as_someone_else_is_refused_and_grades_stay_exact(klass, graded):
     with open(c.course / "autograder" / ASSIGNMENT / "grades.csv", encoding="utf-8") as handle:
         rows = {r["student"]: r for r in csv.DictReader(handle)}
     scores = {s: float(rows[s]["score"]) for s in rows}
-    assert scores == EXPECTED, scores
+    # the shared class's other students (tests/browser/test_hub_e2e.py submitted as alice and bob
+    # before) are graded too; no one else, and this class's scores are exact
+    others = {p.name for p in (c.course / "submitted").iterdir()} - set(EXPECTED)
+    assert not others & {s for s in scores if s.startswith("dpx-")}, others
+    assert set(scores) == set(EXPECTED) | others, (scores, others)
+    assert {s: scores[s] for s in EXPECTED} == EXPECTED, scores
     # bob's collected notebook is bob's own (his owner, his solution), not alice's blank
     nb = nbformat.read(c.course / "submitted" / BOB / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     mine = (ROOT / "tests" / "corpus" / ASSIGNMENT / "laplace_mechanism" / "eps_over_delta.py").read_text(encoding="utf-8")
@@ -297,7 +265,7 @@ def test_fetch_refuses_a_planted_release(klass, graded, tmp_path):
 
 def test_host_is_not_loosened(klass, graded):
     c: Class = klass["class"]
-    after = {**_modes_above(ROOT), **_modes_above(Path(sys.base_prefix))}
+    after = {**modes_above(ROOT), **modes_above(Path(sys.base_prefix))}
     assert after == klass["above"], "provisioning changed a folder above the checkout or the interpreter"
     for secret in (ROOT / "source", ROOT / "tests", ROOT / ".git", ROOT / "README.md", c.course,
                    c.course / "source" / ASSIGNMENT, Path(pwd.getpwnam(BOB).pw_dir)):
@@ -310,13 +278,49 @@ def test_host_is_not_loosened(klass, graded):
     assert ok.stdout.strip() == "True"
 
 
+def test_inbound_cannot_fill_the_host_disk(klass, graded):
+    """The exchange is its own file system of DP_HUB_EXCHANGE_LIMIT bytes (hub/provision.py): a
+    student writing without end into an inbound folder of their own stops there (ENOSPC), the
+    host's disk, the course root and the homes are elsewhere, and Collect names the folder
+    as too large instead of copying it."""
+    c: Class = klass["class"]
+    sys.path.insert(0, str(HUB))
+    from provision import size_bytes
+
+    cap = size_bytes(SIZES["DP_HUB_EXCHANGE_LIMIT"])
+    assert os.path.ismount(c.exchange)
+    fs = os.statvfs(c.exchange)
+    assert cap // 2 <= fs.f_blocks * fs.f_frsize <= cap, (fs.f_blocks * fs.f_frsize, cap)
+    assert c.exchange.stat().st_dev not in {c.srv.stat().st_dev, c.course.stat().st_dev,
+                                            Path(pwd.getpwnam(BOB).pw_dir).stat().st_dev}
+    folder = c.inbound / f"{ALICE}+{ASSIGNMENT}+{FUTURE}+eeee"
+    chunk = cap // 8     # files under nbgrader's max_file_size, together over its max_dir_size
+    fill = c.shell(ALICE, f'mkdir "{folder}" && for i in $(seq 16); do head -c {chunk} /dev/zero > "{folder}/part-$i" || exit 1; done')
+    try:
+        assert fill.returncode != 0 and "No space left on device" in fill.stderr, (fill.returncode, fill.stderr)
+        written = sum(f.stat().st_size for f in folder.iterdir())
+        assert cap // 2 <= written <= cap, (written, cap)
+        result = c.collect()
+        message = result.get("log", "") + result.get("error", "")
+        assert "+eeee" in message and "larger than" in message, message
+        assert not any("part-" in p.name for p in (c.course / "submitted" / ALICE / ASSIGNMENT).iterdir())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass):
     """Provisioning again without --demo-passwords leaves no account with demo-<id>, and a
     course folder someone else made in the exchange (as nbgrader's 0777 root allowed) is
-    moved aside, not used."""
+    moved aside, not used.
+
+    The last hub test of the session: it stops the shared hub first (Ctrl-C, as before
+    running `sudo make hub` again), whose sessions and tokens this provisioning voids.
+    """
     sys.path.insert(0, str(HUB))
     import provision
 
+    server = klass["server"]
+    server.stop_hub()
     c: Class = klass["class"]
     course = c.exchange / "dp-course"
     shutil.move(str(course), str(c.srv / "old-course"))     # what alice's `mv` did under the old layout
@@ -325,13 +329,19 @@ def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass)
     assert planted.returncode == 0, planted.stderr
     assert provision.has_demo_password(TEACHER)
     # `sudo make hub` again: without --demo-passwords, without --reset (which would delete the exchange)
-    again = subprocess.run([arg for arg in klass["provision"] if arg != "--reset"], capture_output=True, text=True)
+    again = subprocess.run([arg for arg in klass["provision"] if arg != "--reset"], env=server.env,
+                           capture_output=True, text=True)
     assert again.returncode == 0, again.stdout + again.stderr
+    if server.hub_ran:      # the demo's logins and API tokens are void with the passwords
+        assert "every session and API token of the demo is void" in again.stdout, again.stdout
+        assert not (c.srv / "hub" / "jupyterhub.sqlite").exists()
     assert "moved to" in again.stdout
     assert course.stat().st_uid == pwd.getpwnam(GRADER).pw_uid
     assert not (course / "outbound" / ASSIGNMENT).exists()
     assert "removed the demo passwords" in again.stdout and "no password yet" in again.stdout
-    for person in (TEACHER, ALICE, BOB, CAROL):
+    roster = [row.split(",")[0] for row in server.roster.read_text(encoding="utf-8").splitlines()[1:]]
+    assert {TEACHER, ALICE, BOB, CAROL} <= set(roster)
+    for person in roster:
         assert not provision.has_demo_password(person)
         assert not provision.password_set(person)
     import pamela
@@ -340,7 +350,39 @@ def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass)
         pamela.authenticate(TEACHER, f"demo-{TEACHER}", service="login")
 
 
+def test_an_earlier_plain_exchange_moves_into_the_image(tmp_path):
+    """`sudo make hub` on a class of an earlier version: the exchange, a plain folder there,
+    moves into the new image with its owners and modes, and nothing of it stays on the host's
+    disk; provisioning again mounts the same image (after a reboot, say)."""
+    if os.geteuid() != 0 or not shutil.which("mkfs.ext4"):
+        pytest.skip("needs root and mkfs.ext4 (loop mounts)")
+    sys.path.insert(0, str(HUB))
+    import provision
+
+    srv = tmp_path / "srv"
+    inbound = srv / "exchange" / "dp-course" / "inbound"
+    inbound.mkdir(parents=True)
+    inbound.chmod(0o3733)
+    (inbound / "submission.ipynb").write_text("{}")
+    os.chown(inbound / "submission.ipynb", 4321, 4321)
+    try:
+        assert provision.mount_exchange(srv, 64 * 2**20) == ""
+        assert os.path.ismount(srv / "exchange") and (srv / "exchange.img").is_file()
+        moved = srv / "exchange" / "dp-course" / "inbound"
+        assert stat.S_IMODE(moved.stat().st_mode) == 0o3733
+        assert (moved / "submission.ipynb").read_text() == "{}"
+        assert (moved / "submission.ipynb").stat().st_uid == 4321
+        assert not (srv / "exchange-moving-into-image").exists()
+        provision.unmount_exchange(srv)
+        assert list((srv / "exchange").iterdir()) == []     # the host's copy is gone
+        assert provision.mount_exchange(srv, 64 * 2**20) == ""
+        assert (moved / "submission.ipynb").stat().st_uid == 4321
+    finally:
+        provision.unmount_exchange(srv)
+
+
 @pytest.mark.nbgrader
+@pytest.mark.xdist_group("exchange-one-account")     # no class server, no OS accounts: any worker
 def test_exchange_classes_work_for_one_account(tmp_path):
     """`make lab`'s setting: one OS account, the course-local exchange not laid out beforehand.
 

@@ -89,6 +89,8 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     for role in roles.values():
         if access in role["scopes"]:
             assert set(role.get("users", [])) | set(role.get("groups", [])) <= {"formgrade-dp-course"}
+    # instructors cannot open students' servers (what such a server serves would run with their cookies)
+    assert not [role["name"] for role in roles.values() if any(s.startswith("access:servers") for s in role["scopes"])]
     assert set(roles["idle-culler"]["scopes"]) >= {"list:users", "read:users:activity", "delete:servers"}
     assert config.Authenticator.allowed_users == set(instructors + students)
     assert not config.Authenticator.admin_users

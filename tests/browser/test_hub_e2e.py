@@ -1,9 +1,9 @@
 """The class server end to end, driven in Chromium as real people would (issue 11).
 
-``hub/provision.py --reset --demo-passwords`` creates the demo roster's OS accounts,
-the course account, a fresh course root and exchange (in a temporary ``--srv``
-folder), then JupyterHub (``hub/jupyterhub_config.py``, PAM) starts on loopback at a
-random free port. Playwright, with Debian's Chromium:
+The session's class server (``tests/hubserver.py``: ``hub/provision.py --reset
+--demo-passwords`` with the demo roster's OS accounts, the course account, a fresh course
+root and exchange in a temporary ``--srv`` folder, then JupyterHub with
+``hub/jupyterhub_config.py`` and PAM on loopback at a random free port). Playwright, with Debian's Chromium:
 
 1. the instructor logs in, opens the Formgrader (a hub service running as the course
    account), generates and releases ``laplace``;
@@ -25,34 +25,24 @@ found in their server's files. Screenshots: ``artifacts/hub-*.png``.
 
 Needs root (useradd, PAM, setuid spawning); skipped with the reason otherwise. The
 demo OS accounts stay (provisioning is idempotent); their ``~/course`` and fetched
-assignment folders are reset at the start.
+assignment folders are reset at the start. Runs before the exchange attacks of
+``tests/test_hub_attacks_exchange.py`` on the same hub (their refused folders would turn
+this test's Collect into an error).
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
-import os
 import re
-import shutil
-import signal
-import socket
 import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-HUB = ROOT / "hub"
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = ROOT / "artifacts"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from hubserver import ARTIFACTS, BROWSER_ARGS, CHROMIUM, ROOT, People
+
 ASSIGNMENT = "laplace"
 SOLUTIONS = {   # typed into the notebook in the browser; tests/corpus variants
     "alice": {"laplace_noise": "inverse_cdf", "laplace_mechanism": "vectorized"},
@@ -60,105 +50,14 @@ SOLUTIONS = {   # typed into the notebook in the browser; tests/corpus variants
 }
 EXPECTED = {"alice": 10.0, "bob": 8.0}
 
-# 900: on a fresh machine the fixture also builds the course's Python (provision.py, minutes)
-# One worker runs every class-server test in turn (they share OS accounts and the course account).
-pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(900), pytest.mark.xdist_group("hub")]
-
-
-def course_venv() -> Path:
-    """The course's Python for hub tests: one per checkout, reused across runs (provision.py locks it)."""
-    # /var/tmp: the servers get a private /tmp, which would hide a venv kept there
-    return Path("/var/tmp") / f"dp-course-venv-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]}"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _skip_reason() -> str | None:
-    if sys.platform != "linux" or os.geteuid() != 0:
-        return "needs root: the class server creates OS users and spawns servers as them (CI runs as root)"
-    for tool in ("useradd", "chpasswd", "runuser", "npm"):
-        if not shutil.which(tool):
-            return f"{tool} not found"
-    if not Path(CHROMIUM).exists():
-        return f"{CHROMIUM} not found: run tests/browser/ensure_chromium.sh"
-    return None
+# 900: the first hub test also provisions the class server (tests/hubserver.py; on a fresh machine the
+# course's Python too, minutes). One worker runs every class-server test in turn (one shared hub).
+pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(900), pytest.mark.xdist_group("hub"),
+              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} not found: run tests/browser/ensure_chromium.sh")]
 
 
 def _snippet(assignment: str, function: str, variant: str) -> str:
     return (ROOT / "tests" / "corpus" / assignment / function / f"{variant}.py").read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def hub():
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
-    if not (HUB / "node_modules" / ".bin" / "configurable-http-proxy").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HUB, check=True, capture_output=True)
-    srv = Path(tempfile.mkdtemp(prefix="dp-hub-", dir="/var/tmp"))   # not /tmp: servers get a private one
-    srv.chmod(0o755)
-    venv = course_venv()    # the course's Python, shared with tests/test_hub_attacks_exchange.py
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-               DP_HUB_SRV=str(srv), DP_HUB_STATE=str(srv / "hub"), DP_HUB_PORT=str(_free_port()),
-               DP_HUB_VENV=str(venv))
-    subprocess.run([sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--reset", "--demo-passwords",
-                    "--venv", str(venv)],
-                   env=env, check=True, capture_output=True)
-    log = open(srv / "hub.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB / "jupyterhub_config.py")],
-                            cwd=srv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    url = f"http://127.0.0.1:{env['DP_HUB_PORT']}"
-    try:
-        deadline = time.monotonic() + 240   # the Formgrader service starts first (slow on a loaded machine)
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/hub/api/", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("JupyterHub did not start:\n" + (srv / "hub.log").read_text()[-4000:])
-                time.sleep(0.5)
-        port = env["DP_HUB_PORT"]     # one origin per person: the hub, each server, the Formgrader
-        yield {"url": f"http://hub.localhost:{port}", "srv": srv, "course": srv / "course", "log": srv / "hub.log",
-               "formgrader": f"http://dp-course--service.hub.localhost:{port}/services/dp-course",
-               "server": lambda name: f"http://{name}.hub.localhost:{port}/user/{name}"}
-    finally:
-        stop = time.perf_counter()
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)     # cleanup_servers: the hub stops every server
-            try:
-                proc.wait(timeout=90)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        log.close()
-        print(f"hub stopped in {time.perf_counter() - stop:.1f} s")
-        shutil.copy(srv / "hub.log", ARTIFACTS / "hub.log") if ARTIFACTS.is_dir() else None
-        shutil.rmtree(srv, ignore_errors=True)
-
-
-class People:
-    """One browser, one context (cookie jar) per person."""
-
-    def __init__(self, browser, url):
-        self.browser, self.url, self.pages = browser, url, {}
-
-    def login(self, who: str):
-        context = self.browser.new_context(viewport={"width": 1300, "height": 900})
-        page = context.new_page()
-        page.goto(f"{self.url}/hub/login")
-        page.fill("#username_input", who)
-        page.fill("#password_input", f"demo-{who}")
-        page.click("#login_submit")
-        page.wait_for_url(f"**/user/{who}/lab**", timeout=120_000)
-        page.wait_for_selector("#jp-main-dock-panel", timeout=60_000)
-        self.pages[who] = page
-        return page
 
 
 def _limits_of(user: str) -> dict[int, tuple[str, str]]:
@@ -230,7 +129,7 @@ def test_class_server_end_to_end(hub):
     start = time.perf_counter()
     steps = {}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         people = People(browser, url)
         page = None
         try:
