@@ -10,7 +10,9 @@ STAMP  := $(VENV)/.installed
 # nbgrader runs the `alembic` executable: the venv's bin/ must be on PATH.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND ?= Agg
-JOBS ?= 2
+# Three pytest workers on two cores: a third of the suite's time is spent waiting (servers, browsers,
+# wall-clock backstops), not computing; xdist_group keeps the hub and make-lab chains on one worker each.
+JOBS ?= 3
 
 .PHONY: install lab exchange test browser sandbox bench notebooks release clean hub
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -105,3 +106,25 @@ def test_make_lab_serves_the_course():
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_xdist_group_keeps_a_group_on_one_worker(tmp_path):
+    """The hub tests share OS accounts and one class server, the make-lab tests one exchange: they
+    rely on ``--dist loadgroup`` sending an ``xdist_group`` to one worker. With pytest 9 and
+    pytest-xdist 3.8 the mark was silently ignored (tests of one group ran on both workers)."""
+    out = tmp_path / "workers"
+    out.mkdir()
+    (tmp_path / "test_group.py").write_text(
+        "import os, pathlib, pytest\n"
+        "pytestmark = pytest.mark.xdist_group('g')\n"
+        + "".join(f"def test_{i}():\n"
+                  f"    (pathlib.Path(os.environ['GROUP_OUT']) / 'w{i}').write_text(os.environ['PYTEST_XDIST_WORKER'])\n"
+                  for i in range(8)), encoding="utf-8")
+    (tmp_path / "test_free.py").write_text("".join(f"def test_free_{i}():\n    pass\n" for i in range(8)),
+                                           encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-n", "3", "--dist", "loadgroup", "-q", "-p", "no:cacheprovider",
+                          "test_free.py", "test_group.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "GROUP_OUT": str(out)})
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    workers = {(out / f"w{i}").read_text() for i in range(8)}
+    assert len(workers) == 1, f"one xdist_group ran on workers {sorted(workers)}"
