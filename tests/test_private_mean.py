@@ -219,7 +219,8 @@ def test_exceedance_is_the_exact_tail_of_the_specified_mechanism():
     rng = np.random.default_rng(7)
     l1, l2 = rng.laplace(size=400_000), rng.laplace(size=400_000)
     for total, count, a, b, y in ((-50.0, 50, 4.0, 4.0, -0.5), (30.0, 60, 10.0, 3.0, 0.7),
-                                  (-40.0, 50, 2.0, 150.0, -0.5), (60.0, 120, 20.0, 1.0, 0.6)):
+                                  (-40.0, 50, 2.0, 150.0, -0.5), (60.0, 120, 20.0, 1.0, 0.6),
+                                  (0.0, 0, 3.0, 2.0, 0.5), (0.0, 0, 3.0, 2.0, -0.5)):  # empty: floor mass > 1/2
         simulated = np.mean((total + a * l1) / np.maximum(count + b * l2, 1.0) > y)
         exact = float(cpm.exceedance(y, total, count, a, b))
         assert abs(simulated - exact) < 5 * math.sqrt(exact * (1 - exact) / l1.size) + 1e-6, (total, count, a, b, y)

@@ -885,7 +885,9 @@ def exceedance(y: float, total: float, count: int, a: np.ndarray, b: np.ndarray)
     def q_tail(t: np.ndarray) -> np.ndarray:
         return np.where(t >= 0, 0.5 * np.exp(-np.abs(t) / a), 1.0 - 0.5 * np.exp(-np.abs(t) / a))
 
-    out = 0.5 * np.exp(np.minimum(lstar, 0.0)) * q_tail(np.full_like(a, y - total))
+    # P(L₂ < lstar), the mass where max(count + b·L₂, 1) = 1 (lstar > 0 only for an empty dataset)
+    floor_mass = np.where(lstar <= 0, 0.5 * np.exp(np.minimum(lstar, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(lstar, 0.0)))
+    out = floor_mass * q_tail(np.full_like(a, y - total))
     with np.errstate(divide="ignore", invalid="ignore"):
         l0 = np.where(beta != 0, -t0 / beta, np.inf)
     x1 = np.maximum(np.minimum(0.0, l0), lstar)
