@@ -43,8 +43,10 @@ from hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student
 
 MIB = 2**20
 #: bob's task may take at most this many times longer while alice runs 16 busy loops (it was
-#: 6.6x without per-student CPU shares; with equal shares on 2 cores it should stay near 1)
-CPU_RATIO_BOUND = 2.5
+#: 6.6x without per-student CPU shares on a quiet machine, 18x under load; with equal shares on
+#: 2 cores 1.34x quiet, but 2.53x once in CI while the other pytest worker graded a batch: the
+#: bound separates "shares" from "no shares", the printed ratio is the measurement)
+CPU_RATIO_BOUND = 4.0
 
 # One worker runs every class-server test in turn (one shared hub, tests/hubserver.py).
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600), pytest.mark.xdist_group("hub"),
@@ -188,7 +190,7 @@ def test_private_folders_are_capped(students, folder, size):
 
 def test_cpu_share_per_student(students):
     alice, bob = students["alice"], students["bob"]
-    task = ("import time\nt = time.perf_counter()\ns = 0\nfor i in range(3_000_000): s += i * i\n"
+    task = ("import time\nt = time.perf_counter()\ns = 0\nfor i in range(6_000_000): s += i * i\n"
             "print(time.perf_counter() - t)\n")
 
     def timed() -> float:
