@@ -908,7 +908,9 @@ def _null_splits(scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     Boundary: 'corners' (u_{i+1}, scale - u_i) of a grid u of step scale/500, each a hair above the
     budget and, on its piece of the boundary, the least noisy in both releases; inside: a log grid
     from 10⁻⁴ (where a tail probability need not grow with the noise: huge noise piles outputs on
-    the bounds).
+    the bounds). That a corner stands for its whole piece of the boundary rests on each tested tail
+    probability being monotone in each noise scale there: checked numerically (5,435 event pairs over
+    the audit's datasets, an independent review), not proven.
     """
     u = np.linspace(0.0, scale, 501)
     corner1, corner2 = u[1:], scale - u[:-1]
