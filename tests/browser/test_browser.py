@@ -1,8 +1,8 @@
 """Every Chinese lecture notebook in a real browser, the way a student meets it.
 
 One JupyterLab, started by ``make lab`` itself (same command, same environment: no
-backend override; only a free port, a token and throw-away settings/workspace folders
-are added), one headless Debian Chromium driven by Playwright (never a downloaded
+backend override; only a free port, a token, throw-away settings/workspace folders and a
+fresh exchange are added; ``tests/labserver.py``, shared with ``test_lab_grading.py``), one headless Debian Chromium driven by Playwright (never a downloaded
 browser), the notebooks found by globbing ``course/*.ipynb``. (The English notebooks hold the
 same code, built from the same sources: they run headless in ``tests/test_lecture_notebooks.py``
 and ``tests/test_lab_notebooks.py``; here only their Markdown is rendered.) JupyterLab's own
@@ -62,11 +62,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
-import signal
-import socket
 import statistics
-import subprocess
 import time
 import urllib.request
 from datetime import datetime
@@ -98,12 +94,6 @@ CELL_TIMEOUT_S = 150
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("lab")]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _api(url: str, token: str, path: str, method: str = "GET"):
     request = urllib.request.Request(f"{url}{path}", method=method, headers={"Authorization": f"token {token}"})
     with urllib.request.urlopen(request, timeout=10) as response:
@@ -112,48 +102,9 @@ def _api(url: str, token: str, path: str, method: str = "GET"):
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found: run tests/browser/ensure_chromium.sh (apt-get install chromium)")
-    tmp = tmp_path_factory.mktemp("lab")
-    port, token = _free_port(), secrets.token_hex(16)
-    settings = tmp / "settings" / "@jupyterlab"
-    # Render every cell (no windowing) so every figure exists in the page; no autosave, so
-    # that running the course here leaves the repository's notebooks as they are.
-    (settings / "notebook-extension").mkdir(parents=True)
-    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    (settings / "docmanager-extension").mkdir(parents=True)
-    (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
-    (settings / "apputils-extension").mkdir(parents=True)
-    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-        '{"fetchNews": "false", "checkForUpdates": false}')
-    lab_args = (f"--no-browser --port={port} --ServerApp.port_retries=0 --IdentityProvider.token={token} "
-                f"--LabApp.user_settings_dir={tmp / 'settings'} --LabApp.workspaces_dir={tmp / 'workspaces'}")
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp / "runtime"))
-    log = open(tmp / "lab.log", "w")
-    server = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={lab_args}"], cwd=ROOT, env=env,
-                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            try:
-                _api(url, token, "/api/status")
-                break
-            except OSError:
-                if server.poll() is not None:
-                    pytest.fail("make lab exited:\n" + (tmp / "lab.log").read_text()[-3000:])
-                time.sleep(0.5)
-        else:
-            pytest.fail("make lab did not serve in 120 s:\n" + (tmp / "lab.log").read_text()[-3000:])
-        yield url, token, tmp / "lab.log"
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)    # the make/jupyter we started, and its kernels
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-        log.close()
+def lab(make_lab):
+    """The one ``make lab`` of the "lab" group (``tests/labserver.py``): fresh exchange, no autosave."""
+    return make_lab["url"], make_lab["token"], make_lab["log"]
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """A student alone and the instructor on one machine, after a fresh ``make lab`` (issues 16, 18).
 
-One JupyterLab started by ``make lab`` itself, as tests/browser/test_browser.py starts it
-(a free port, a token, throw-away settings), with a fresh, empty exchange folder
+One JupyterLab started by ``make lab`` itself (``tests/labserver.py``, shared with
+tests/browser/test_browser.py: a free port, a token, throw-away settings), with a fresh, empty exchange folder
 (``NBGRADER_EXCHANGE``), so that the course-local release ``make lab`` makes is tested from
 nothing; one headless Debian Chromium (Playwright). In sequence:
 
@@ -27,19 +27,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from labserver import STUDENT
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -47,7 +43,6 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disa
         "--disable-component-update", "--disable-sync"]
 ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget",
                "local_frequency")
-STUDENT = "dp_browser_student"
 COURSE = "dp-course"
 
 # One worker runs both tests that start `make lab` in this checkout (one exchange, one gradebook).
@@ -58,67 +53,10 @@ build = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _status(url: str, token: str) -> None:
-    request = urllib.request.Request(f"{url}/api/status", headers={"Authorization": f"token {token}"})
-    with urllib.request.urlopen(request, timeout=10):
-        pass
-
-
-def _clean_course_root() -> None:
-    for step in ("submitted", "autograded", "feedback"):
-        shutil.rmtree(ROOT / step / STUDENT, ignore_errors=True)
-    subprocess.run([str(build.VENV_BIN / "nbgrader"), "db", "student", "remove", STUDENT, "--force"], cwd=ROOT,
-                   env=build.nbgrader_env(), capture_output=True)
-
-
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found: run tests/browser/ensure_chromium.sh (apt-get install chromium)")
-    tmp = tmp_path_factory.mktemp("lab_grading")
-    exchange = tmp / "exchange"      # fresh: make lab must create and fill it
-    port, token = _free_port(), secrets.token_hex(16)
-    settings = tmp / "settings" / "@jupyterlab"
-    (settings / "apputils-extension").mkdir(parents=True)
-    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-        '{"fetchNews": "false", "checkForUpdates": false}')
-    lab_args = (f"--no-browser --port={port} --ServerApp.port_retries=0 --IdentityProvider.token={token} "
-                f"--LabApp.user_settings_dir={tmp / 'settings'} --LabApp.workspaces_dir={tmp / 'workspaces'}")
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), NBGRADER_EXCHANGE=str(exchange))
-    _clean_course_root()
-    log = open(tmp / "lab.log", "w")
-    started = time.monotonic()
-    server = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={lab_args}"], cwd=ROOT, env=env,
-                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(1200):   # the first make lab generates and releases six assignments
-            try:
-                _status(url, token)
-                break
-            except OSError:
-                if server.poll() is not None:
-                    pytest.fail("make lab exited:\n" + (tmp / "lab.log").read_text()[-3000:])
-                time.sleep(0.5)
-        else:
-            pytest.fail("make lab did not serve in 600 s:\n" + (tmp / "lab.log").read_text()[-3000:])
-        print(f"make lab (fresh exchange) served after {time.monotonic() - started:.1f} s")
-        yield {"url": url, "token": token, "exchange": exchange, "tmp": tmp, "log": tmp / "lab.log"}
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-        log.close()
-        _clean_course_root()
+def lab(make_lab):
+    """The one ``make lab`` of the "lab" group (``tests/labserver.py``), started with a fresh exchange."""
+    return make_lab
 
 
 @pytest.fixture(scope="module")
