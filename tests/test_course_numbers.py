@@ -406,3 +406,89 @@ def test_landing_page_chinese_part_is_chinese_and_lists_the_six_assignments():
     errata = [len(re.findall(r"^\* ", part.split("## 勘误" if part is zh else "## Errata")[1], flags=re.M)) for part in (zh, en)]
     assert errata[0] == errata[1] >= 25, errata
     assert "course/_src" not in zh + en, "contributor notes belong in course/_src/README.md"
+
+
+# --- s5 DP review: numbers behind the corrected sentences (FINDINGS.md) ------------------------------
+
+def _src(stem: str) -> str:
+    return (COURSE / "_src" / f"{stem}.md").read_text(encoding="utf-8")
+
+
+def _duchi_false_alarm(eps: float, n: int = 200_000, confidence: float = 0.95) -> float:
+    """Exact P[ln(p1_low / p2_high) > ε] for Duchi's event {+B} (t = 1 vs t' = -1; {-B} is the mirror
+    image): k1 ~ Bin(n, e^ε/(e^ε+1)), k2 ~ Bin(n, 1/(e^ε+1)) independent, the audit's two-sided
+    Clopper–Pearson bounds at level 1 - confidence. p2_high grows with k2, so for each k1 the k2
+    that cross are a lower tail of Bin(n, p2)."""
+    from scipy.stats import binom
+
+    from helpers.audit import clopper_pearson
+
+    p1 = 1 / (1 + math.exp(-eps))
+    sd = math.sqrt(n * p1 * (1 - p1))
+    k1 = np.arange(max(0, int(n * p1 - 9 * sd)), min(n, int(n * p1 + 9 * sd)) + 1)
+    k2 = np.arange(max(0, int(n * (1 - p1) - 9 * sd)), min(n, int(n * (1 - p1) + 9 * sd)) + 1)
+    p1_low, _ = clopper_pearson(k1, n, 1 - confidence)
+    _, p2_high = clopper_pearson(k2, n, 1 - confidence)
+    crossing = np.searchsorted(p2_high, p1_low * math.exp(-eps), side="left")   # k2 index with p2_high < p1_low e^-ε
+    below = np.where(crossing > 0, binom.cdf(k2[np.maximum(crossing - 1, 0)], n, 1 - p1), 0.0)
+    return float(np.sum(binom.pmf(k1, n, p1) * below))
+
+
+def test_false_alarms_of_a_tight_mechanism_at_95_percent_are_far_rarer_than_one_in_20():
+    """lab-ldp-mean: 1 - confidence bounds the false-alarm probability; for Duchi (ratio exactly e^ε)
+    the exact probability is 0.4 %, 0.6 %, 2.3 % at ε = 0.5, 1, 4, not "about one audit in 20"."""
+    from helpers.audit import clopper_pearson, epsilon_lower_bound
+
+    rates = {eps: _duchi_false_alarm(eps) for eps in (0.5, 1.0, 4.0)}
+    assert [round(100 * r, 1) for r in rates.values()] == [0.4, 0.6, 2.3]
+    assert all(r < 0.05 for r in rates.values())
+    assert round(20 * rates[1.0], 1) == 0.1                      # "about 0.1 refutations in 20 audits"
+    # the formula is the audit's own: one real audit of Duchi, its bound recomputed from its counts
+    sampler = lambda t, rng, size: ldp.duchi_perturb(np.full(size, t), 1.0, rng)
+    result = epsilon_lower_bound(None, -1.0, 1.0, np.random.default_rng(3), sampler=sampler, confidence=0.95,
+                                 claimed_epsilon=1.0)
+    low, _ = clopper_pearson(result.k1, result.n, 0.05)
+    _, high = clopper_pearson(result.k2, result.n, 0.05)
+    assert result.n == 200_000 and result.epsilon == pytest.approx(max(0.0, math.log(low / high)), rel=1e-12)
+    assert result.k1 / result.n == pytest.approx(1 / (1 + math.exp(-1)), abs=0.005)     # the event {±B}
+    text = _src("lab-ldp-mean")
+    assert "0.4%、0.6%、2.3%" in text and "0.4%, 0.6% and 2.3%" in text
+    assert "约 0.6%,20 次审计平均约 0.1 次" in text and "about 0.6%, i.e. about 0.1 refutations in 20 audits" in text
+    assert "每 20 次审计大约会有 1 次" not in text and "about one audit out of twenty" not in text
+
+
+def test_the_lab_does_not_repeat_the_all_moments_wording_that_6_1_corrects():
+    assert "(所有阶矩)" not in _src("lab-approximate-dp") and "(all moments)" not in _src("lab-approximate-dp")
+    assert "不是\"所有阶矩\"" in _src("6.1-basics") + _src("lab-approximate-dp")
+
+
+def test_redundant_dataset_equals_region_with_probability_0_9():
+    from helpers.synthetic import redundant_dataset
+
+    exact = 0.85 + 0.15 / 3
+    data = redundant_dataset(200_000, np.random.default_rng(5))
+    se = math.sqrt(exact * (1 - exact) / data.shape[0])
+    for col in (1, 2, 3):
+        assert abs(np.mean(data[:, col] == data[:, 0]) - exact) < 6 * se
+    assert abs(np.mean(data[:, 5] == data[:, 4]) - (0.6 + 0.4 / 3)) < 6 * se
+    assert "0.85 + 0.15/3 = 0.9" in _src("6.5b-synthetic-data")
+    assert "85% 的概率与地区相同" not in _src("6.5b-synthetic-data")
+
+
+def test_shuffle_utility_comparison_names_both_guarantees():
+    from helpers.shuffle import fmt_amplified_epsilon, fmt_is_valid
+
+    assert fmt_is_valid(4.0, 100_000, 1e-6) and round(fmt_amplified_epsilon(4.0, 100_000, 1e-6), 2) == 0.53
+    text = _src("6.5a-rappor-shuffle")
+    assert "$(0.53, 10^{-6})$ 是近似差分隐私,而且只在 $n$ 固定、公开的替换关系下成立" in text
+    assert "$(0.53, 10^{-6})$ is approximate DP and holds only under replacement" in text
+
+
+def test_privacy_budget_task_calls_the_25_59_cell_an_erratum():
+    exact = danger_probability(0.1, 100)
+    assert round(100 * exact, 2) == 27.73
+    cell = "\n".join(c.source for c in nbformat.read(ROOT / "source" / "privacy_budget" / "privacy_budget.ipynb",
+                                                        as_version=4).cells if "averaging_attack(answers)" in c.source
+                     and c.cell_type == "markdown")
+    assert "教材印 25.59%，精确值 27.73%" in cell and "printed 25.59%, exact 27.73%" in cell
+    assert "略有出入" not in cell and "differ slightly" not in cell
