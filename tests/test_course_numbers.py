@@ -480,8 +480,11 @@ def test_shuffle_utility_comparison_names_both_guarantees():
 
     assert fmt_is_valid(4.0, 100_000, 1e-6) and round(fmt_amplified_epsilon(4.0, 100_000, 1e-6), 2) == 0.53
     text = _src("6.5a-rappor-shuffle")
-    assert "$(0.53, 10^{-6})$ 是近似差分隐私,而且只在 $n$ 固定、公开的替换关系下成立" in text
-    assert "$(0.53, 10^{-6})$ is approximate DP and holds only under replacement" in text
+    assert "$(0.53, 10^{-6})$ 是近似差分隐私,要信任洗牌器不与收集者串通" in text
+    assert "$(0.53, 10^{-6})$ is approximate DP and needs a shuffler that does not collude" in text
+    # neither the local nor the shuffled guarantee hides n: both are stated for "one user's data replaced"
+    assert "报告的份数本身都会暴露 $n$" in text and "in both the number of reports reveals $n$" in text
+    assert "同一个中心化" not in text and "same central" not in text
 
 
 def test_privacy_budget_task_calls_the_25_59_cell_an_erratum():
