@@ -198,6 +198,15 @@ class _Served:
                     method == "bytes" and not 0 <= int(params["length"]) <= MAX_DRAW):
                 raise ValueError(f"rng.{method}: too many numbers asked for in grading (at most {MAX_DRAW})")
             uniforms = method == "random" and params["dtype"] == np.float64
+            if method == "random" and not uniforms and self.allowed is not None:
+                # Only float64 uniforms are taped, replayed and changed by the draws checks.
+                from helpers.checks.core import dtype_name
+
+                used = dtype_name(params["dtype"])
+                self.forbidden.append(f"random(dtype={used})")
+                return {"refused": f"rng.random(dtype={used}) 不允许使用：只能用默认的 float64 均匀随机数 "
+                                   f"rng.random(size)。 / rng.random(dtype={used}) is not allowed here: draw "
+                                   f"float64 uniforms, rng.random(size) (the default dtype)."}, b""
             if uniforms and type(ahead) is int and 0 < ahead <= MAX_AHEAD and type(params["size"]) is int:
                 required = params["size"]
                 value = self._take(required + ahead)

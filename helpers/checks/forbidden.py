@@ -241,8 +241,12 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     draws anew under any nudge that changes its seed: almost every element
     jumps. The check fails when at least max(5, 1%) of the elements jump (an
     honest sampler's expected count is below 0.1 for 1,000 elements; the
-    Poisson tail at 5 is below 10⁻⁷). A changed run that used another number of draws than the
-    original (rejection sampling: every later element then reads shifted draws) is not judged.
+    Poisson tail at 5 is below 10⁻⁷). A changed stretch run that used another number of draws than
+    the original (rejection sampling: every later element then reads shifted draws) is not judged;
+    a nudged run that did is tried again with sparse nudges (:data:`_SPARSE`) until one keeps the
+    count, and when none does the check fails (``common.draw_count_unstable``): a count that
+    changes under every tiny move is computed from all the draws (a sampler hiding from these
+    checks), while an honest one changes only when a uniform sits at a decision threshold.
     What it cannot see: a seed so coarse
     (``int(u * 10**5)``) that neither nudge changes it, or a fixed
     generator's numbers with the draws added at a negligible weight.
@@ -306,8 +310,29 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     for nudge, share in _NUDGES:
         tape = np.where(drawn + nudge < 1.0, drawn + nudge, drawn - nudge)
         out = run(tape, seed)
+        pattern = np.random.default_rng([seed, 29])
+        for _ in range(_SPARSE_TRIES if shifted() else 0):
+            # The count changed: a uniform sat within the nudge of a decision (rejection sampling),
+            # or the count is made to change with every draw so that no changed run is judged.
+            # Nudge a sparse random part of the draws, either way, until a run keeps the count.
+            sign = np.where(pattern.random(drawn.size) < 0.5, -nudge, nudge)
+            moved = drawn + np.where(pattern.random(drawn.size) < _SPARSE, sign, 0.0)
+            tape = np.where((moved >= 0.0) & (moved < 1.0), moved, drawn - sign)
+            out = run(tape, seed)
+            if not shifted():
+                break
         if shifted():
-            continue
+            raise _fail(
+                f"{fname}：把 rng.random 抽到的数只移动 {nudge:g}（{_SPARSE_TRIES + 1} 种方式，每次只动其中一部分），"
+                f"函数每次都用了不同个数的均匀数（原来 {drawn.size} 个，这次 {used[-1]} 个）。自己实现的抽样只有在某个均匀数"
+                f"恰好落在判断阈值附近时才会改变抽样次数（拒绝抽样等）；每一次微小改动都改变抽样次数，说明抽样次数由全部抽样混合决定。",
+                f"{fname}: with every number drawn with rng.random (or a sparse part of them, {_SPARSE_TRIES + 1} ways) "
+                f"moved by only {nudge:g}, the function drew another number of uniforms every time ({drawn.size} "
+                f"originally, {used[-1]} the last time). A sampler you build changes its number of draws only when a "
+                f"uniform lies right at a decision threshold (rejection sampling and the like); a count that changes "
+                f"under every tiny move is computed from all the draws mixed together.",
+                diagnosis="common.draw_count_unstable",
+            )
         if out.shape != base.shape:
             jumped = base.size
         else:
@@ -333,3 +358,11 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
 #: :func:`_check_built_from_draws`: 10⁻⁹ changes any seed finer than 2³⁰ steps (``int(u * 2**32)``),
 #: 10⁻⁶ any seed finer than 10⁷ steps; an honest element moves by about nudge × |d output / d u|.
 _NUDGES = ((1e-9, 1e-3), (1e-6, 0.05))
+#: When a nudged run used another number of draws: up to ``_SPARSE_TRIES`` runs that nudge each
+#: uniform with probability ``_SPARSE`` (random sign). An honest sampler's count changes only when
+#: a nudged uniform sits within the nudge of a decision threshold; with m such uniforms (their
+#: expected number is below 0.01 at 10⁻⁹ and about 2 × 10⁻⁶ per decision at 10⁻⁶) a sparse run
+#: keeps the count with probability >= (1 - _SPARSE)^m, so all tries change it with probability
+#: (1 - 7/8^m)^8: 2 × 10⁻¹⁰ for m = 1, and m >= 2 is itself rare. Enough nudged elements stay
+#: (1/8 of them) for a per-element seeded sampler to show its jumps.
+_SPARSE, _SPARSE_TRIES = 1 / 8, 8
