@@ -366,16 +366,17 @@ def test_calls_cross_generators_and_restrictions():
     box = Sandbox(sandboxed=sandboxed, deadline=time.monotonic() + 60, memory_mb=1024, cpu_seconds=30)
     code = ("import numpy as np\ndef draw(n, rng):\n    return rng.random(n)\n"
             "def cheat(rng):\n    return rng.laplace(0, 1, 3)\n"
+            "def draw32(rng):\n    return rng.random(3, dtype=np.float32)\n"
             "def boom(x):\n    raise ValueError(f'bad {x}')\n"
             "def obj():\n    return object()\n"
             "def give(rng):\n    return rng\n"
             "def slow():\n    import time\n    time.sleep(60)\n")
     try:
-        box.send({"cells": [code], "files": {}, "graded": ["draw", "cheat", "boom", "obj", "slow", "give"],
+        box.send({"cells": [code], "files": {}, "graded": ["draw", "cheat", "boom", "obj", "slow", "give", "draw32"],
                   "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 2.0})
         box.recv(30, "cell")
         ready, _ = box.recv(30, "ready")
-        assert ready["names"] == {n: "callable" for n in ("draw", "cheat", "boom", "obj", "slow", "give")}
+        assert ready["names"] == {n: "callable" for n in ("draw", "cheat", "boom", "obj", "slow", "give", "draw32")}
         draw, cheat, boom, obj, slow = (Proxy(box, n, 2.0) for n in ("draw", "cheat", "boom", "obj", "slow"))
         rng, local = np.random.default_rng(5), np.random.default_rng(5)
         for n in (3, 1000):
@@ -388,6 +389,10 @@ def test_calls_cross_generators_and_restrictions():
         with pytest.raises(ForbiddenRngMethod):
             cheat(recording)
         assert recording.forbidden == ["laplace"]
+        with pytest.raises(ForbiddenRngMethod, match="float32"):  # the tape holds float64 only
+            Proxy(box, "draw32", 2.0)(recording)
+        assert recording.forbidden == ["laplace", "random(dtype=float32)"] and recording.draws == 4
+        assert Proxy(box, "draw32", 2.0)(np.random.default_rng(1)).dtype == np.float32  # unrestricted: served
         with pytest.raises(ValueError, match="bad 3"):
             boom(3)
         with pytest.raises(TypeError, match="cannot be graded"):
