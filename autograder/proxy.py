@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import inspect
 import json
 import linecache
@@ -269,8 +270,8 @@ def student_exception(kind: str, message: str, restricted: bool) -> BaseExceptio
 class Proxy:
     """Callable stand-in for the student's function ``name`` in the sandbox."""
 
-    def __init__(self, sandbox, name: str, call_timeout: float, standin=None, cell_deadline=None):
-        self._sandbox, self._timeout = sandbox, float(call_timeout)
+    def __init__(self, sandbox, name: str, call_timeout: float, standin=None, cell_deadline=None, twin=None):
+        self._sandbox, self._timeout, self._twin = sandbox, float(call_timeout), twin
         self._cell_deadline = cell_deadline or (lambda: float("inf"))
         self.__name__ = self.__qualname__ = name
         self.__module__ = "__main__"
@@ -285,6 +286,27 @@ class Proxy:
 
     def __call__(self, *args, **kwargs):
         return self._request(None, args, kwargs)
+
+    @contextlib.contextmanager
+    def elsewhere(self):
+        """Calls inside the ``with`` go to another sandbox that ran the same cells (``twin``).
+
+        A check that changes the draws of a run and compares the outputs
+        (:func:`helpers.checks.forbidden._check_built_from_draws`) sends the
+        changed runs there: a process that never saw the original draws cannot
+        answer them from memory (red team: a sampler that remembered its first
+        output and gave it back for every later call with nearby draws passed
+        every such check in one process). Yields whether the calls moved.
+        """
+        other = self._twin() if self._twin is not None else None
+        if other is None:
+            yield False
+            return
+        mine, self._sandbox = self._sandbox, other
+        try:
+            yield True
+        finally:
+            self._sandbox = mine
 
     def call_repeatedly(self, n: int, *args, **kwargs) -> list:
         """``[self(*args, **kwargs) for _ in range(n)]`` in one round trip to the sandbox.

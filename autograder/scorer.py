@@ -301,12 +301,27 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
                      "display": lambda *a, **k: None}
         cell_deadline = [float("inf")]
 
-        def proxies(box, callable_names):
-            return {name: Proxy(box, name, timeout, functions.get(name), cell_deadline=lambda: cell_deadline[0])
+        def proxies(box, callable_names, twin=None):
+            return {name: Proxy(box, name, timeout, functions.get(name), cell_deadline=lambda: cell_deadline[0],
+                                twin=twin and (lambda name=name: twin(name)))
                     for name in names if callable_names.get(name) == "callable"}
 
-        visible = proxies(sandbox, available)
-        hidden = None  # built at the first hidden block: the second sandbox's cells run meanwhile
+        def hidden_proxies() -> dict:
+            """The second sandbox's proxies, once its cells have run (waited for at the first use)."""
+            nonlocal hidden
+            if hidden is None and hidden_box is not None:
+                hidden_tick = time.monotonic()
+                hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout))
+                result["timings"]["hidden_cells_wait"] = round(time.monotonic() - hidden_tick, 3)
+            return hidden or {}
+
+        def twin(name):
+            """Where a visible check's changed runs go: the second sandbox, before any hidden call."""
+            other = hidden_proxies().get(name)
+            return other._sandbox if other is not None and hidden_box.problem is None else None  # noqa: SLF001
+
+        hidden = None  # built at first use: the second sandbox's cells run meanwhile
+        visible = proxies(sandbox, available, twin if hidden_box is not None else None)
 
         def bind(chosen):
             for name in names:
@@ -373,12 +388,9 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             sandbox.close()
         for entry, queued in deferred:
             cell_deadline[0] = time.monotonic() + WALL_FACTOR * timeout + WALL_SLACK
-            if hidden is None:
-                hidden_tick = time.monotonic()
-                hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout))
-                result["timings"]["hidden_cells_wait"] = round(time.monotonic() - hidden_tick, 3)
+            chosen = hidden_proxies()
             for code in queued:
-                _, error, found = run_block(code, hidden, entry["grade_id"])
+                _, error, found = run_block(code, chosen, entry["grade_id"])
                 entry["audits"] += found
                 if error:
                     entry.update(error=error, hidden_failed=True, score=0.0)
