@@ -413,6 +413,50 @@ def test_a_draw_count_that_changes_with_every_draw_does_not_escape_the_nudges():
             rng.random(extra)
         return np.array([np.random.default_rng(int(x * 2**32)).laplace(0.0, b) for x in u])
 
-    with pytest.raises(AssertionError, match="1e-09") as failure:
+    with pytest.raises(AssertionError, match="moved by about") as failure:
         checks.check_laplace_noise_rng(seeded)
     assert failure.value.diagnosis == "common.draw_count_unstable"
+
+
+def _memo_sampler():
+    """A per-element seeded sampler that gives its first output back for nearby draws (red team)."""
+    memo = {}
+
+    def laplace_noise(b, size, rng):
+        u = rng.random(size)
+        out = np.array([np.random.default_rng(int(x * 2**32)).laplace(0.0, b) for x in u])
+        first = memo.setdefault((u.size, b), (u.copy(), out.copy()))
+        near = np.abs(first[0] - u) < 1e-5
+        out[near] = first[1][near]
+        return out
+
+    return laplace_noise
+
+
+def test_a_sampler_remembering_its_first_output_is_judged_in_another_process():
+    """In one process the memory answers the replay, stretches and nudges (the limit of a notebook's
+    check); a function with ``elsewhere`` (a grading proxy: its second sandbox) gets the nudged runs
+    judged where the original draws were never seen."""
+    import contextlib
+
+    class TwoProcesses:
+        __name__ = "laplace_noise"
+
+        def __init__(self):
+            self.here, self.other = _memo_sampler(), _memo_sampler()
+
+        def __call__(self, *args):
+            return self.here(*args)
+
+        @contextlib.contextmanager
+        def elsewhere(self):
+            self.here, self.other = self.other, self.here
+            try:
+                yield True
+            finally:
+                self.here, self.other = self.other, self.here
+
+    checks.check_laplace_noise_rng(_memo_sampler())
+    with pytest.raises(AssertionError, match="jump") as failure:
+        checks.check_laplace_noise_rng(TwoProcesses())
+    assert failure.value.diagnosis == "common.sampler_seeded_per_element"
