@@ -316,9 +316,11 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             return hidden or {}
 
         def twin(name):
-            """Where a visible check's changed runs go: the second sandbox, before any hidden call."""
-            other = hidden_proxies().get(name)
-            return other._sandbox if other is not None and hidden_box.problem is None else None  # noqa: SLF001
+            """Where a visible check's changed runs go: the second sandbox, before any hidden call.
+            Dead or without the function, it fails those runs (no fallback to the first sandbox,
+            which a submission could otherwise choose by killing the second)."""
+            hidden_proxies()
+            return hidden_box
 
         hidden = None  # built at first use: the second sandbox's cells run meanwhile
         visible = proxies(sandbox, available, twin if hidden_box is not None else None)
