@@ -191,13 +191,16 @@ def test_wire_round_trips_plain_data_and_refuses_the_rest():
     from autograder.sandbox import wire
 
     value = (None, True, 3, -2.5, float("nan"), float("inf"), "张三", [1, (2, 3)], {"k": [4.0]},
-             np.arange(6, dtype=np.int64).reshape(2, 3), np.float64(1.5), np.bool_(True), np.zeros(0))
+             np.arange(6, dtype=np.int64).reshape(2, 3), np.float64(1.5), np.bool_(True), np.zeros(0),
+             np.array(2.5), np.arange(6.0).reshape(2, 3).T)
     payload = bytearray()
     tree = wire.encode(value, payload, [])
     back = wire.decode(json.loads(json.dumps(tree)), bytes(payload))
     assert back[:4] == value[:4] and np.isnan(back[4]) and back[5:9] == value[5:9]
     assert type(back[9]) is np.ndarray and back[9].dtype == np.int64 and (back[9] == value[9]).all()
     assert type(back[10]) is np.float64 and back[11] is np.bool_(True) and back[12].shape == (0,)
+    assert back[13].shape == () and back[13] == 2.5  # a 0-d array stays 0-d (had come back with shape (1,))
+    assert (back[14] == value[14]).all()  # a transposed (not C-contiguous) array crosses as it reads
     for bad in (np.array([object()]), lambda: 1, {1: 2}, type("Box", (), {})(), np.array(["text"]), {1, 2}):
         with pytest.raises(TypeError):
             wire.encode(bad, bytearray(), [])
