@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import inspect
 import json
 import linecache
@@ -198,6 +199,15 @@ class _Served:
                     method == "bytes" and not 0 <= int(params["length"]) <= MAX_DRAW):
                 raise ValueError(f"rng.{method}: too many numbers asked for in grading (at most {MAX_DRAW})")
             uniforms = method == "random" and params["dtype"] == np.float64
+            if method == "random" and not uniforms and self.allowed is not None:
+                # Only float64 uniforms are taped, replayed and changed by the draws checks.
+                from helpers.checks.core import dtype_name
+
+                used = dtype_name(params["dtype"])
+                self.forbidden.append(f"random(dtype={used})")
+                return {"refused": f"rng.random(dtype={used}) 不允许使用：只能用默认的 float64 均匀随机数 "
+                                   f"rng.random(size)。 / rng.random(dtype={used}) is not allowed here: draw "
+                                   f"float64 uniforms, rng.random(size) (the default dtype)."}, b""
             if uniforms and type(ahead) is int and 0 < ahead <= MAX_AHEAD and type(params["size"]) is int:
                 required = params["size"]
                 value = self._take(required + ahead)
@@ -260,8 +270,8 @@ def student_exception(kind: str, message: str, restricted: bool) -> BaseExceptio
 class Proxy:
     """Callable stand-in for the student's function ``name`` in the sandbox."""
 
-    def __init__(self, sandbox, name: str, call_timeout: float, standin=None, cell_deadline=None):
-        self._sandbox, self._timeout = sandbox, float(call_timeout)
+    def __init__(self, sandbox, name: str, call_timeout: float, standin=None, cell_deadline=None, twin=None):
+        self._sandbox, self._timeout, self._twin = sandbox, float(call_timeout), twin
         self._cell_deadline = cell_deadline or (lambda: float("inf"))
         self.__name__ = self.__qualname__ = name
         self.__module__ = "__main__"
@@ -276,6 +286,27 @@ class Proxy:
 
     def __call__(self, *args, **kwargs):
         return self._request(None, args, kwargs)
+
+    @contextlib.contextmanager
+    def elsewhere(self):
+        """Calls inside the ``with`` go to another sandbox that ran the same cells (``twin``).
+
+        A check that changes the draws of a run and compares the outputs
+        (:func:`helpers.checks.forbidden._check_built_from_draws`) sends the
+        changed runs there: a process that never saw the original draws cannot
+        answer them from memory (red team: a sampler that remembered its first
+        output and gave it back for every later call with nearby draws passed
+        every such check in one process). Yields whether the calls moved.
+        """
+        other = self._twin() if self._twin is not None else None
+        if other is None:
+            yield False
+            return
+        mine, self._sandbox = self._sandbox, other
+        try:
+            yield True
+        finally:
+            self._sandbox = mine
 
     def call_repeatedly(self, n: int, *args, **kwargs) -> list:
         """``[self(*args, **kwargs) for _ in range(n)]`` in one round trip to the sandbox.

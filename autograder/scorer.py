@@ -255,7 +255,8 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
     The hidden blocks (``### BEGIN HIDDEN TESTS``) call them in a second, fresh sandbox that ran
     the same cells (started at once, beside the first, only when the source has hidden tests);
     its output is discarded, so nothing the student's process saw of a hidden test (arguments,
-    sizes, seeds) can reach what the first one says. Only pass/fail and the hidden failure's
+    sizes, seeds) can reach what the first one says; the hidden blocks run after the last visible
+    call, the first sandbox closed, so not even their duration can. Only pass/fail and the hidden failure's
     message (kept for report.json; the student sees a generic text) come back.
 
     Limits: ``submission_seconds`` (default ``timeout + 20``) of CPU time per sandbox and
@@ -300,12 +301,29 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
                      "display": lambda *a, **k: None}
         cell_deadline = [float("inf")]
 
-        def proxies(box, callable_names):
-            return {name: Proxy(box, name, timeout, functions.get(name), cell_deadline=lambda: cell_deadline[0])
+        def proxies(box, callable_names, twin=None):
+            return {name: Proxy(box, name, timeout, functions.get(name), cell_deadline=lambda: cell_deadline[0],
+                                twin=twin and (lambda name=name: twin(name)))
                     for name in names if callable_names.get(name) == "callable"}
 
-        visible = proxies(sandbox, available)
-        hidden = None  # built at the first hidden block: the second sandbox's cells run meanwhile
+        def hidden_proxies() -> dict:
+            """The second sandbox's proxies, once its cells have run (waited for at the first use)."""
+            nonlocal hidden
+            if hidden is None and hidden_box is not None:
+                hidden_tick = time.monotonic()
+                hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout))
+                result["timings"]["hidden_cells_wait"] = round(time.monotonic() - hidden_tick, 3)
+            return hidden or {}
+
+        def twin(name):
+            """Where a visible check's changed runs go: the second sandbox, before any hidden call.
+            Dead or without the function, it fails those runs (no fallback to the first sandbox,
+            which a submission could otherwise choose by killing the second)."""
+            hidden_proxies()
+            return hidden_box
+
+        hidden = None  # built at first use: the second sandbox's cells run meanwhile
+        visible = proxies(sandbox, available, twin if hidden_box is not None else None)
 
         def bind(chosen):
             for name in names:
@@ -318,8 +336,22 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         for name in names:
             if name not in visible and name not in functions:
                 result["notes"].append(f"{name}: no def statement in the student's code")
+
+        def run_block(code, chosen, grade_id):
+            """``(text, error, audits)`` of one block of a test cell, graded names bound to ``chosen``."""
+            audit = sys.modules.get("helpers.audit")
+            if audit is not None:
+                audit.RECENT.clear()
+            bind(chosen)
+            try:
+                text, error = _run_trusted(code, namespace, f"<test {grade_id}>")
+            finally:
+                bind(visible)
+            return text, error, [dict(a, hidden=chosen is not visible) for a in _audits()]
+
         os.environ["DP_COURSE_SEED"] = str(seed)
         tick = time.monotonic()
+        deferred = []  # (test entry, its hidden blocks)
         for number, cell in enumerate(source_nb.cells):
             meta = nbgrader_meta(cell)
             if cell.cell_type != "code" or not meta or meta.get("solution"):
@@ -330,32 +362,41 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
                 if error:
                     result["notes"].append(f"instructor cell {meta.get('grade_id')} failed: {error['ename']}")
                 continue
-            outputs, error, hidden_failed, audits = [], None, False, []
+            outputs, error, audits, queued = [], None, [], []
             blocks = split_hidden(_text(cell.source))
             for is_hidden, code in blocks:
-                if is_hidden and hidden is None:
-                    hidden_tick = time.monotonic()
-                    hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout))
-                    result["timings"]["hidden_cells_wait"] = round(time.monotonic() - hidden_tick, 3)
-                audit = sys.modules.get("helpers.audit")
-                if audit is not None:
-                    audit.RECENT.clear()
-                bind(hidden if is_hidden else visible)
-                try:
-                    text, error = _run_trusted(code, namespace, f"<test {meta.get('grade_id')}>")
-                finally:
-                    bind(visible)
-                outputs.append({"hidden": is_hidden, "text": "" if is_hidden else text})
-                audits += [dict(a, hidden=is_hidden) for a in _audits()]
+                if is_hidden:  # run after every visible block (below)
+                    outputs.append({"hidden": True, "text": ""})
+                    queued.append(code)
+                    continue
+                text, error, found = run_block(code, visible, meta.get("grade_id"))
+                outputs.append({"hidden": False, "text": text})
+                audits += found
                 if error:
-                    hidden_failed = is_hidden
                     break
             points = float(meta.get("points") or 0)
-            result["tests"].append({"grade_id": meta.get("grade_id"), "points": points,
-                                    "score": points if error is None else 0.0,
-                                    "outputs": outputs, "error": error, "hidden_failed": hidden_failed,
-                                    "hidden": any(is_h for is_h, _ in blocks),
-                                    "audits": audits})
+            entry = {"grade_id": meta.get("grade_id"), "points": points,
+                     "score": points if error is None else 0.0,
+                     "outputs": outputs, "error": error, "hidden_failed": False,
+                     "hidden": any(is_h for is_h, _ in blocks), "audits": audits}
+            result["tests"].append(entry)
+            if error is None and queued:
+                deferred.append((entry, queued))
+        # The hidden blocks run after the last visible call, with the first sandbox already closed:
+        # a hidden call between two visible ones had shown its duration to the student's process
+        # (a sleep of 3·b s in the hidden sandbox read as a gap between visible calls; red team),
+        # and nothing of the first sandbox is left to observe the second.
+        if deferred:
+            sandbox.close()
+        for entry, queued in deferred:
+            cell_deadline[0] = time.monotonic() + WALL_FACTOR * timeout + WALL_SLACK
+            chosen = hidden_proxies()
+            for code in queued:
+                _, error, found = run_block(code, chosen, entry["grade_id"])
+                entry["audits"] += found
+                if error:
+                    entry.update(error=error, hidden_failed=True, score=0.0)
+                    break
         result["timings"]["tests"] = round(time.monotonic() - tick, 3)
     finally:
         sandbox.close()

@@ -191,13 +191,16 @@ def test_wire_round_trips_plain_data_and_refuses_the_rest():
     from autograder.sandbox import wire
 
     value = (None, True, 3, -2.5, float("nan"), float("inf"), "张三", [1, (2, 3)], {"k": [4.0]},
-             np.arange(6, dtype=np.int64).reshape(2, 3), np.float64(1.5), np.bool_(True), np.zeros(0))
+             np.arange(6, dtype=np.int64).reshape(2, 3), np.float64(1.5), np.bool_(True), np.zeros(0),
+             np.array(2.5), np.arange(6.0).reshape(2, 3).T)
     payload = bytearray()
     tree = wire.encode(value, payload, [])
     back = wire.decode(json.loads(json.dumps(tree)), bytes(payload))
     assert back[:4] == value[:4] and np.isnan(back[4]) and back[5:9] == value[5:9]
     assert type(back[9]) is np.ndarray and back[9].dtype == np.int64 and (back[9] == value[9]).all()
     assert type(back[10]) is np.float64 and back[11] is np.bool_(True) and back[12].shape == (0,)
+    assert back[13].shape == () and back[13] == 2.5  # a 0-d array stays 0-d (had come back with shape (1,))
+    assert (back[14] == value[14]).all()  # a transposed (not C-contiguous) array crosses as it reads
     for bad in (np.array([object()]), lambda: 1, {1: 2}, type("Box", (), {})(), np.array(["text"]), {1, 2}):
         with pytest.raises(TypeError):
             wire.encode(bad, bytearray(), [])
@@ -366,16 +369,17 @@ def test_calls_cross_generators_and_restrictions():
     box = Sandbox(sandboxed=sandboxed, deadline=time.monotonic() + 60, memory_mb=1024, cpu_seconds=30)
     code = ("import numpy as np\ndef draw(n, rng):\n    return rng.random(n)\n"
             "def cheat(rng):\n    return rng.laplace(0, 1, 3)\n"
+            "def draw32(rng):\n    return rng.random(3, dtype=np.float32)\n"
             "def boom(x):\n    raise ValueError(f'bad {x}')\n"
             "def obj():\n    return object()\n"
             "def give(rng):\n    return rng\n"
             "def slow():\n    import time\n    time.sleep(60)\n")
     try:
-        box.send({"cells": [code], "files": {}, "graded": ["draw", "cheat", "boom", "obj", "slow", "give"],
+        box.send({"cells": [code], "files": {}, "graded": ["draw", "cheat", "boom", "obj", "slow", "give", "draw32"],
                   "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 2.0})
         box.recv(30, "cell")
         ready, _ = box.recv(30, "ready")
-        assert ready["names"] == {n: "callable" for n in ("draw", "cheat", "boom", "obj", "slow", "give")}
+        assert ready["names"] == {n: "callable" for n in ("draw", "cheat", "boom", "obj", "slow", "give", "draw32")}
         draw, cheat, boom, obj, slow = (Proxy(box, n, 2.0) for n in ("draw", "cheat", "boom", "obj", "slow"))
         rng, local = np.random.default_rng(5), np.random.default_rng(5)
         for n in (3, 1000):
@@ -388,6 +392,10 @@ def test_calls_cross_generators_and_restrictions():
         with pytest.raises(ForbiddenRngMethod):
             cheat(recording)
         assert recording.forbidden == ["laplace"]
+        with pytest.raises(ForbiddenRngMethod, match="float32"):  # the tape holds float64 only
+            Proxy(box, "draw32", 2.0)(recording)
+        assert recording.forbidden == ["laplace", "random(dtype=float32)"] and recording.draws == 4
+        assert Proxy(box, "draw32", 2.0)(np.random.default_rng(1)).dtype == np.float32  # unrestricted: served
         with pytest.raises(ValueError, match="bad 3"):
             boom(3)
         with pytest.raises(TypeError, match="cannot be graded"):

@@ -380,3 +380,83 @@ def test_every_failure_names_a_mistake(assignment):
                 and re.match(r"[a-z_]+\.[a-z]", node.value) and node.value.split(".")[0] in (assignment, "common")}
     assert literals and all(re.fullmatch(re.escape(assignment) + r"\.[a-z][a-z0-9_]*|common\.[a-z][a-z0-9_]*", d)
                             for d in literals), literals
+
+
+def test_recording_generator_refuses_other_dtypes_and_tapes_out():
+    """Only float64 uniforms are taped (the draws checks replay and change them): float32 draws
+    had been a stream no check could see (red team: a per-element seeded sampler fed float32)."""
+    rng = RecordingGenerator(5, tape=[0.25, 0.5, 0.75], keep=True)
+    out = np.empty(2)
+    assert rng.random(out=out) is out and list(out) == [0.25, 0.5]
+    for dtype in (np.float32, "f4"):
+        with pytest.raises(checks.ForbiddenRngMethod, match=r"float32.*rng\.random\(size\)"):
+            rng.random(3, dtype=dtype)
+    assert rng.forbidden == ["random(dtype=float32)"] * 2
+    assert rng.random() == 0.75 and list(rng.drawn()) == [0.25, 0.5, 0.75]
+
+    def mixed(b, size, rng):  # honest, but its sign comes from float32 uniforms
+        sign = np.where(rng.random(size, dtype=np.float32) < 0.5, -1.0, 1.0)
+        return -sign * b * np.log1p(-rng.random(size))
+
+    with pytest.raises(AssertionError, match="dtype=float32") as failure:
+        checks.check_laplace_noise_rng(mixed)
+    assert failure.value.diagnosis == "common.rng_dtype"
+
+
+def test_a_draw_count_that_changes_with_every_draw_does_not_escape_the_nudges():
+    """A seeded per-element sampler whose extra draws are hashed from all draws made every changed
+    run 'shifted' (not judged); sparse nudges keep an honest count, never this one."""
+    def seeded(b, size, rng):
+        u = rng.random(size)
+        extra = int(np.frombuffer(u.tobytes(), dtype=np.uint64).sum() % np.uint64(997))
+        if extra:
+            rng.random(extra)
+        return np.array([np.random.default_rng(int(x * 2**32)).laplace(0.0, b) for x in u])
+
+    with pytest.raises(AssertionError, match="moved by about") as failure:
+        checks.check_laplace_noise_rng(seeded)
+    assert failure.value.diagnosis == "common.draw_count_unstable"
+
+
+def _memo_sampler():
+    """A per-element seeded sampler that gives its first output back for nearby draws (red team)."""
+    memo = {}
+
+    def laplace_noise(b, size, rng):
+        u = rng.random(size)
+        out = np.array([np.random.default_rng(int(x * 2**32)).laplace(0.0, b) for x in u])
+        first = memo.setdefault((u.size, b), (u.copy(), out.copy()))
+        near = np.abs(first[0] - u) < 1e-5
+        out[near] = first[1][near]
+        return out
+
+    return laplace_noise
+
+
+def test_a_sampler_remembering_its_first_output_is_judged_in_another_process():
+    """In one process the memory answers the replay, stretches and nudges (the limit of a notebook's
+    check); a function with ``elsewhere`` (a grading proxy: its second sandbox) gets the nudged runs
+    judged where the original draws were never seen."""
+    import contextlib
+
+    class TwoProcesses:
+        __name__ = "laplace_noise"
+
+        def __init__(self):
+            self.here, self.other = _memo_sampler(), _memo_sampler()
+
+        def __call__(self, *args):
+            return self.here(*args)
+
+        @contextlib.contextmanager
+        def elsewhere(self):
+            self.here, self.other = self.other, self.here
+            try:
+                yield True
+            finally:
+                self.here, self.other = self.other, self.here
+
+    checks.check_laplace_noise_rng(_memo_sampler())
+    with pytest.raises(AssertionError, match="jump") as failure:
+        checks.check_laplace_noise_rng(TwoProcesses())
+    assert failure.value.diagnosis == "common.sampler_seeded_per_element"

@@ -234,6 +234,34 @@ def test_visible_and_hidden_sandboxes_look_the_same():
     assert test["score"] == 1, test
 
 
+def test_hidden_calls_come_after_every_visible_call():
+    """Red team: a hidden call between two visible ones showed its duration to the student's first
+    process (the hidden tests' sandbox slept 3·b s, the visible one read b as the gap between its
+    calls). Every hidden block now runs after the last visible call, the first sandbox closed: the
+    hidden block of the first cell sees the visible stamps of the second. About 2 s."""
+    import nbformat
+
+    from autograder.scorer import score_submission
+
+    def cell(source, **meta):
+        c = nbformat.v4.new_code_cell(source)
+        c.metadata["nbgrader"] = dict({"grade": False, "solution": False, "locked": True, "schema_version": 3}, **meta)
+        return c
+
+    source = nbformat.v4.new_notebook()
+    source.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    source.cells = [
+        cell("import time\ndef stamp():\n    return time.time()\n", grade_id="stamp", solution=True, locked=False),
+        cell("VISIBLE = [stamp()]\n### BEGIN HIDDEN TESTS\nassert stamp() > max(VISIBLE) and len(VISIBLE) == 2\n"
+             "### END HIDDEN TESTS", grade_id="test_first", grade=True, points=1),
+        cell("VISIBLE.append(stamp())", grade_id="test_second", grade=True, points=1),
+    ]
+    result = score_submission(source, source, seed=1, timeout=30, memory_mb=512, sandboxed=True)
+    assert not result["problems"], result["problems"]
+    assert [t["score"] for t in result["tests"]] == [1, 1], result["tests"]
+    assert [o["hidden"] for o in result["tests"][0]["outputs"]] == [False, True]
+
+
 def test_correct_solution_keeps_full_marks_in_the_sandbox():
     """The instructor's own solution, through the sandbox with every limit on."""
     import nbformat

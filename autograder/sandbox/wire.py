@@ -128,7 +128,7 @@ def _encode(value, payload, generators, depth, containers=None):
     if type(value) is np.ndarray or isinstance(value, np.ndarray):
         if containers is not None:
             containers.append(value)
-        arr = np.ascontiguousarray(np.asarray(value))
+        arr = np.asarray(value)  # not ascontiguousarray, which makes a 0-d array 1-d (tobytes is C order)
         if arr.dtype.name not in DTYPES or arr.ndim > MAX_DIMS:
             raise TypeError(f"array of dtype {arr.dtype} cannot cross (allowed: {', '.join(DTYPES)})")
         arr = arr.astype(DTYPES[arr.dtype.name].newbyteorder("<"), copy=False)

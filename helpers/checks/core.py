@@ -120,13 +120,29 @@ class RecordingGenerator(np.random.Generator):
 
     def random(self, size=None, dtype=np.float64, out=None):  # noqa: D102
         get = object.__getattribute__
-        if np.dtype(dtype) == np.float64 and out is None and (get(self, "_tape") is not None
-                                                              or get(self, "_kept") is not None):
-            count = 1 if size is None else int(np.prod(size, dtype=np.int64))
-            values = get(self, "_take")(count)
-            result = float(values[0]) if size is None else values.reshape(size)
-        else:
-            result = np.random.Generator.random(self, size, dtype, out)
+        if out is not None:
+            if not isinstance(out, np.ndarray):
+                raise TypeError("rng.random: out must be a numpy array")
+            size, dtype = out.shape, out.dtype
+        try:
+            double = np.dtype(dtype) == np.float64
+        except TypeError:
+            double = False
+        if not double:
+            # Only float64 uniforms are recorded and replayed (the draws checks change them): a
+            # float32 draw would be a stream of its own that no check could see.
+            used = dtype_name(dtype)
+            get(self, "forbidden").append(f"random(dtype={used})")
+            raise ForbiddenRngMethod(
+                f"rng.random(dtype={used}) 不允许使用：只能用默认的 float64 均匀随机数 rng.random(size)。 / "
+                f"rng.random(dtype={used}) is not allowed here: draw float64 uniforms, rng.random(size) "
+                f"(the default dtype).")
+        count = 1 if size is None else int(np.prod(size, dtype=np.int64))
+        values = get(self, "_take")(count)
+        result = float(values[0]) if size is None else values.reshape(size)
+        if out is not None:
+            out[...] = result
+            result = out
         object.__setattr__(self, "calls", get(self, "calls") + 1)
         object.__setattr__(self, "draws", get(self, "draws") + int(np.size(result)))
         return result
@@ -169,12 +185,30 @@ class RecordingGenerator(np.random.Generator):
         return object.__getattribute__(self, name)
 
 
+def dtype_name(dtype) -> str:
+    """A short name of what was passed as ``dtype`` (for messages)."""
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        return repr(dtype)[:40]
+
+
 def _state(rng: np.random.Generator):
     """The bit generator's state, read without going through the recording filter."""
     return object.__getattribute__(rng, "bit_generator").state["state"]
 
 
 def _forbidden_message(fname: str, methods: list[str]) -> AssertionError:
+    dtypes = sorted({m for m in methods if m.startswith("random(dtype=")})
+    if dtypes and len(dtypes) == len(set(methods)):
+        names = ", ".join(f"rng.{m}" for m in dtypes)
+        return _fail(
+            f"{fname} 调用了 {names}。本作业只接受 float64 的均匀随机数：请用 rng.random(size)（默认类型 float64），"
+            f"不要指定 dtype=np.float32 等其他类型。",
+            f"{fname} called {names}. Only float64 uniforms are accepted in this assignment: use rng.random(size) "
+            f"(the default dtype, float64), not dtype=np.float32 or another type.",
+            diagnosis="common.rng_dtype",
+        )
     names = ", ".join(f"rng.{m}" for m in sorted(set(methods)))
     return _fail(
         f"{fname} 调用了 {names}。本作业只允许 rng.random(...)：请用均匀随机数自己实现抽样（不能交给现成的抽样函数）。",

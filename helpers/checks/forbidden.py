@@ -5,6 +5,7 @@ grade's rng rule is enforced by the generator the student receives).
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import textwrap
 import types
@@ -230,7 +231,9 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     from uniforms of its own, so changing ``k`` uniforms changes at most ``k``
     output elements. A generator seeded from the draws (or any mixing of all
     draws) changes every element at once. Deterministic: no false failure.
-    Last, every uniform is nudged by 10⁻⁹ and by 10⁻⁶ (:data:`_NUDGES`):
+    Last, every uniform is nudged by about 10⁻⁶ and by about 10⁻⁹ (:data:`_NUDGES`; random sizes
+    in [½, 1] of that and random signs, which the student's code cannot undo; in grading in another
+    process that never saw the original draws, so that no memory of them can answer):
     every honest construction is a continuous map of its uniforms away from
     a few points (u near 0, 1 or a branch point such as 1/2 of the sign, or a
     category boundary of a discrete output), so an output element moves by
@@ -241,8 +244,12 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     draws anew under any nudge that changes its seed: almost every element
     jumps. The check fails when at least max(5, 1%) of the elements jump (an
     honest sampler's expected count is below 0.1 for 1,000 elements; the
-    Poisson tail at 5 is below 10⁻⁷). A changed run that used another number of draws than the
-    original (rejection sampling: every later element then reads shifted draws) is not judged.
+    Poisson tail at 5 is below 10⁻⁷). A changed stretch run that used another number of draws than
+    the original (rejection sampling: every later element then reads shifted draws) is not judged;
+    a nudged run that did is tried again with sparse nudges (:data:`_SPARSE`) until one keeps the
+    count, and when none does the check fails (``common.draw_count_unstable``): a count that
+    changes under every tiny move is computed from all the draws (a sampler hiding from these
+    checks), while an honest one changes only when a uniform sits at a decision threshold.
     What it cannot see: a seed so coarse
     (``int(u * 10**5)``) that neither nudge changes it, or a fixed
     generator's numbers with the draws added at a negligible weight.
@@ -303,33 +310,75 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
         return
     finite = base[np.isfinite(base)]
     spread = float(np.subtract(*np.percentile(finite, [75, 25]))) if finite.size else 0.0
-    for nudge, share in _NUDGES:
-        tape = np.where(drawn + nudge < 1.0, drawn + nudge, drawn - nudge)
-        out = run(tape, seed)
-        if shifted():
-            continue
-        if out.shape != base.shape:
-            jumped = base.size
-        else:
-            same = (np.abs(out - base) <= share * spread) | (np.isnan(out) & np.isnan(base))
-            jumped = int(np.sum(~same))
-        if jumped >= max(5, 0.01 * base.size):
-            raise _fail(
-                f"{fname}：把 rng.random 抽到的每个数只移动 {nudge:g}，{base.size} 个输出元素中就有 {jumped} 个跳到了完全不同的值"
-                f"（变化超过输出四分位距的 {share:g} 倍）。自己实现的抽样（逆 CDF、符号 × 指数、指数之差、Gumbel-max……）是均匀数的连续变换，"
-                f"这样微小的移动几乎不会改变输出；用抽到的数给每个元素的现成抽样函数做种子（例如 np.random.default_rng(int(u * 2**32))）"
-                f"不是自己实现抽样。",
-                f"{fname}: moving every number drawn with rng.random by only {nudge:g} made {jumped} of {base.size} "
-                f"output elements jump to unrelated values (by more than {share:g} times the outputs' interquartile "
-                f"range). A sampler you build (inverse CDF, sign × exponential, difference of exponentials, "
-                f"Gumbel-max...) is a continuous map of its uniforms, which such a tiny move almost never changes; "
-                f"seeding a ready-made sampler per element from the draws (e.g. np.random.default_rng(int(u * 2**32))) "
-                f"is not building the sampler yourself.",
-                diagnosis="common.sampler_seeded_per_element",
-            )
+    # In grading the nudged runs go to another process that ran the same cells and never saw the
+    # original draws (a grading proxy's ``elsewhere``), coarse nudge first: a sampler that remembers
+    # its first output and gives it back for nearby draws answers the first nudged run there from
+    # nothing. Nudges of random size in [nudge/2, nudge] and random sign cannot be undone.
+    elsewhere = getattr(func, "elsewhere", None)
+    pattern = np.random.default_rng([seed, 29])
+    with elsewhere() if callable(elsewhere) else contextlib.nullcontext():
+        for nudge, share in _NUDGES:
+            out = run(_nudged(drawn, nudge, pattern), seed)
+            for _ in range(_SPARSE_TRIES if shifted() else 0):
+                # The count changed: a uniform sat within the nudge of a decision (rejection sampling),
+                # or the count is made to change with every draw so that no changed run is judged.
+                # Nudge a sparse random part of the draws until a run keeps the count.
+                out = run(_nudged(drawn, nudge, pattern, _SPARSE), seed)
+                if not shifted():
+                    break
+            if shifted():
+                raise _fail(
+                    f"{fname}：把 rng.random 抽到的数只移动约 {nudge:g}（{_SPARSE_TRIES + 1} 种方式，每次只动其中一部分），"
+                    f"函数每次都用了不同个数的均匀数（原来 {drawn.size} 个，这次 {used[-1]} 个）。自己实现的抽样只有在某个均匀数"
+                    f"恰好落在判断阈值附近时才会改变抽样次数（拒绝抽样等）；每一次微小改动都改变抽样次数，说明抽样次数由全部抽样混合决定。",
+                    f"{fname}: with every number drawn with rng.random (or a sparse part of them, {_SPARSE_TRIES + 1} "
+                    f"ways) moved by about {nudge:g}, the function drew another number of uniforms every time "
+                    f"({drawn.size} originally, {used[-1]} the last time). A sampler you build changes its number of "
+                    f"draws only when a uniform lies right at a decision threshold (rejection sampling and the like); a "
+                    f"count that changes under every tiny move is computed from all the draws mixed together.",
+                    diagnosis="common.draw_count_unstable",
+                )
+            if out.shape != base.shape:
+                jumped = base.size
+            else:
+                same = (np.abs(out - base) <= share * spread) | (np.isnan(out) & np.isnan(base))
+                jumped = int(np.sum(~same))
+            if jumped >= max(5, 0.01 * base.size):
+                raise _fail(
+                    f"{fname}：把 rng.random 抽到的每个数只移动 {nudge:g}，{base.size} 个输出元素中就有 {jumped} 个跳到了完全不同的值"
+                    f"（变化超过输出四分位距的 {share:g} 倍）。自己实现的抽样（逆 CDF、符号 × 指数、指数之差、Gumbel-max……）是均匀数的连续变换，"
+                    f"这样微小的移动几乎不会改变输出；用抽到的数给每个元素的现成抽样函数做种子（例如 np.random.default_rng(int(u * 2**32))）"
+                    f"不是自己实现抽样。",
+                    f"{fname}: moving every number drawn with rng.random by only {nudge:g} made {jumped} of {base.size} "
+                    f"output elements jump to unrelated values (by more than {share:g} times the outputs' interquartile "
+                    f"range). A sampler you build (inverse CDF, sign × exponential, difference of exponentials, "
+                    f"Gumbel-max...) is a continuous map of its uniforms, which such a tiny move almost never changes; "
+                    f"seeding a ready-made sampler per element from the draws (e.g. np.random.default_rng(int(u * 2**32))) "
+                    f"is not building the sampler yourself.",
+                    diagnosis="common.sampler_seeded_per_element",
+                )
 
 
-#: (nudge of every uniform, share of the outputs' interquartile range an element may move) of
-#: :func:`_check_built_from_draws`: 10⁻⁹ changes any seed finer than 2³⁰ steps (``int(u * 2**32)``),
-#: 10⁻⁶ any seed finer than 10⁷ steps; an honest element moves by about nudge × |d output / d u|.
-_NUDGES = ((1e-9, 1e-3), (1e-6, 0.05))
+#: (largest nudge of every uniform, share of the outputs' interquartile range an element may move) of
+#: :func:`_check_built_from_draws`, coarse first; each uniform moves by nudge × U[1/2, 1]: 10⁻⁹
+#: changes any seed finer than 2³¹ steps (``int(u * 2**32)``), 10⁻⁶ any seed finer than 2 × 10⁶
+#: steps; an honest element moves by about nudge × |d output / d u|.
+_NUDGES = ((1e-6, 0.05), (1e-9, 1e-3))
+#: When a nudged run used another number of draws: up to ``_SPARSE_TRIES`` runs that nudge each
+#: uniform with probability ``_SPARSE`` (random sign). An honest sampler's count changes only when
+#: a nudged uniform sits within the nudge of a decision threshold; with m such uniforms (their
+#: expected number is below 0.01 at 10⁻⁹ and about 2 × 10⁻⁶ per decision at 10⁻⁶) a sparse run
+#: keeps the count with probability >= (1 - _SPARSE)^m, so all tries change it with probability
+#: (1 - 7/8^m)^8: 2 × 10⁻¹⁰ for m = 1, and m >= 2 is itself rare. Enough nudged elements stay
+#: (1/8 of them) for a per-element seeded sampler to show its jumps.
+_SPARSE, _SPARSE_TRIES = 1 / 8, 8
+
+
+def _nudged(drawn: np.ndarray, nudge: float, pattern: np.random.Generator, part: float = 1.0) -> np.ndarray:
+    """``drawn`` with each uniform moved (with probability ``part``) by nudge × U[1/2, 1] of random sign,
+    the sign turned where the move would leave [0, 1)."""
+    step = nudge * (0.5 + 0.5 * pattern.random(drawn.size)) * np.where(pattern.random(drawn.size) < 0.5, -1.0, 1.0)
+    if part < 1.0:
+        step = np.where(pattern.random(drawn.size) < part, step, 0.0)
+    moved = drawn + step
+    return np.where((moved >= 0.0) & (moved < 1.0), moved, drawn - step)

@@ -13,7 +13,8 @@ import sys
 
 import numpy as np
 
-NUDGES = ((1e-9, 1e-3), (1e-6, 0.05))
+from helpers.checks.forbidden import _NUDGES as NUDGES, _nudged  # noqa: E402
+
 SCORES, DELTA, EPS = np.array([1.0, 2.0, 3.0, 2.5]), 0.7, 3.0
 LOGITS = EPS * SCORES / (2 * DELTA)
 CDF = np.cumsum(np.exp(LOGITS - LOGITS.max())) / np.exp(LOGITS - LOGITS.max()).sum()
@@ -41,8 +42,9 @@ def jumps(k: int, fn, n: int, seed: int) -> list[int]:
     base = np.asarray(fn(u), dtype=float)
     spread = float(np.subtract(*np.percentile(base, [75, 25])))
     out = []
-    for nudge, share in NUDGES:
-        moved = np.asarray(fn(np.where(u + nudge < 1.0, u + nudge, u - nudge)), dtype=float)
+    pattern = np.random.default_rng([seed, 29])
+    for nudge, share in NUDGES:  # as the check nudges: random size in [nudge/2, nudge], random sign
+        moved = np.asarray(fn(_nudged(u.ravel(), nudge, pattern).reshape(u.shape)), dtype=float)
         out.append(int(np.sum(np.abs(moved - base) > share * spread)))
     return out
 
