@@ -13,6 +13,7 @@ import importlib.util
 import inspect
 import io
 import math
+import re
 import textwrap
 from pathlib import Path
 
@@ -129,6 +130,34 @@ def test_seed_default_env_and_explicit(monkeypatch, capsys):
     checks.check_laplace_noise_distribution(mechanisms.laplace_noise)
     out = capsys.readouterr().out
     assert f"{checks.SEED_ENV}=124" in out and "p = " in out
+
+
+# --- how a failure reads -------------------------------------------------------------
+
+
+def test_failure_lines_are_one_width_in_both_languages_and_keep_relations_whole():
+    """The message a student reads (IPython, nbgrader's Validate dialog): Chinese lines as
+    wide on screen as the English ones (a CJK character is two columns), none wider than
+    the limit, no relation such as ``n = 100000`` cut in two, and no character lost."""
+    from helpers.checks.core import MESSAGE_COLUMNS, _columns
+
+    zh = ("laplace_noise 的输出不服从 Laplace(0, 4.286)：KS 检验 D = 0.0551，p = 5.6e-264 < 1e-06（n = 100000，"
+          "seed = 59732085；正确的实现被误判的概率 ≤ 1e-06）。可能的错误：测得均值 0.48，期望 0：是否在噪声上加了"
+          "一个均匀随机数 u2（教材 6.2.2 印刷公式的错误）？")
+    en = ("laplace_noise's output is not Laplace(0, 4.286): KS statistic D = 0.0551, p = 5.6e-264 < 1e-06 "
+          "(n = 100000, seed = 59732085; a correct implementation fails with probability <= 1e-06). Likely "
+          "mistake: mean 0.48, expected 0: is a uniform number (u2) being added to the noise.")
+    header, *lines = checks.CheckFailure(zh, en)._render_traceback_()
+    assert "未通过" in header and "check failed" in header
+    zh_lines = [line for line in lines if checks.core._CJK.search(line)]
+    assert "".join(zh_lines).replace(" ", "") == zh.replace(" ", "")
+    assert " ".join(lines[len(zh_lines):]) == en
+    assert all(_columns(line) <= MESSAGE_COLUMNS for line in lines)
+    # the Chinese half is not wrapped narrower than the English (it was cut at 44 characters)
+    assert min(_columns(line) for line in zh_lines[:-1]) > 0.8 * MESSAGE_COLUMNS
+    for line in lines:
+        assert not re.search(r"(=|<|≤)$", line) and not re.match(r"^(=|<|≤)", line), line
+        assert not re.search(r"[（(]$", line) and not re.match(r"^[，。；：）)]", line), line
 
 
 # --- forbidden calls (syntax tree) ---------------------------------------------------
