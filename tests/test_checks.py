@@ -357,6 +357,23 @@ def test_explorers_build_headless_and_redraw():
         assert view.figure.axes[0].get_title().startswith("ε = 0.2,")  # round slider values, shown exactly
 
 
+
+def test_explorer_figures_are_bilingual():
+    """The assignments are bilingual: every title and axis label the explorers draw holds
+    Chinese, except pure notation (ε = 0.2, Δq = 3, k)."""
+    views = [explorers.laplace_explorer(mechanisms.laplace_mechanism, n=2000),
+             explorers.rr_explorer(mechanisms.rr_perturb),
+             explorers.private_mean_explorer(lambda values, lo, hi, eps, rng: float(np.mean(values)), n_outputs=20),
+             explorers.budget_explorer(lambda total: {"total": total, "spent": 0.0},
+                                       lambda state, values, t, eps, rng: (6.0, state), lambda a: 6, trials=2)]
+    for view in views:
+        view.slider.value = 0.2
+        for ax in view.figure.axes:
+            for text in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()):
+                words = re.findall(r"[A-Za-z]{3,}", text)
+                assert not words or re.search(r"[\u4e00-\u9fff]", text), text
+
+
 def test_explorer_shows_errors_instead_of_raising():
     def broken(*args):
         raise NotImplementedError()
