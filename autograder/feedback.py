@@ -38,6 +38,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import List
 
 from autograder.sanitize import img_attribute, strip_remote_markdown, strip_remote_svg
 
@@ -126,6 +127,12 @@ class StripHiddenTests(NbGraderPreprocessor):
     arguments and expected values, e.g. "(-20, -19) ... expected 20"); a
     visible check that failed after a hidden block keeps its own message.
     """
+
+    # nbconvert's HTML exporter sets NbConvertBase.display_data_priority for every preprocessor;
+    # nbgrader's base class redeclares the trait without config=True, so each Generate feedback
+    # log began with "Config option `display_data_priority` not recognized" (as nbgrader's own
+    # GetGrades does, accept it).
+    display_data_priority = List(NbGraderPreprocessor.display_data_priority.make_dynamic_default(), config=True)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":

@@ -272,6 +272,27 @@ def test_feedback_shows_a_failed_check_as_the_notebook_does():
     assert other == "ValueError: b must be > 0"
 
 
+def test_strip_hidden_tests_takes_the_exporters_config_without_a_warning():
+    """Generate feedback's log must not start with a configuration warning an instructor would
+    take for a misconfiguration: nbconvert configures every preprocessor's
+    ``display_data_priority``."""
+    import logging
+
+    from traitlets import log as traitlets_log
+    from traitlets.config import Config
+
+    records: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: records.append(record.getMessage())
+    logger = traitlets_log.get_logger()
+    logger.addHandler(handler)
+    try:
+        feedback.StripHiddenTests(config=Config({"NbConvertBase": {"display_data_priority": ["text/html"]}}))
+    finally:
+        logger.removeHandler(handler)
+    assert not [r for r in records if "not recognized" in r], records
+
+
 def test_feedback_html_redacts_a_leaking_test_cell_and_is_no_oracle():
     nb = nbformat.read(SOURCE, as_version=4)
     test = next(c for c in nb.cells if (c.metadata.get("nbgrader") or {}).get("grade")
