@@ -46,13 +46,17 @@ def _test_cells(assignment: str) -> list[tuple[str, str]]:
             if c.metadata.get("nbgrader", {}).get("grade")]
 
 
-def _failing_cells(assignment: str, solutions: dict[str, str]) -> dict[str, str]:
+def _failing_cells(assignment: str, solutions: dict[str, str], printed: list[str] | None = None) -> dict[str, str]:
     ns = _namespace(solutions)
     failed = {}
     for grade_id, code in _test_cells(assignment):
         try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(code, ns)
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                try:
+                    exec(code, ns)
+                finally:
+                    if printed is not None:
+                        printed += out.getvalue().splitlines()
         except AssertionError as error:
             failed[grade_id] = str(error)
         except Exception as error:  # noqa: BLE001
@@ -78,11 +82,21 @@ def test_corpus_directly(assignment):
 
 
 def test_source_solutions_pass_directly():
-    for assignment in build.ASSIGNMENTS:
+    """...and every line a passing check prints says what passed in Chinese, then English
+    (the assignments are bilingual; the walk of issue 18 found English-only passing lines)."""
+    for assignment in build.ASSIGNMENTS + ("privacy_budget", "local_frequency"):
         nb = nbformat.read(build.notebook_path(build.REPO / "source", assignment), as_version=4)
         solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
                      if c.metadata.get("nbgrader", {}).get("solution")}
-        assert _failing_cells(assignment, solutions) == {}, assignment
+        printed: list[str] = []
+        assert _failing_cells(assignment, solutions, printed) == {}, assignment
+        assert printed, assignment
+        for line in printed:
+            verdict, _, body = line.partition("]")
+            assert verdict.startswith("✓ 通过 / passed ["), line
+            body = re.sub(r"^ 种子 / seed = \d+（[^）]*）：", "", body)  # the seed's own bilingual label
+            zh, _, en = body.partition(" / ")
+            assert re.search(r"[\u4e00-\u9fff]", zh) and re.search(r"[A-Za-z]{3,}", en), line
 
 
 # --- the recording generator -----------------------------------------------------

@@ -131,10 +131,16 @@ def check_seed(name: str, seed: int | None = None) -> int:
     return int(base)
 
 
-def _say(name: str, seed: int, text: str) -> None:
-    """A passing statistical check's line: verdict first (Chinese, then English), then what was measured."""
+def _passed(name: str, zh: str, en: str) -> None:
+    """A passing deterministic check's line: the verdict, then what was checked (Chinese, then English)."""
+    print(f"✓ 通过 / passed [{name}] {zh} / {en}")
+
+
+def _say(name: str, seed: int, text: str, zh: str | None = None) -> None:
+    """A passing statistical check's line: verdict first, what passed in Chinese (``zh``), then
+    what was measured in English (``text``)."""
     origin = f"{SEED_ENV}={os.environ[SEED_ENV]}" if os.environ.get(SEED_ENV) else "默认 / default"
-    print(f"✓ 通过 / passed [{name}] 种子 / seed = {seed}（{origin}）：{text}")
+    print(f"✓ 通过 / passed [{name}] 种子 / seed = {seed}（{origin}）：{zh + ' / ' if zh else ''}{text}")
 
 
 # --- the recording generator -------------------------------------------------
