@@ -452,7 +452,8 @@ def check_private_mean_basics(private_mean: Callable) -> None:
         _expect_value_error(private_mean, args, zh, en)
     _passed("check_private_mean_basics",
             "列表、数组和空数据集都返回 [lower, upper] 内的 float；lower >= upper 与 ε <= 0 抛出 ValueError",
-            "a float in [lower, upper] for a list, an array and an empty dataset; ValueError for lower >= upper and ε <= 0")
+            "a float in [lower, upper] for a list, an array and an empty dataset; "
+            "ValueError for lower >= upper and ε <= 0")
 
 
 def check_private_mean_invalid(private_mean: Callable) -> None:
