@@ -38,6 +38,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import List
 
 from autograder.sanitize import img_attribute, strip_remote_markdown, strip_remote_svg
 
@@ -105,6 +106,16 @@ def failing_line(traceback) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def error_text(output) -> str:
+    """A failed cell's error as feedback shows it, without a traceback: the exception's
+    name and message, or for a check's verdict (``CheckFailure``, message in Chinese then
+    English) the header the student saw in the notebook instead of the class name."""
+    name, value = output.get("ename", "Error"), output.get("evalue", "")
+    if name == "CheckFailure":
+        return f"✗ 未通过 / check failed\n{str(value).strip()}"
+    return f"{name}: {value}"
+
+
 class StripHiddenTests(NbGraderPreprocessor):
     """Remove the hidden tests' source *and outputs* from the feedback notebook.
 
@@ -116,6 +127,12 @@ class StripHiddenTests(NbGraderPreprocessor):
     arguments and expected values, e.g. "(-20, -19) ... expected 20"); a
     visible check that failed after a hidden block keeps its own message.
     """
+
+    # nbconvert's HTML exporter sets NbConvertBase.display_data_priority for every preprocessor;
+    # nbgrader's base class redeclares the trait without config=True, so each Generate feedback
+    # log began with "Config option `display_data_priority` not recognized" (as nbgrader's own
+    # GetGrades does, accept it).
+    display_data_priority = List(NbGraderPreprocessor.display_data_priority.make_dynamic_default(), config=True)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":
@@ -132,13 +149,13 @@ class StripHiddenTests(NbGraderPreprocessor):
         line = failing_line(errors[0].get("traceback")) if errors else None
         if errors and line is not None and line < first_hidden:  # no hidden code ran
             for output in errors:
-                output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+                output["traceback"] = [error_text(output)]
             return cell, resources
         grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id", "?")
         cell.outputs = [_note("(output of the hidden tests not shown / 隐藏测试的输出不显示)")]
         if errors and line is not None and not any(a <= line <= b for a, b in hidden_spans(original)):
             error = errors[0]  # a visible check after a hidden block failed: its own message
-            error["traceback"] = [f"{error.get('ename', 'Error')}: {error.get('evalue', '')}"]
+            error["traceback"] = [error_text(error)]
             cell.outputs.append(error)
         elif errors:
             import nbformat
@@ -309,8 +326,7 @@ def safe_notebook(nb, hidden: list[str] | None = None):
             omitted = False
             for output in cell.get("outputs", []) or []:
                 if found and output.get("output_type") == "error":
-                    output = dict(output, traceback=[f"{output.get('ename', 'Error')}: "
-                                                     f"{output.get('evalue', '')}"])
+                    output = dict(output, traceback=[error_text(output)])
                 shown = safe_output(output, budget) if budget[0] > 0 else None
                 if shown is None:
                     omitted = omitted or budget[0] <= 0

@@ -148,6 +148,8 @@ def executed_notebook(student_nb, scored: dict):
 
     import nbformat
 
+    from autograder.feedback import error_text
+
     nb = copy.deepcopy(student_nb)
     tests = {t["grade_id"]: t for t in scored["tests"]}
     count = 0
@@ -169,7 +171,7 @@ def executed_notebook(student_nb, scored: dict):
                                                       traceback=[text]))
             elif error:
                 outputs.append(nbformat.v4.new_output("error", ename=error["ename"], evalue=error["evalue"],
-                                                      traceback=[f"{error['ename']}: {error['evalue']}"]))
+                                                      traceback=[error_text(error)]))
             cell.metadata.setdefault("autograder", {}).update(score=test["score"], points=test["points"])
         else:
             report = scored["student_cells"].get(index)

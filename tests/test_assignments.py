@@ -85,6 +85,16 @@ def test_points_add_up_and_cells_are_consistent():
         assert any("NBGRADER_EXECUTION" in c.source for c in nb.cells if c.cell_type == "code")
 
 
+def test_sections_are_numbered_in_order():
+    """A student reads the numbered sections top to bottom: 1–2, 3, 4, 5, 6 (privacy_budget
+    had its 6 before its 5)."""
+    for assignment in RELEASED:
+        nb = nbformat.read(build.notebook_path(build.REPO / "source", assignment), as_version=4)
+        numbers = [int(m.group(1)) for c in nb.cells if c.cell_type == "markdown"
+                   for m in re.finditer(r"^##\s+(\d+)", c.source, re.M)]
+        assert numbers == sorted(numbers), (assignment, numbers)
+
+
 def _source_solutions(assignment: str) -> dict[str, str]:
     nb = nbformat.read(build.notebook_path(build.REPO / "source", assignment), as_version=4)
     return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells

@@ -180,6 +180,19 @@ def test_hidden_failure_is_generic_in_the_executed_notebook():
     assert "(200, 500)" not in page and f"a hidden test of {gid} failed" in page
 
 
+def test_visible_check_failure_reads_as_in_the_notebook():
+    """The executed notebook the Formgrader and Generate feedback show: a failed visible check
+    under the notebook's own "✗ 未通过 / check failed", not the class name "CheckFailure:"."""
+    nb = nbformat.read(RELEASE, as_version=4)
+    gid = "test_laplace_noise_distribution"
+    scored = {"student_cells": {}, "tests": [
+        {"grade_id": gid, "score": 0.0, "points": 3.0, "hidden_failed": False, "outputs": [],
+         "error": {"ename": "CheckFailure", "evalue": "\n测得均值 0.48，期望 0。\nmean 0.48, expected 0."}}]}
+    executed = worker.executed_notebook(nb, scored)
+    cell = next(c for c in executed.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == gid)
+    assert cell.outputs[-1]["traceback"] == ["✗ 未通过 / check failed\n测得均值 0.48，期望 0。\nmean 0.48, expected 0."]
+
+
 # --- one batch through the real grader (findings 2, 3, 4, 5, 6) -----------------------------
 
 def _code(source):

@@ -258,6 +258,41 @@ def test_feedback_html_is_inert_and_hides_the_hidden_tests():
     assert "check_laplace_noise_basics(laplace_noise)" in visible  # visible tests stay
 
 
+def test_feedback_shows_a_failed_check_as_the_notebook_does():
+    """A failed visible check in a test cell with hidden tests: its bilingual verdict under
+    the notebook's own header, not the exception's class name, and no traceback."""
+    nb = nbformat.read(SOURCE, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and feedback.strip_hidden(c.source)[1])
+    cell.outputs = [nbformat.v4.new_output("error", ename="CheckFailure", evalue="\n测得均值 0.48，期望 0。\n"
+                                           "mean 0.48, expected 0.", traceback=["Traceback", 'File "checks.py"'])]
+    visible = html.unescape(re.sub(r"<[^>]+>", "", feedback.feedback_html(nb, _secrets())))
+    assert "✗ 未通过 / check failed\n测得均值 0.48，期望 0。\nmean 0.48, expected 0." in visible
+    assert "CheckFailure" not in visible and "checks.py" not in visible
+    other = feedback.error_text({"ename": "ValueError", "evalue": "b must be > 0"})
+    assert other == "ValueError: b must be > 0"
+
+
+def test_strip_hidden_tests_takes_the_exporters_config_without_a_warning():
+    """Generate feedback's log must not start with a configuration warning an instructor would
+    take for a misconfiguration: nbconvert configures every preprocessor's
+    ``display_data_priority``."""
+    import logging
+
+    from traitlets import log as traitlets_log
+    from traitlets.config import Config
+
+    records: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: records.append(record.getMessage())
+    logger = traitlets_log.get_logger()
+    logger.addHandler(handler)
+    try:
+        feedback.StripHiddenTests(config=Config({"NbConvertBase": {"display_data_priority": ["text/html"]}}))
+    finally:
+        logger.removeHandler(handler)
+    assert not [r for r in records if "not recognized" in r], records
+
+
 def test_feedback_html_redacts_a_leaking_test_cell_and_is_no_oracle():
     nb = nbformat.read(SOURCE, as_version=4)
     test = next(c for c in nb.cells if (c.metadata.get("nbgrader") or {}).get("grade")

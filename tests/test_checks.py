@@ -13,6 +13,7 @@ import importlib.util
 import inspect
 import io
 import math
+import re
 import textwrap
 from pathlib import Path
 
@@ -45,13 +46,17 @@ def _test_cells(assignment: str) -> list[tuple[str, str]]:
             if c.metadata.get("nbgrader", {}).get("grade")]
 
 
-def _failing_cells(assignment: str, solutions: dict[str, str]) -> dict[str, str]:
+def _failing_cells(assignment: str, solutions: dict[str, str], printed: list[str] | None = None) -> dict[str, str]:
     ns = _namespace(solutions)
     failed = {}
     for grade_id, code in _test_cells(assignment):
         try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(code, ns)
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                try:
+                    exec(code, ns)
+                finally:
+                    if printed is not None:
+                        printed += out.getvalue().splitlines()
         except AssertionError as error:
             failed[grade_id] = str(error)
         except Exception as error:  # noqa: BLE001
@@ -77,11 +82,21 @@ def test_corpus_directly(assignment):
 
 
 def test_source_solutions_pass_directly():
-    for assignment in build.ASSIGNMENTS:
+    """...and every line a passing check prints says what passed in Chinese, then English
+    (the assignments are bilingual; the walk of issue 18 found English-only passing lines)."""
+    for assignment in build.ASSIGNMENTS + ("privacy_budget", "local_frequency"):
         nb = nbformat.read(build.notebook_path(build.REPO / "source", assignment), as_version=4)
         solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
                      if c.metadata.get("nbgrader", {}).get("solution")}
-        assert _failing_cells(assignment, solutions) == {}, assignment
+        printed: list[str] = []
+        assert _failing_cells(assignment, solutions, printed) == {}, assignment
+        assert printed, assignment
+        for line in printed:
+            verdict, _, body = line.partition("]")
+            assert verdict.startswith("✓ 通过 / passed ["), line
+            body = re.sub(r"^ 种子 / seed = \d+（[^）]*）：", "", body)  # the seed's own bilingual label
+            zh, _, en = body.partition(" / ")
+            assert re.search(r"[\u4e00-\u9fff]", zh) and re.search(r"[A-Za-z]{3,}", en), line
 
 
 # --- the recording generator -----------------------------------------------------
@@ -129,6 +144,34 @@ def test_seed_default_env_and_explicit(monkeypatch, capsys):
     checks.check_laplace_noise_distribution(mechanisms.laplace_noise)
     out = capsys.readouterr().out
     assert f"{checks.SEED_ENV}=124" in out and "p = " in out
+
+
+# --- how a failure reads -------------------------------------------------------------
+
+
+def test_failure_lines_are_one_width_in_both_languages_and_keep_relations_whole():
+    """The message a student reads (IPython, nbgrader's Validate dialog): Chinese lines as
+    wide on screen as the English ones (a CJK character is two columns), none wider than
+    the limit, no relation such as ``n = 100000`` cut in two, and no character lost."""
+    from helpers.checks.core import MESSAGE_COLUMNS, _columns
+
+    zh = ("laplace_noise 的输出不服从 Laplace(0, 4.286)：KS 检验 D = 0.0551，p = 5.6e-264 < 1e-06（n = 100000，"
+          "seed = 59732085；正确的实现被误判的概率 ≤ 1e-06）。可能的错误：测得均值 0.48，期望 0：是否在噪声上加了"
+          "一个均匀随机数 u2（教材 6.2.2 印刷公式的错误）？")
+    en = ("laplace_noise's output is not Laplace(0, 4.286): KS statistic D = 0.0551, p = 5.6e-264 < 1e-06 "
+          "(n = 100000, seed = 59732085; a correct implementation fails with probability <= 1e-06). Likely "
+          "mistake: mean 0.48, expected 0: is a uniform number (u2) being added to the noise.")
+    header, *lines = checks.CheckFailure(zh, en)._render_traceback_()
+    assert "未通过" in header and "check failed" in header
+    zh_lines = [line for line in lines if checks.core._CJK.search(line)]
+    assert "".join(zh_lines).replace(" ", "") == zh.replace(" ", "")
+    assert " ".join(lines[len(zh_lines):]) == en
+    assert all(_columns(line) <= MESSAGE_COLUMNS for line in lines)
+    # the Chinese half is not wrapped narrower than the English (it was cut at 44 characters)
+    assert min(_columns(line) for line in zh_lines[:-1]) > 0.8 * MESSAGE_COLUMNS
+    for line in lines:
+        assert not re.search(r"(=|<|≤)$", line) and not re.match(r"^(=|<|≤)", line), line
+        assert not re.search(r"[（(]$", line) and not re.match(r"^[，。；：）)]", line), line
 
 
 # --- forbidden calls (syntax tree) ---------------------------------------------------
@@ -326,6 +369,23 @@ def test_explorers_build_headless_and_redraw():
         view = builder(func)
         view.slider.value = 0.2
         assert view.figure.axes[0].get_title().startswith("ε = 0.2,")  # round slider values, shown exactly
+
+
+
+def test_explorer_figures_are_bilingual():
+    """The assignments are bilingual: every title and axis label the explorers draw holds
+    Chinese, except pure notation (ε = 0.2, Δq = 3, k)."""
+    views = [explorers.laplace_explorer(mechanisms.laplace_mechanism, n=2000),
+             explorers.rr_explorer(mechanisms.rr_perturb),
+             explorers.private_mean_explorer(lambda values, lo, hi, eps, rng: float(np.mean(values)), n_outputs=20),
+             explorers.budget_explorer(lambda total: {"total": total, "spent": 0.0},
+                                       lambda state, values, t, eps, rng: (6.0, state), lambda a: 6, trials=2)]
+    for view in views:
+        view.slider.value = 0.2
+        for ax in view.figure.axes:
+            for text in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()):
+                words = re.findall(r"[A-Za-z]{3,}", text)
+                assert not words or re.search(r"[\u4e00-\u9fff]", text), text
 
 
 def test_explorer_shows_errors_instead_of_raising():

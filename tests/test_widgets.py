@@ -256,3 +256,22 @@ def test_png_fallback_box_is_never_shorter_than_its_figure(data):
     for live in builders:
         box = int(live.view.layout.min_height.removesuffix("px"))
         assert box >= live.image().shape[0], (live.update.__qualname__, box, live.image().shape)
+
+
+def test_lcg_figure_typesets_its_subscripts():
+    """6.2's LCG figure: u_n and u_{n+1} are mathtext, not raw TeX shown as typed (walk of issue 18)."""
+    import re
+
+    from matplotlib import pyplot as plt
+
+    from helpers import sampling
+    from helpers.lectures import plots
+
+    fig, (ax_hist, ax_pairs) = plt.subplots(1, 2)
+    plots.plot_lcg(ax_hist, ax_pairs, sampling.lcg_uniforms(seed=12345, size=5_000))
+    fig.canvas.draw()
+    plt.close(fig)
+    for ax in (ax_hist, ax_pairs):
+        for text in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()):
+            outside_math = re.sub(r"\$[^$]*\$", "", text)
+            assert "_" not in outside_math and "{" not in outside_math, text

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import unicodedata
 import zlib
 from typing import Any, Callable
 
@@ -43,14 +45,69 @@ class CheckFailure(AssertionError):
         self.zh, self.en, self.diagnosis = zh, en, diagnosis
 
     def _render_traceback_(self) -> list[str]:
-        # nbgrader's Validate dialog shows these lines unwrapped: break them here.
-        import textwrap
-
+        # nbgrader's Validate dialog shows these lines unwrapped: break them here, both
+        # languages to the same width on screen.
         lines = ["\x1b[31m✗ 未通过 / check failed\x1b[0m"]
-        for text, width in ((self.zh, 44), (self.en, 100)):
+        for text in (self.zh, self.en):
             for paragraph in str(text).splitlines() or [""]:
-                lines += textwrap.wrap(paragraph, width, break_long_words=True, break_on_hyphens=False) or [""]
+                lines += wrap_columns(paragraph, MESSAGE_COLUMNS)
         return lines
+
+
+#: Width of a failure message's lines in monospace columns (a CJK character takes two).
+MESSAGE_COLUMNS = 100
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+_NO_LINE_START = set("，。；：、！？）》」』】,.;:!?)]}%")
+_NO_LINE_END = set("（《「『【([{")
+# "n = 100000", "p < 1e-06": a relation stays on one line with both of its sides.
+_RELATIONS = {"=", "<", ">", "≤", "≥", "<=", ">=", "->", "≈", "×"}
+
+
+def _columns(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def wrap_columns(paragraph: str, width: int) -> list[str]:
+    """Break ``paragraph`` into lines of at most ``width`` monospace columns.
+
+    Unlike :func:`textwrap.wrap`, a CJK character counts two columns (as a terminal and
+    a monospace browser font show it), a line may break between two CJK characters
+    (Chinese has no spaces) but not before closing or after opening punctuation, and
+    never inside a relation such as ``n = 100000``. A chunk wider than ``width`` on its
+    own stays whole.
+    """
+    tokens = re.findall(r"\s+|" + _CJK.pattern + r"|[^\s\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+",
+                        paragraph.strip())
+    # chunks: runs that must stay on one line, each with the space that followed it
+    chunks: list[list[str]] = []
+    for i, token in enumerate(tokens):
+        if not chunks:
+            chunks.append([token, ""])
+            continue
+        if token.isspace():
+            after = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if chunks[-1][0].split(" ")[-1] in _RELATIONS or after in _RELATIONS:
+                chunks[-1][0] += " "          # a relation's spaces do not break
+            else:
+                chunks[-1][1] = " "
+            continue
+        previous = chunks[-1][0]
+        breakable = bool(chunks[-1][1]) or (
+            (_CJK.fullmatch(token) or _CJK.fullmatch(previous[-1]))
+            and token[0] not in _NO_LINE_START and previous[-1] not in _NO_LINE_END)
+        if breakable:
+            chunks.append([token, ""])
+        else:
+            chunks[-1][0] += token
+    lines: list[str] = []
+    line, space = "", ""
+    for text, trailing in chunks:
+        if line and _columns(line + space + text) > width:
+            lines.append(line)
+            line, space = text, trailing
+        else:
+            line, space = line + space + text, trailing
+    return lines + [line] if line or not lines else lines
 
 
 def _fail(zh: str, en: str, diagnosis: str | None = None) -> CheckFailure:
@@ -74,10 +131,16 @@ def check_seed(name: str, seed: int | None = None) -> int:
     return int(base)
 
 
-def _say(name: str, seed: int, text: str) -> None:
-    """A passing statistical check's line: verdict first (Chinese, then English), then what was measured."""
+def _passed(name: str, zh: str, en: str) -> None:
+    """A passing deterministic check's line: the verdict, then what was checked (Chinese, then English)."""
+    print(f"✓ 通过 / passed [{name}] {zh} / {en}")
+
+
+def _say(name: str, seed: int, text: str, zh: str | None = None) -> None:
+    """A passing statistical check's line: verdict first, what passed in Chinese (``zh``), then
+    what was measured in English (``text``)."""
     origin = f"{SEED_ENV}={os.environ[SEED_ENV]}" if os.environ.get(SEED_ENV) else "默认 / default"
-    print(f"✓ 通过 / passed [{name}] 种子 / seed = {seed}（{origin}）：{text}")
+    print(f"✓ 通过 / passed [{name}] 种子 / seed = {seed}（{origin}）：{zh + ' / ' if zh else ''}{text}")
 
 
 # --- the recording generator -------------------------------------------------

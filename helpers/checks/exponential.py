@@ -17,6 +17,7 @@ from helpers.checks.core import (
     _call,
     _expect_value_error,
     _fail,
+    _passed,
     _say,
     _short,
     call_repeatedly,
@@ -123,7 +124,8 @@ def check_exponential_probabilities_table(exponential_probabilities: Callable) -
             _compare_probs(got, TABLE_6_4_SCORES, epsilon, 1.0, rtol=1e-9, atol=0, where="表 6-4 / Table 6-4")
             raise _fail(f"与表 6-4 不符：{got} vs {printed}", f"does not match Table 6-4: {got} vs {printed}",
                         diagnosis="exponential.table_mismatch")
-    print("[check_exponential_probabilities_table] Table 6-4 columns ε = 0, 0.1, 1 reproduced: OK")
+    _passed("check_exponential_probabilities_table", "复现了表 6-4 中 ε = 0、0.1、1 三列",
+            "Table 6-4 columns ε = 0, 0.1, 1 reproduced")
 
 
 def check_exponential_probabilities_formula(exponential_probabilities: Callable) -> None:
@@ -140,7 +142,8 @@ def check_exponential_probabilities_formula(exponential_probabilities: Callable)
         if abs(got.sum() - 1.0) > 1e-9:
             raise _fail(f"概率之和为 {got.sum()}，应为 1。", f"probabilities sum to {got.sum()}, expected 1.",
                         diagnosis="exponential.not_normalized")
-    print("[check_exponential_probabilities_formula] exact values at (ε, Δq) = (0.7, 3), (2.5, 5), (0.7, 3), (0, 2): OK")
+    _passed("check_exponential_probabilities_formula", "(ε, Δq) = (0.7, 3)、(2.5, 5)、(0.7, 3)、(0, 2) 处的精确值正确",
+            "exact values at (ε, Δq) = (0.7, 3), (2.5, 5), (0.7, 3), (0, 2)")
 
 
 def check_exponential_probabilities_stable(exponential_probabilities: Callable) -> None:
@@ -183,7 +186,8 @@ def check_exponential_probabilities_stable(exponential_probabilities: Callable) 
             f"Overflow or lost precision?",
             diagnosis="exponential.not_shift_invariant",
         )
-    print("[check_exponential_probabilities_stable] one candidate, negative scores, scores near 1e6 (no overflow, shift invariant): OK")
+    _passed("check_exponential_probabilities_stable", "只有一个候选、负分数、接近 1e6 的分数都正确（不溢出，平移不变）",
+            "one candidate, negative scores, scores near 1e6 (no overflow, shift invariant)")
 
 
 def check_exponential_probabilities_invalid(exponential_probabilities: Callable) -> None:
@@ -199,7 +203,8 @@ def check_exponential_probabilities_invalid(exponential_probabilities: Callable)
         (([[1.0, 2.0], [3.0, 4.0]], 1.0, 1.0), "分数必须是一维的", "scores must be 1-D"),
     ):
         _expect_value_error(f, args, zh, en)
-    print("[check_exponential_probabilities_invalid] ValueError for ε < 0, ε = nan, Δq <= 0, empty, NaN and 2-D scores: OK")
+    _passed("check_exponential_probabilities_invalid", "ε < 0、ε = nan、Δq <= 0、空分数、含 NaN 或二维的分数都抛出 ValueError",
+            "ValueError for ε < 0, ε = nan, Δq <= 0, empty, NaN and 2-D scores")
 
 
 def _index_or_fail(out: Any, k: int, args_text: str) -> int:
@@ -237,7 +242,8 @@ def check_exponential_mechanism_basics(exponential_mechanism: Callable) -> None:
                     diagnosis="exponential.best_not_certain",
                 )
     _after_call(exponential_mechanism, rng)
-    print("[check_exponential_mechanism_basics] int indices in range, one candidate, scores 1e6 (no overflow): OK")
+    _passed("check_exponential_mechanism_basics", "返回范围内的整数下标；只有一个候选、分数为 1e6（不溢出）都正确",
+            "int indices in range, one candidate, scores 1e6 (no overflow)")
 
 
 def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None:
@@ -250,7 +256,8 @@ def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None
         (([1.0, 2.0], float("nan"), 1.0, rng), "ε 必须是有限数", "epsilon must be finite"),
     ):
         _expect_value_error(exponential_mechanism, args, zh, en)
-    print("[check_exponential_mechanism_invalid] ValueError for ε < 0, Δq = 0, empty scores, ε = nan: OK")
+    _passed("check_exponential_mechanism_invalid", "ε < 0、Δq = 0、空分数、ε = nan 都抛出 ValueError",
+            "ValueError for ε < 0, Δq = 0, empty scores, ε = nan")
 
 
 #: Scores for the chi-square test: spread so that a factor 2 or Δ mistake moves mass.
@@ -302,7 +309,8 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
             f"implementation fails with probability <= {ALPHA:g}). Likely mistake: {guess_en}.",
             diagnosis=guess_id,
         )
-    _say(name, seed, text + " -> OK")
+    _say(name, seed, text + " -> OK",
+         zh=f"输出频率与 exp(εq/(2Δq)) 的概率相符（{n} 次抽样，卡方检验 p = {result.pvalue:.3g}）")
 
 
 def check_exponential_mechanism_rng(exponential_mechanism: Callable, seed: int | None = None) -> None:

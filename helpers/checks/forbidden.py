@@ -212,7 +212,8 @@ def _check_rng_discipline(func: Callable, call: Callable[[np.random.Generator], 
         )
     _check_built_from_draws(func, call, rng.drawn(), outputs[0], seed)
     _say(name, seed, f"same seed -> same output, other seed -> other output; rng.random called {rng.calls} time(s); "
-                     f"output built from the draws")
+                     f"output built from the draws",
+         zh=f"相同种子给出相同输出，不同种子给出不同输出；rng.random 调用了 {rng.calls} 次；输出由抽到的随机数构成")
 
 
 #: Stretches of the draws changed one at a time by :func:`_check_built_from_draws`.

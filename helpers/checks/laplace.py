@@ -18,6 +18,7 @@ from helpers.checks.core import (
     _call,
     _expect_value_error,
     _fail,
+    _passed,
     _say,
     _short,
     check_seed,
@@ -152,7 +153,7 @@ def _ks_laplace(x: np.ndarray, b: float, name: str, seed: int, fname: str, conte
             f"with probability <= {ALPHA:g}). Likely mistake: {mistake_en}",
             diagnosis=mistake_id,
         )
-    _say(name, seed, text + " -> OK")
+    _say(name, seed, text + " -> OK", zh=f"{fname} 的输出服从 Laplace(0, b = {b:.4g})（KS 检验 p = {result.pvalue:.3g}）")
 
 
 def check_laplace_noise_basics(laplace_noise: Callable) -> None:
@@ -165,7 +166,8 @@ def check_laplace_noise_basics(laplace_noise: Callable) -> None:
     rng = RecordingGenerator(2)
     _expect_value_error(laplace_noise, (0.0, 5, rng), "b 必须 > 0", "b must be > 0")
     _expect_value_error(laplace_noise, (-1.5, 5, rng), "b 必须 > 0", "b must be > 0")
-    print("[check_laplace_noise_basics] shapes (5,), (3, 4), (1,) and ValueError for b = 0, -1.5: OK")
+    _passed("check_laplace_noise_basics", "形状 (5,)、(3, 4)、(1,) 正确，b = 0、-1.5 抛出 ValueError",
+            "shapes (5,), (3, 4), (1,) and ValueError for b = 0, -1.5")
 
 
 def check_laplace_noise_invalid(laplace_noise: Callable) -> None:
@@ -173,7 +175,7 @@ def check_laplace_noise_invalid(laplace_noise: Callable) -> None:
     rng = RecordingGenerator(3)
     _expect_value_error(laplace_noise, (float("nan"), 5, rng), "b 必须是有限正数", "b must be a finite number > 0")
     _expect_value_error(laplace_noise, (float("inf"), 5, rng), "b 必须是有限正数", "b must be a finite number > 0")
-    print("[check_laplace_noise_invalid] ValueError for b = nan, inf: OK")
+    _passed("check_laplace_noise_invalid", "b = nan、inf 抛出 ValueError", "ValueError for b = nan, inf")
 
 
 def check_laplace_noise_distribution(laplace_noise: Callable, seed: int | None = None, *,
@@ -207,7 +209,8 @@ def check_laplace_noise_only_rng_random(laplace_noise: Callable) -> None:
     rng = RecordingGenerator(4)
     _call(laplace_noise, 1.0, 10, rng, rng=rng)
     _after_call(laplace_noise, rng)
-    print("[check_laplace_noise_only_rng_random] only rng.random used, no ready-made sampler: OK")
+    _passed("check_laplace_noise_only_rng_random", "只用了 rng.random，没有用现成的采样器",
+            "only rng.random used, no ready-made sampler")
 
 
 def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
@@ -244,7 +247,8 @@ def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
         ((1.0, -2.0, 1.0, rng), "灵敏度必须 > 0", "sensitivity must be > 0"),
     ):
         _expect_value_error(laplace_mechanism, args, zh, en)
-    print("[check_laplace_mechanism_basics] float for scalar, shape (2, 3) for array, ValueError for ε, Δ <= 0: OK")
+    _passed("check_laplace_mechanism_basics", "标量返回 float，数组返回形状 (2, 3)，ε、Δ <= 0 抛出 ValueError",
+            "float for scalar, shape (2, 3) for array, ValueError for ε, Δ <= 0")
 
 
 def check_laplace_mechanism_invalid(laplace_mechanism: Callable) -> None:
@@ -252,7 +256,7 @@ def check_laplace_mechanism_invalid(laplace_mechanism: Callable) -> None:
     rng = RecordingGenerator(6)
     _expect_value_error(laplace_mechanism, (1.0, 1.0, float("nan"), rng), "ε 必须是有限正数", "epsilon must be a finite number > 0")
     _expect_value_error(laplace_mechanism, (1.0, float("nan"), 1.0, rng), "灵敏度必须是有限正数", "sensitivity must be a finite number > 0")
-    print("[check_laplace_mechanism_invalid] ValueError for ε = nan and Δ = nan: OK")
+    _passed("check_laplace_mechanism_invalid", "ε = nan 和 Δ = nan 抛出 ValueError", "ValueError for ε = nan and Δ = nan")
 
 
 def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int | None = None, *,

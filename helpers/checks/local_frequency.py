@@ -41,6 +41,7 @@ from helpers.checks.core import (
     _call,
     _expect_value_error,
     _fail,
+    _passed,
     _say,
     _short,
     check_seed,
@@ -199,8 +200,10 @@ def check_grr_perturb_basics(grr_perturb: Callable, seed: int | None = None) -> 
             "grr_perturb: rngs with different seeds gave identical outputs. Is a seed fixed inside the function?",
             diagnosis="common.rng_seed_fixed",
         )
-    print("[check_grr_perturb_basics] integer reports of shapes (5,), (2, 3), (4,); ValueError for values 4, -1, "
-          "k = 1, ε = 0, nan; same seed -> same reports, other seed -> other reports: OK")
+    _passed("check_grr_perturb_basics",
+            "整数报告，形状 (5,)、(2, 3)、(4,)；取值 4、-1，k = 1，ε = 0、nan 抛出 ValueError；相同种子得到相同报告，不同种子得到不同报告",
+            "integer reports of shapes (5,), (2, 3), (4,); ValueError for values 4, -1, k = 1, ε = 0, nan; "
+            "same seed -> same reports, other seed -> other reports")
 
 
 def _diagnose_grr(freq: np.ndarray, v: int, k: int, epsilon: float) -> tuple[str, str, str]:
@@ -279,7 +282,8 @@ def check_grr_perturb_distribution(grr_perturb: Callable, seed: int | None = Non
                 f"<= {ALPHA:g}). Likely mistake: {en}.",
                 diagnosis=mistake,
             )
-    _say(name, seed, f"k = {k}, ε = {epsilon:g}: " + "; ".join(texts) + " -> OK")
+    _say(name, seed, f"k = {k}, ε = {epsilon:g}: " + "; ".join(texts) + " -> OK",
+         zh=f"k = {k}，ε = {epsilon:g}：每个取值的报告分布都与 k 元随机响应相符（卡方检验）")
 
 
 def check_grr_perturb_privacy(grr_perturb: Callable, seed: int | None = None, *, k: int = 4, epsilon: float = 1.0,
@@ -305,6 +309,7 @@ def check_grr_perturb_privacy(grr_perturb: Callable, seed: int | None = None, *,
                                  confidence=1 - ALPHA, claimed_epsilon=epsilon, events="discrete")
     text = (f"k = {k}, claimed ε = {epsilon:g}, users holding {pair[0]} vs {pair[1]}: ε >= {result.epsilon:.3f} "
             f"(confidence 1 - {ALPHA:g}; event {result.event}: {result.k1}/{result.n} vs {result.k2}/{result.n})")
+    zh = f"审计测得 ε ≥ {result.epsilon:.3f}，不超过声称的 ε = {epsilon:g}（持有 {pair[0]} 与 {pair[1]} 的用户）"
     if result.violates():
         raise _fail(
             f"grr_perturb 不满足 ε = {epsilon:g} 的本地化差分隐私：审计给出 ε 的下界 {result.epsilon:.3f} > {epsilon:g}"
@@ -319,7 +324,7 @@ def check_grr_perturb_privacy(grr_perturb: Callable, seed: int | None = None, *,
             f"and that the replacement is drawn uniformly from the k-1 other values only.",
             diagnosis="local_frequency.ldp_epsilon_exceeded",
         )
-    _say(name, seed, text + " -> OK")
+    _say(name, seed, text + " -> OK", zh=zh)
 
 
 # --- grr_estimate ----------------------------------------------------------------------
@@ -415,7 +420,7 @@ def check_grr_estimate_values(grr_estimate: Callable, hidden: bool = False) -> N
     """
     _check_exact(grr_estimate, _HIDDEN_CASES if hidden else _EXACT_CASES)
     shown = "k = 5, 3, 6" if hidden else "k = 4 (ε = ln 3, one estimate −60) and the textbook's k = 2, p = 0.8"
-    print(f"[check_grr_estimate_values] exact values for {shown}: OK")
+    _passed("check_grr_estimate_values", "各用例的精确值都正确", f"exact values for {shown}")
 
 
 def check_grr_estimate_unbiased(grr_estimate: Callable, seed: int | None = None, *, k: int = 5, epsilon: float = 0.8,
@@ -446,6 +451,7 @@ def check_grr_estimate_unbiased(grr_estimate: Callable, seed: int | None = None,
     z = (mean - true_counts) / sd
     text = (f"{runs} runs of n = {n} users, k = {k}, ε = {epsilon:g}: mean estimates {np.round(mean, 1)} vs true counts "
             f"{true_counts.tolist()}, max |z| = {np.max(np.abs(z)):.2f} (limit 6)")
+    zh = f"{runs} 次运行的平均估计与真实计数 {true_counts.tolist()} 相符（最大 |z| = {np.max(np.abs(z)):.2f}，上限 6）"
     if np.max(np.abs(z)) > 6:
         raise _fail(
             f"grr_estimate 有偏：{runs} 次模拟（每次 {n} 个用户，k = {k}，ε = {epsilon:g}）的平均估计 {np.round(mean, 1)}，"
@@ -457,7 +463,7 @@ def check_grr_estimate_unbiased(grr_estimate: Callable, seed: int | None = None,
             f"E[estimate] = true count: start from E[C(v)] and solve for n_v; do not clip or round.",
             diagnosis="local_frequency.estimate_biased",
         )
-    _say(name, seed, text + " -> OK")
+    _say(name, seed, text + " -> OK", zh=zh)
 
 
 # --- grr_variance ------------------------------------------------------------------------
@@ -530,7 +536,7 @@ def check_grr_variance_simulation(grr_variance: Callable, seed: int | None = Non
                 f"about 2.2%, seed = {seed}). Likely mistake: {en}.",
                 diagnosis=mistake,
             )
-    _say(name, seed, "; ".join(texts) + " -> OK")
+    _say(name, seed, "; ".join(texts) + " -> OK", zh="你的方差公式与模拟的方差相符")
 
 
 def check_grr_variance_values(grr_variance: Callable) -> None:
@@ -546,7 +552,8 @@ def check_grr_variance_values(grr_variance: Callable) -> None:
                 f"grr_variance({n}, {k}, {epsilon:.4g}, {f:g}) = {got:.6g}; expected {expected:.6g}. Likely mistake: {en}.",
                 diagnosis=mistake,
             )
-    print("[check_grr_variance_values] exact values for k = 2, 3, 4, 7, 16 and f = 0, 0.25, 0.5, 0.8, 1: OK")
+    _passed("check_grr_variance_values", "k = 2、3、4、7、16 与 f = 0、0.25、0.5、0.8、1 的精确值正确",
+            "exact values for k = 2, 3, 4, 7, 16 and f = 0, 0.25, 0.5, 0.8, 1")
 
 
 # --- the asymmetric two-dice scheme -------------------------------------------------------
@@ -609,7 +616,7 @@ def check_asymmetric_correct_values(asymmetric_correct: Callable, hidden: bool =
                 diagnosis=mistake,
             )
     shown = "a = 0.7/b = 0.2, a < b, the symmetric case p = 0.8, a = 1/b = 0" if hidden else "the two-dice scheme (a = 13/36, b = 1/36): 43 -> 99, 10 -> 0, 0 -> -30"
-    print(f"[check_asymmetric_correct_values] exact values for {shown}: OK")
+    _passed("check_asymmetric_correct_values", "各用例的精确值都正确", f"exact values for {shown}")
 
 
 def check_asymmetric_correct_invalid(asymmetric_correct: Callable) -> None:
@@ -623,4 +630,5 @@ def check_asymmetric_correct_invalid(asymmetric_correct: Callable) -> None:
         ((100, -1, 0.5, 0.1), "n1 不能为负", "n1 cannot be negative"),
     ):
         _expect_value_error(asymmetric_correct, args, zh, en)
-    print("[check_asymmetric_correct_invalid] ValueError for a = b, a = 1.2, b = -0.1, a = nan, n1 = 101 > n, n1 = -1: OK")
+    _passed("check_asymmetric_correct_invalid", "a = b、a = 1.2、b = -0.1、a = nan、n1 = 101 > n、n1 = -1 都抛出 ValueError",
+            "ValueError for a = b, a = 1.2, b = -0.1, a = nan, n1 = 101 > n, n1 = -1")

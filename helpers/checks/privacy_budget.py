@@ -62,6 +62,7 @@ from helpers.checks.core import (
     ALPHA,
     CheckFailure,
     _fail,
+    _passed,
     _say,
     _short,
     check_seed,
@@ -295,7 +296,9 @@ def check_accountant_basics(make_accountant: Callable, answer_count: Callable, s
         raise _fail("answer_count：不同种子的 rng 给出了完全相同的答案。是否固定了种子，或没有加噪声？",
                     "answer_count: rngs with different seeds gave identical answers. Is a seed fixed, or no noise added?",
                     diagnosis="privacy_budget.noise_fixed_or_missing")
-    _say(name, seed, f"plain-data ledger; exact count {_CARROTS_OVER_55} (> 55) at ε = 1e9; ValueError for total 0, -1, "
+    _say(name, seed, zh=f"账本是普通数据；ε = 1e9 时计数精确为 {_CARROTS_OVER_55}（> 55）；非法的总预算与 ε 抛出 ValueError；"
+                        "相同种子给出相同答案",
+         text=f"plain-data ledger; exact count {_CARROTS_OVER_55} (> 55) at ε = 1e9; ValueError for total 0, -1, "
          f"nan, inf and ε = 0, -0.5, nan; same seed -> same answers -> OK")
 
 
@@ -490,7 +493,8 @@ def check_noise_matches_budget(make_accountant: Callable, answer_count: Callable
             value, ledger = _count(answer_count, ledger, epsilon, rng)
             noises[epsilon][i] = value - _CARROTS_OVER_55
     texts = [_ks_noise(noises[e], e, f"answer_count at ε = {e:g}", name, seed, ALPHA / len(epsilons)) for e in epsilons]
-    _say(name, seed, "total 1.5 at ε = 0.5: 3 answered, 4th refused; " + "; ".join(texts) + " -> OK")
+    _say(name, seed, "total 1.5 at ε = 0.5: 3 answered, 4th refused; " + "; ".join(texts) + " -> OK",
+         zh="总预算 1.5、每次 ε = 0.5：回答 3 次，第 4 次拒绝；噪声服从 Lap(1/ε)（KS 检验）")
 
 
 # --- parallel composition ---------------------------------------------------------------------------
@@ -582,7 +586,8 @@ def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, 
             f"±{6 / math.sqrt(reps):.3f}): each bin needs its own independent noise (not one noise shared by all bins).",
             diagnosis="privacy_budget.histogram_noise_shared_across_bins",
         )
-    _say(name, seed, f"exact counts; 4 × ε = 0.25 answered, 5th refused; shared budget with counts; {text}; "
+    _say(name, seed, zh="计数精确；ε = 0.25 的直方图回答 4 次，第 5 次拒绝；与计数共用预算；每格噪声服从 Lap(1/ε)，各格独立",
+         text=f"exact counts; 4 × ε = 0.25 answered, 5th refused; shared budget with counts; {text}; "
          f"corr(bin 0, bin 1) = {r01:.3f} -> OK")
 
 
@@ -617,7 +622,8 @@ def check_attack_values(averaging_attack: Callable) -> None:
             raise _fail(f"averaging_attack({answers}) = {got}，期望 {expected}（平均值 {mean:.3f}）。可能的错误：{zh}。",
                         f"averaging_attack({answers}) = {got}; expected {expected} (the mean is {mean:.3f}). Likely mistake: {en}.",
                         diagnosis=diagnosis)
-    print("[check_attack_values] guesses for 6 fixed answer lists (rounding, negative mean): OK")
+    _passed("check_attack_values", "6 组固定答案的猜测正确（四舍五入、均值为负）",
+            "guesses for 6 fixed answer lists (rounding, negative mean)")
 
 
 def check_attack_success_rate(averaging_attack: Callable, seed: int | None = None, *,
@@ -661,4 +667,4 @@ def check_attack_success_rate(averaging_attack: Callable, seed: int | None = Non
                 diagnosis="privacy_budget.attack_stronger_than_averaging" if hits / trials > exact
                 else "privacy_budget.attack_weaker_than_averaging",
             )
-    _say(name, seed, "; ".join(texts) + " -> OK")
+    _say(name, seed, "; ".join(texts) + " -> OK", zh="攻击的成功率与表 6-3 的精确概率相符（二项检验）")

@@ -95,6 +95,7 @@ from helpers.checks.core import (
     ALPHA,
     CheckFailure,
     _fail,
+    _passed,
     _say,
     _short,
     check_seed,
@@ -218,7 +219,7 @@ def check_clip_values(clip: Callable) -> None:
             raise _fail(f"{shown} 修改了传入的数组；请返回一个新数组。",
                         f"{shown} modified the array it was given; return a new array instead.",
                         diagnosis="private_mean.clip_modifies_input")
-    print("[check_clip_values] lists, arrays, integers, empty input: OK")
+    _passed("check_clip_values", "列表、数组、整数、空输入都正确", "lists, arrays, integers, empty input")
 
 
 def check_clip_invalid(clip: Callable) -> None:
@@ -231,7 +232,8 @@ def check_clip_invalid(clip: Callable) -> None:
         (([1.0, float("nan")], 0.0, 1.0), "数据中不能有 NaN", "values must not contain NaN"),
     ):
         _expect_value_error(clip, args, zh, en)
-    print("[check_clip_invalid] ValueError for lower >= upper, nan / inf bounds, nan values: OK")
+    _passed("check_clip_invalid", "lower >= upper、边界为 nan / inf、数据含 nan 都抛出 ValueError",
+            "ValueError for lower >= upper, nan / inf bounds, nan values")
 
 
 # --- sensitivities -----------------------------------------------------------------
@@ -297,8 +299,10 @@ def check_sum_sensitivity_basics(sum_sensitivity: Callable) -> None:
         ((float("nan"), 1.0, "replace"), "界必须是有限数", "bounds must be finite numbers"),
     ):
         _expect_value_error(sum_sensitivity, args, zh, en)
-    print("[check_sum_sensitivity_basics] numbers >= 0 for both relations; ValueError for an unknown relation, "
-          "lower >= upper, nan: OK (the values themselves are checked by the hidden tests)")
+    _passed("check_sum_sensitivity_basics",
+            "两种相邻关系下都返回 >= 0 的数；未知关系、lower >= upper、nan 抛出 ValueError（数值本身由隐藏测试检查）",
+            "numbers >= 0 for both relations; ValueError for an unknown relation, lower >= upper, nan "
+            "(the values themselves are checked by the hidden tests)")
 
 
 #: (lower, upper) pairs of the exact test: ranges containing 0, on one side of it, touching it.
@@ -346,7 +350,8 @@ def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
             why_en = "replacing one record changes the sum by the difference of two clipped values: how large can it be?"
         raise _fail(f"灵敏度不对（定义 6-2）：{listed}。{why_zh}",
                     f"wrong sensitivity (Definition 6-2): {listed}. Hint: {why_en}", diagnosis=diagnosis)
-    print(f"[check_sum_sensitivity_values] exact values on {len(SUM_CASES)} ranges, both relations: OK")
+    _passed("check_sum_sensitivity_values", f"{len(SUM_CASES)} 个取值范围、两种相邻关系下的精确值正确",
+            f"exact values on {len(SUM_CASES)} ranges, both relations")
 
 
 def check_count_sensitivity_basics(count_sensitivity: Callable) -> None:
@@ -360,8 +365,8 @@ def check_count_sensitivity_basics(count_sensitivity: Callable) -> None:
     for relation in ("add", "Replace", ""):
         _expect_value_error(count_sensitivity, (relation,), "relation 只能是 'add_remove' 或 'replace'",
                             "relation must be 'add_remove' or 'replace'")
-    print("[check_count_sensitivity_basics] numbers >= 0; ValueError for an unknown relation: OK "
-          "(the values themselves are checked by the hidden tests)")
+    _passed("check_count_sensitivity_basics", "返回 >= 0 的数；未知关系抛出 ValueError（数值本身由隐藏测试检查）",
+            "numbers >= 0; ValueError for an unknown relation (the values themselves are checked by the hidden tests)")
 
 
 def check_count_sensitivity_values(count_sensitivity: Callable) -> None:
@@ -386,7 +391,7 @@ def check_count_sensitivity_values(count_sensitivity: Callable) -> None:
                 en = "adding or removing one record changes the number of records by how much at most?"
             raise _fail(f"{shown} = {got:g}，不对（定义 6-2）。提示：{zh}",
                         f"{shown} = {got:g} is wrong (Definition 6-2). Hint: {en}", diagnosis=diagnosis)
-    print("[check_count_sensitivity_values] both relations exact: OK")
+    _passed("check_count_sensitivity_values", "两种相邻关系下的值都精确", "both relations exact")
 
 
 # --- private_mean: basics ---------------------------------------------------------
@@ -445,8 +450,10 @@ def check_private_mean_basics(private_mean: Callable) -> None:
         (([1.0, 2.0], 0.0, 5.0, -1.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
     ):
         _expect_value_error(private_mean, args, zh, en)
-    print("[check_private_mean_basics] a float in [lower, upper] for a list, an array and an empty dataset; "
-          "ValueError for lower >= upper and ε <= 0: OK")
+    _passed("check_private_mean_basics",
+            "列表、数组和空数据集都返回 [lower, upper] 内的 float；lower >= upper 与 ε <= 0 抛出 ValueError",
+            "a float in [lower, upper] for a list, an array and an empty dataset; "
+            "ValueError for lower >= upper and ε <= 0")
 
 
 def check_private_mean_invalid(private_mean: Callable) -> None:
@@ -461,7 +468,8 @@ def check_private_mean_invalid(private_mean: Callable) -> None:
         (([1.0, 2.0], 0.0, 5.0, inf, rng), "ε 必须是有限正数", "epsilon must be a finite number > 0"),
     ):
         _expect_value_error(private_mean, args, zh, en)
-    print("[check_private_mean_invalid] ValueError for nan values, nan / inf bounds, nan / inf ε: OK")
+    _passed("check_private_mean_invalid", "数据含 nan、边界为 nan / inf、ε 为 nan / inf 都抛出 ValueError",
+            "ValueError for nan values, nan / inf bounds, nan / inf ε")
 
 
 def check_private_mean_rng(private_mean: Callable, seed: int | None = None) -> None:
@@ -503,7 +511,8 @@ def check_private_mean_rng(private_mean: Callable, seed: int | None = None) -> N
             "from a generator with a fixed seed, or is there no noise at all?",
             diagnosis="private_mean.noise_fixed_or_missing",
         )
-    _say(name, seed, "same state -> same result, other states -> other results, rng advanced")
+    _say(name, seed, "same state -> same result, other states -> other results, rng advanced",
+         zh="相同状态给出相同结果，不同状态给出不同结果，rng 向前推进")
 
 
 # --- private_mean: accuracy -----------------------------------------------------------
@@ -631,7 +640,8 @@ def check_private_mean_accuracy(private_mean: Callable, seed: int | None = None,
             f"median error is within {ACCURACY_FACTOR:g}× fails with probability <= {ALPHA:g}). {hint_en}",
             diagnosis=diagnosis,
         )
-    _say(name, seed, text + " -> OK")
+    _say(name, seed, text + " -> OK",
+         zh=f"{inside}/{trials} 个输出的误差在最优预算分配误差的 {ACCURACY_FACTOR:g} 倍以内（二项检验 p = {pvalue:.3g}）")
 
 
 # --- private_mean: privacy audit --------------------------------------------------------
@@ -785,7 +795,8 @@ def check_private_mean_privacy(private_mean: Callable, seed: int | None = None, 
             f"ε-DP implementation fails with probability <= {ALPHA:g}). {hint_en}",
             diagnosis=diagnosis,
         )
-    _say(name, seed, text + f" <= claimed {spec['epsilon']:g} -> OK")
+    _say(name, seed, text + f" <= claimed {spec['epsilon']:g} -> OK",
+         zh=f"审计测得 ε ≥ {result.epsilon:.3f}，不超过声称的 ε = {spec['epsilon']:g}")
 
 
 #: Likely mistake behind a failed range audit when no probe of :func:`_privacy_mistake` names another:
@@ -1068,7 +1079,8 @@ def _check_noise_scales(private_mean: Callable, seed: int) -> None:
             f"{hint_en}",
             diagnosis=diagnosis,
         )
-    _say("check_private_mean_privacy", seed, text + " -> OK")
+    _say("check_private_mean_privacy", seed, text + " -> OK",
+         zh=f"噪声尺度的审计：证明 ε₁ + ε₂ ≥ {result.epsilon:.2f}ε，没有超过 ε")
 
 
 class _RecentBound:

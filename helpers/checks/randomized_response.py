@@ -17,6 +17,7 @@ from helpers.checks.core import (
     _call,
     _expect_value_error,
     _fail,
+    _passed,
     _say,
     _short,
     check_seed,
@@ -71,7 +72,8 @@ def check_rr_keep_probability_values(rr_keep_probability: Callable) -> None:
                 f"rr_keep_probability({epsilon:.4g}) = {got}; expected e^ε/(e^ε+1) = {expected:.6f}. Likely mistake: {guess_en}.",
                 diagnosis=guess_id,
             )
-    print("[check_rr_keep_probability_values] p(ln 4) = 0.8, p(0.7), p(3), p(0.001): OK")
+    _passed("check_rr_keep_probability_values", "p(ln 4) = 0.8、p(0.7)、p(3)、p(0.001) 正确",
+            "exact values p(ln 4) = 0.8, p(0.7), p(3), p(0.001)")
 
 
 def check_rr_keep_probability_edge(rr_keep_probability: Callable) -> None:
@@ -87,7 +89,8 @@ def check_rr_keep_probability_edge(rr_keep_probability: Callable) -> None:
             f"write it as 1/(1 + e^(-ε)).",
             diagnosis="randomized_response.overflow",
         )
-    print("[check_rr_keep_probability_edge] ValueError for ε = 0, -1, nan; p(800) = 1.0: OK")
+    _passed("check_rr_keep_probability_edge", "ε = 0、-1、nan 抛出 ValueError；p(800) = 1.0",
+            "ValueError for ε = 0, -1, nan; p(800) = 1.0")
 
 
 def _rr_output(out: Any, shape: tuple, args_text: str) -> np.ndarray:
@@ -126,7 +129,8 @@ def check_rr_perturb_basics(rr_perturb: Callable) -> None:
         ((np.array([0, 1, 1]), -1.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
     ):
         _expect_value_error(rr_perturb, args, zh, en)
-    print("[check_rr_perturb_basics] integer 0/1 arrays of shapes (5,), (2, 3), (4,); ValueError for bits 2, -1 and ε <= 0: OK")
+    _passed("check_rr_perturb_basics", "返回形状为 (5,)、(2, 3)、(4,) 的 0/1 整数数组；比特为 2、-1 与 ε <= 0 抛出 ValueError",
+            "integer 0/1 arrays of shapes (5,), (2, 3), (4,); ValueError for bits 2, -1 and ε <= 0")
 
 
 def check_rr_perturb_invalid(rr_perturb: Callable) -> None:
@@ -134,7 +138,7 @@ def check_rr_perturb_invalid(rr_perturb: Callable) -> None:
     rng = RecordingGenerator(10)
     _expect_value_error(rr_perturb, (np.array([0, 1]), float("nan"), rng), "ε 必须是有限正数", "epsilon must be a finite number > 0")
     _expect_value_error(rr_perturb, (np.array([0.0, 0.5, 1.0]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1")
-    print("[check_rr_perturb_invalid] ValueError for ε = nan and bit 0.5: OK")
+    _passed("check_rr_perturb_invalid", "ε = nan 与比特 0.5 抛出 ValueError", "ValueError for ε = nan and bit 0.5")
 
 
 def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None, *, epsilon: float = EPSILON,
@@ -194,7 +198,8 @@ def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None,
             f"implementation fails with probability <= {ALPHA:g}). Likely mistake: {en}.",
             diagnosis=mistake,
         )
-    _say(name, seed, text + " -> OK")
+    _say(name, seed, text + " -> OK",
+         zh=f"真实为 1 与为 0 的比特保留率 {r1:.4f}、{r0:.4f} 都与 p = e^ε/(e^ε+1) = {p:.4f} 相符（二项检验）")
 
 
 def check_rr_perturb_rng(rr_perturb: Callable, seed: int | None = None) -> None:
@@ -252,7 +257,8 @@ def check_rr_correct_textbook(rr_correct: Callable) -> None:
     for n1, shown in ((14, "16.7"), (6, "3.3")):
         got = _rr_correct_value(rr_correct, 20, n1, 0.8)
         _rr_correct_compare(got, 20, n1, 0.8, f"教材 6.4.2 的例子：≈ {shown}", f"textbook §6.4.2 worked example: ≈ {shown}")
-    print("[check_rr_correct_textbook] rr_correct(20, 14, 0.8) ≈ 16.7 and rr_correct(20, 6, 0.8) ≈ 3.3: OK")
+    _passed("check_rr_correct_textbook", "教材的例子正确：rr_correct(20, 14, 0.8) ≈ 16.7，rr_correct(20, 6, 0.8) ≈ 3.3",
+            "rr_correct(20, 14, 0.8) ≈ 16.7 and rr_correct(20, 6, 0.8) ≈ 3.3")
 
 
 def check_rr_correct_formula(rr_correct: Callable) -> None:
@@ -260,7 +266,8 @@ def check_rr_correct_formula(rr_correct: Callable) -> None:
     for n, n1, p in ((1000, 615, _keep(EPSILON)), (37, 0, 0.9), (37, 37, 0.9), (500, 120, 0.25), (10, 4, 1.0), (10, 4, 0.0)):
         got = _rr_correct_value(rr_correct, n, n1, p)
         _rr_correct_compare(got, n, n1, p, "N = ((p-1)n + n1)/(2p-1)", "N = ((p-1)n + n1)/(2p-1)")
-    print("[check_rr_correct_formula] exact values for p = 0.668, 0.9, 0.25, 1, 0 and n1 = 0, n: OK")
+    _passed("check_rr_correct_formula", "p = 0.668、0.9、0.25、1、0 与 n1 = 0、n 的精确值正确",
+            "exact values for p = 0.668, 0.9, 0.25, 1, 0 and n1 = 0, n")
 
 
 def check_rr_correct_invalid(rr_correct: Callable) -> None:
@@ -274,4 +281,5 @@ def check_rr_correct_invalid(rr_correct: Callable) -> None:
         ((20, -1, 0.8), "n1 不能为负", "n1 cannot be negative"),
     ):
         _expect_value_error(rr_correct, args, zh, en)
-    print("[check_rr_correct_invalid] ValueError for p = 0.5, 1.2, -0.1, nan and n1 = 21 > n, n1 = -1: OK")
+    _passed("check_rr_correct_invalid", "p = 0.5、1.2、-0.1、nan 与 n1 = 21 > n、n1 = -1 抛出 ValueError",
+            "ValueError for p = 0.5, 1.2, -0.1, nan and n1 = 21 > n, n1 = -1")

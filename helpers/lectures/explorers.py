@@ -133,7 +133,7 @@ def rr_explorer(rr_perturb: Callable, n: int = 200, true_ones: int = 60, repeats
         exact = np.convolve(stats.binom.pmf(np.arange(true_ones + 1), true_ones, p),
                             stats.binom.pmf(np.arange(n - true_ones + 1), n - true_ones, 1 - p))
         line.set_ydata(exact)
-        ax.set_title(f"ε = {epsilon:g}, p = {p:.3f}: {true_ones} true 1s out of {n}")
+        ax.set_title(f"ε = {epsilon:g}, p = {p:.3f}：{n} 人中 {true_ones} 人为 1 / {true_ones} true 1s out of {n}")
 
     return _slider_view(draw, fig)
 
@@ -170,7 +170,7 @@ def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: i
             bar.set_height(h)
         ax.set_ylim(0, max(0.05, 1.3 * heights.max() / n_outputs))
         rmse = float(np.sqrt(np.mean((out - truth) ** 2)))
-        ax.set_title(f"ε = {epsilon:.2f}: RMSE = {rmse:.2f} ({n_outputs} outputs)")
+        ax.set_title(f"ε = {epsilon:.2f}: RMSE = {rmse:.2f}（{n_outputs} 个输出 / outputs）")
 
     return _slider_view(draw, fig)
 
@@ -204,7 +204,7 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
     ax.set_xscale("log")
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("k")
-    ax.set_ylabel("P(guess = truth)")
+    ax.set_ylabel("猜中的概率 / P(guess = truth)")
     ax.legend(loc="upper left", fontsize=8)
     true_count = _CARROTS_OVER_55
 
@@ -231,7 +231,10 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
         free.set_ydata(rates(epsilon, 1e9, rng))
         guarded.set_ydata(rates(epsilon, total_epsilon, rng))
         exact.set_ydata([danger_probability(epsilon, int(k)) for k in ks])
-        ax.set_title(f"ε per query = {epsilon:.2f}: the accountant stops after {int(total_epsilon / epsilon + 1e-9)} answers")
+        answered = int(total_epsilon / epsilon + 1e-9)
+        ax.set_title(f"每个查询 ε = {epsilon:.2f}：账本回答 {answered} 次后拒绝\n"
+                     f"ε per query = {epsilon:.2f}: the accountant refuses after {answered} "
+                     f"answer{'' if answered == 1 else 's'}", fontsize=10)
 
     return _slider_view(draw, fig, description="ε")
 

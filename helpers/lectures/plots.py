@@ -338,9 +338,9 @@ def plot_lcg(ax_hist: Axes, ax_pairs: Axes, u: np.ndarray) -> dict[str, Any]:
     pairs = ax_pairs.scatter(u[:-1][near], u[1:][near], s=4, color="C3")
     ax_pairs.set_xlim(0, 0.002)
     ax_pairs.set_ylim(0, 1)
-    ax_pairs.set_xlabel("u_n")
-    ax_pairs.set_ylabel("u_{n+1}")
-    ax_pairs.set_title(label(zh="相邻两数 (u_n, u_{n+1}):落在直线上", en="pairs (u_n, u_{n+1}): on straight lines"),
+    ax_pairs.set_xlabel("$u_n$")
+    ax_pairs.set_ylabel("$u_{n+1}$")
+    ax_pairs.set_title(label(zh="相邻两数 ($u_n$, $u_{n+1}$):落在直线上", en="pairs ($u_n$, $u_{n+1}$): on straight lines"),
                        fontsize=9)
     return {"patches": patches, "pairs": pairs}
 
