@@ -269,8 +269,8 @@ def shuffle_amplification_widget(eps0: float = 2.0, delta: float = 1e-6,
         n_min = int(ns[first]) if valid.any() else None
         at_1e5 = fmt_amplified_epsilon(eps0, 100_000, delta)
         limit = f"{n_min:,}" if n_min is not None else "—"
-        title.set_text(label(zh=f"ε0 = {eps0:.3g}, δ = {delta:g}:界从 n ≥ {limit} 起适用;n = 10^5 时 ε ≈ {at_1e5:.3g}",
-                             en=f"ε0 = {eps0:.3g}, δ = {delta:g}: bound applies from n ≥ {limit}; at n = 10^5, ε ≈ {at_1e5:.3g}"))
+        title.set_text(label(zh=f"ε0 = {eps0:.3g}, δ = {delta:g}:界从 n ≥ {limit} 起适用;n = 100,000 时 ε ≈ {at_1e5:.3g}",
+                             en=f"ε0 = {eps0:.3g}, δ = {delta:g}: bound applies from n ≥ {limit}; at n = 100,000, ε ≈ {at_1e5:.3g}"))
         return {"epsilon": eps, "valid": valid, "n_min": n_min, "epsilon_at_1e5": at_1e5}
 
     slider = epsilon_slider(eps0, -0.5, np.log10(8.0), description="ε0")

@@ -300,7 +300,7 @@ def plot_pmf_pair(ax: Axes, outputs: np.ndarray, pmf_d: np.ndarray, pmf_d2: np.n
     ax.set_ylabel(label(zh="概率", en="probability"))
     twin = ax.twinx()
     (ratio,) = twin.plot(np.arange(len(outputs)), pmf_d / pmf_d2, "k.-", label=label(zh="比值", en="ratio"))
-    twin.axhline(bound, color="C2", ls=":", label="e^ε")
+    twin.axhline(bound, color="C2", ls=":", label=r"$e^{\varepsilon}$")
     twin.axhline(1 / bound, color="C2", ls=":")
     twin.set_ylim(0, bound * 1.3)
     twin.set_ylabel(label(zh="概率之比 D / D′", en="ratio D / D′"))
@@ -414,7 +414,7 @@ def plot_likelihood(ax: Axes, pis: np.ndarray, loglik: np.ndarray, pi_hat: float
 def plot_rr_p_epsilon(ax: Axes, epsilons: np.ndarray, p: np.ndarray,
                       marks: dict[str, tuple[float, float]]) -> dict[str, Any]:
     """Theorem 6-6: keep probability p = e^ε/(e^ε+1), i.e. ε = ln(p/(1−p)), with marked schemes."""
-    (line,) = ax.plot(epsilons, p, color="C0", lw=2, label="p = e^ε / (e^ε + 1)")
+    (line,) = ax.plot(epsilons, p, color="C0", lw=2, label=r"$p = e^{\varepsilon}/(e^{\varepsilon}+1)$")
     for i, (name, (e, pp)) in enumerate(marks.items()):
         ax.plot([e], [pp], "o", color=f"C{i + 1}", label=f"{name}: p = {pp:.3g}, ε = {e:.3g}")
     ax.set_xlabel("ε")
@@ -427,7 +427,7 @@ def plot_rr_p_epsilon(ax: Axes, epsilons: np.ndarray, p: np.ndarray,
 def plot_variance_vs_epsilon(ax: Axes, epsilons: np.ndarray, formula: np.ndarray,
                              sim_eps: np.ndarray, simulated: np.ndarray, n: int) -> dict[str, Any]:
     """§6.4: Var(N̂) = n e^ε/(e^ε − 1)² against ε at fixed n (line), with simulated points."""
-    (line,) = ax.semilogy(epsilons, formula, color="C0", lw=2, label="n e^ε / (e^ε − 1)²")
+    (line,) = ax.semilogy(epsilons, formula, color="C0", lw=2, label=r"$n\,e^{\varepsilon}/(e^{\varepsilon}-1)^2$")
     ax.semilogy(sim_eps, simulated, "o", color="C3", label=label(zh="模拟", en="simulation"))
     ax.set_xlabel("ε")
     ax.set_ylabel("Var(N̂)")

@@ -295,7 +295,7 @@ def dp_ratio_widget(f_d: float = 3.0, f_d2: float = 2.0, sensitivity: float = 1.
     ax_pdf.set_ylabel(label(zh="概率密度", en="density"))
     ax_pdf.legend(loc="upper left", fontsize=8)
     (ratio,) = ax_ratio.plot(x, 1 + 0 * x, color="k", lw=2, label="p_D(y) / p_D′(y)")
-    upper = ax_ratio.axhline(1, color="C2", ls=":", lw=1.5, label="e^ε, e^−ε")
+    upper = ax_ratio.axhline(1, color="C2", ls=":", lw=1.5, label=r"$e^{\varepsilon}$, $e^{-\varepsilon}$")
     lower = ax_ratio.axhline(1, color="C2", ls=":", lw=1.5)
     ax_ratio.set_yscale("log")
     ax_ratio.set_ylim(np.exp(-3.4), np.exp(3.4))
