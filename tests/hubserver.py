@@ -222,6 +222,12 @@ class Student:
         done = http.post(f"{hub['local']}/hub/login", headers=hub["headers"], allow_redirects=False,
                          data={"username": name, "password": f"demo-{name}", "_xsrf": xsrf})
         assert done.status_code == 302, (done.status_code, done.text[:300])
+        # The hub's cookies are __Host- (Secure): a browser sends them to http://*.localhost (a secure
+        # context), requests only over https; the script talks to 127.0.0.1 over http.
+        for cookie in http.cookies:
+            cookie.secure = False
+        #: the hub's login cookies of this person (what they could set in someone else's browser)
+        self.cookies = {cookie.name: cookie.value for cookie in http.cookies}
         made = http.post(f"{hub['local']}/hub/api/users/{name}/tokens", json={"note": "test", "expires_in": 3600},
                          headers={**hub["headers"], "X-XSRFToken": http.cookies.get("_xsrf", xsrf)})
         assert made.status_code == 201, (made.status_code, made.text[:300])
