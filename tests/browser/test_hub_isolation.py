@@ -15,7 +15,11 @@ own server. The instructor is Chromium driven by Playwright.
   alice's link: instructors hold no scope on students' servers, so the hub answers 403, nothing
   of alice's page runs, and no terminal runs as ``grader-dp-course``. (Were the page opened,
   the one-origin-per-person subdomains would still keep the Formgrader's and the hub's answers
-  from it; with that door closed this test no longer reaches that second wall.)
+  from it.) alice's origin is hers all the same: a page that her server serves without a login
+  (``lab/extensions/`` includes her own labextensions folder) runs in the instructor's browser and
+  sets cookies for the parent domain (her hub login, a junk Formgrader cookie); the hub's and
+  the Formgrader's ``__Host-`` cookies cannot be set that way, so the instructor stays themselves
+  on the hub and in the Formgrader.
 - **Memory per student.** Three processes of alice each hold 1.5 GiB (under the per-process
   address-space cap): together they exceed her cgroup's 2 GiB, so the kernel kills inside her
   group; the hub and bob are unaffected.
