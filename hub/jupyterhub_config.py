@@ -90,6 +90,21 @@ c.JupyterHub.cleanup_servers = True      # stopping the hub stops the students' 
 # The periodic service health check only logs; during shutdown (Ctrl-C, SIGTERM) it can run after
 # the services were stopped and end the hub with a traceback (JupyterHub 6.1: Server.from_orm(None)).
 c.JupyterHub.service_check_interval = 0
+# A student owns their server's origin (alice.HOST): her own process answers there, so a link to it
+# can run her script in an instructor's browser. Such a script can set cookies for the parent domain
+# (Domain=HOST), which the hub and the Formgrader would take for their own: the instructor logged in
+# to the hub as alice, the Formgrader refusing them (red team). __Host- cookies cannot be set from
+# another origin or with a Domain; the browser sends them only from a secure context (https, or
+# http://*.localhost as in the demo), so every cookie of the hub, the servers and the Formgrader is
+# Secure (the servers and services would set theirs without it on http, which the browser refuses).
+_public_host = urlparse(PUBLIC_URL).hostname or ""
+HOST_COOKIES = urlparse(PUBLIC_URL).scheme == "https" or _public_host == "localhost" or _public_host.endswith(".localhost")
+if HOST_COOKIES:
+    c.JupyterHub.cookie_host_prefix_enabled = True
+    c.JupyterHub.tornado_settings = {"cookie_options": {"secure": True}}
+else:
+    print(f"warning: DP_HUB_URL={PUBLIC_URL} is not https: a student's server can set cookies for the hub and "
+          "the Formgrader in visitors' browsers (serve the hub over TLS)", file=sys.stderr)
 
 # --- authentication
 if os.environ.get("DP_HUB_AUTH", "pam") == "lti13":
@@ -142,6 +157,9 @@ c.JupyterHub.services = [
             "DP_PYTHON": str(VENV_BIN / "python"),      # SRV/grade.sh
             "JUPYTERHUB_DEFAULT_URL": "/formgrader",
             "MPLBACKEND": "Agg",
+            # its cookies __Host- and Secure too (above)
+            **({"JUPYTERHUB_COOKIE_HOST_PREFIX_ENABLED": "1", "JUPYTERHUB_COOKIE_OPTIONS": '{"secure": true}'}
+               if HOST_COOKIES else {}),
         },
         "oauth_no_confirm": True,
     },

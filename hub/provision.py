@@ -197,6 +197,51 @@ def base_python() -> str:
 APP_PARTS = ("pyproject.toml", "autograder", "helpers", "course/data", "nbgrader_templates")
 
 
+def root_only(path: Path) -> None:
+    """Raise ``PermissionError`` unless no account but root can replace ``path`` or what it holds.
+
+    Every existing component from ``/`` down to ``path`` must be a real folder (no symlink) owned
+    by root; one that others may write into (``/tmp``, ``/var/tmp``) only with the sticky bit, and
+    ``path`` itself never. The course's Python and the course folders run as every student and as
+    the course account: a student who had created ``path`` (or a symlink by its name) in a shared
+    folder before provisioning would otherwise have provisioning adopt her folder (red team: a
+    planted ``/var/tmp/dp-course-venv-*`` with matching stamps became the Formgrader's Python).
+    """
+    current = Path("/")
+    for part in Path(os.path.abspath(path)).parts[1:]:
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            return          # provisioning creates the rest, as root
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode) or st.st_uid != 0:
+            what = "a symlink" if stat.S_ISLNK(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode) else "a file"
+            owner = pwd.getpwuid(st.st_uid).pw_name if _uid_known(st.st_uid) else f"uid {st.st_uid}"
+            raise PermissionError(f"{current} is {what} owned by {owner}: refused (remove it, or choose a folder "
+                                  "only root can write)")
+        loose = st.st_mode & 0o022
+        if loose and (current == Path(os.path.abspath(path)) or not st.st_mode & stat.S_ISVTX):
+            raise PermissionError(f"{current} is writable by others (mode {stat.S_IMODE(st.st_mode):o}): "
+                                  "refused (choose a folder only root can write)")
+
+
+def _uid_known(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False
+
+
+def _root_lock(path: str):
+    """Open (create) the lock file ``path`` as root's own, never through a symlink or someone's file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    if os.fstat(fd).st_uid != 0:
+        os.close(fd)
+        raise PermissionError(f"{path} is not root's own: refused (remove it)")
+    return os.fdopen(fd, "w")
+
+
 def build_course_python(venv: Path) -> Path:
     """The course's virtualenv ``venv`` with the course package copied into ``venv/app``; returns its python.
 
@@ -207,15 +252,18 @@ def build_course_python(venv: Path) -> Path:
     base = base_python()
     want = hashlib.sha256(b"".join([(REPO / "requirements.txt").read_bytes(), base.encode(),
                                     str(venv).encode()])).hexdigest()
+    root_only(venv)
     venv.parent.mkdir(parents=True, exist_ok=True)
     python = venv / "bin" / "python"
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    with open(f"{venv}.lock", "w") as lock:       # several provisionings may share one venv (tests)
+    with _root_lock(f"{venv}.lock") as lock:       # several provisionings may share one venv (tests)
         fcntl.flock(lock, fcntl.LOCK_EX)
+        root_only(venv)
         stamp = venv / ".dp-course-requirements"
         if not (stamp.exists() and stamp.read_text() == want and python.exists()):
             print(f"building the course's Python in {venv} (from requirements.txt; a few minutes)")
             shutil.rmtree(venv, ignore_errors=True)
+            venv.mkdir(mode=0o755)      # fails if someone created it meanwhile (never adopted)
             subprocess.run([base, "-m", "venv", str(venv)], check=True)
             subprocess.run([*pip, "-r", str(REPO / "requirements.txt")], check=True, capture_output=True)
             stamp.write_text(want)
@@ -399,6 +447,8 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     roster = read_roster(roster_path)
     srv = Path(srv)
+    for folder in (srv, Path(venv) if venv else srv / "venv"):     # before anything changes
+        root_only(folder)
     if reset:
         unmount_exchange(srv)
         (srv / "exchange.img").unlink(missing_ok=True)

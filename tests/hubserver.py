@@ -217,11 +217,22 @@ class Student:
         self.hub, self.name = hub, name
         self.host = f"{name}.hub.localhost:{hub['port']}"
         http = requests.Session()
+
+        def sent_over_http():
+            # The hub's cookies are Secure (__Host-): a browser sends them to http://*.localhost (a
+            # secure context), requests only over https, and the script talks to 127.0.0.1 over http.
+            for cookie in http.cookies:
+                cookie.secure = False
+
         login = http.get(f"{hub['local']}/hub/login", headers=hub["headers"])
+        sent_over_http()
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', login.text).group(1)
         done = http.post(f"{hub['local']}/hub/login", headers=hub["headers"], allow_redirects=False,
                          data={"username": name, "password": f"demo-{name}", "_xsrf": xsrf})
         assert done.status_code == 302, (done.status_code, done.text[:300])
+        sent_over_http()
+        #: the hub's login cookies of this person (what they could set in someone else's browser)
+        self.cookies = {cookie.name: cookie.value for cookie in http.cookies}
         made = http.post(f"{hub['local']}/hub/api/users/{name}/tokens", json={"note": "test", "expires_in": 3600},
                          headers={**hub["headers"], "X-XSRFToken": http.cookies.get("_xsrf", xsrf)})
         assert made.status_code == 201, (made.status_code, made.text[:300])

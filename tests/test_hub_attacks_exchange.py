@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import hashlib
 import json
 import os
 import pwd
@@ -306,6 +307,44 @@ def test_inbound_cannot_fill_the_host_disk(klass, graded):
         assert not any("part-" in p.name for p in (c.course / "submitted" / ALICE / ASSIGNMENT).iterdir())
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_provisioning_refuses_a_planted_course_python(klass, tmp_path):
+    """alice plants the course's Python of a checkout whose hub tests have not run yet.
+
+    The tests keep one course Python per checkout in /var/tmp (shared, sticky) under a name
+    anyone can compute. With stamps that match (requirements.txt is public, the base interpreter
+    is in every venv's pyvenv.cfg), provisioning used to adopt her folder: the hub then ran her
+    ``bin/jupyterhub-singleuser`` as the course account and as every student.
+    """
+    c: Class = klass["class"]
+    sys.path.insert(0, str(HUB))
+    import provision
+
+    checkout = f"/work/not-yet-tested-{os.getpid()}"
+    venv = Path("/var/tmp") / f"dp-course-venv-{hashlib.sha256(checkout.encode()).hexdigest()[:10]}"
+    base = provision.base_python()
+    stamps = {".dp-course-requirements": hashlib.sha256(
+                  (ROOT / "requirements.txt").read_bytes() + base.encode() + str(venv).encode()).hexdigest(),
+              ".dp-course-app": hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + b"compat").hexdigest()}
+    mine = Path("/var/tmp") / f"dpx-alice-venv-{os.getpid()}"
+    try:
+        planted = c.shell(ALICE, f"""set -e
+            mkdir -p "{mine}/bin"; ln -s /usr/bin/python3 "{mine}/bin/python"
+            printf '#!/bin/sh\\nid > "{mine}/ran"\\n' > "{mine}/bin/jupyterhub-singleuser"
+            chmod 755 "{mine}/bin/jupyterhub-singleuser"
+            """ + "".join(f'echo -n {v} > "{mine}/{k}"\n' for k, v in stamps.items()) + f'ln -s "{mine}" "{venv}"')
+        assert planted.returncode == 0, planted.stderr
+        provisioning = [*klass["provision"][:-1], "--demo-passwords"]        # the class's, without --reset
+        at = provisioning.index("--venv")
+        provisioning[at + 1] = str(venv)
+        refused = subprocess.run(provisioning, env=klass["server"].env, capture_output=True, text=True)
+        assert refused.returncode != 0 and f"{venv} is a symlink owned by {ALICE}" in refused.stderr, \
+            refused.stdout + refused.stderr
+        assert not (mine / "app").exists() and os.lstat(mine).st_uid == pwd.getpwnam(ALICE).pw_uid
+    finally:
+        venv.unlink(missing_ok=True)
+        shutil.rmtree(mine, ignore_errors=True)
 
 
 def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass):

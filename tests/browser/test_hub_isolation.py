@@ -15,7 +15,11 @@ own server. The instructor is Chromium driven by Playwright.
   alice's link: instructors hold no scope on students' servers, so the hub answers 403, nothing
   of alice's page runs, and no terminal runs as ``grader-dp-course``. (Were the page opened,
   the one-origin-per-person subdomains would still keep the Formgrader's and the hub's answers
-  from it; with that door closed this test no longer reaches that second wall.)
+  from it.) alice's origin is hers all the same: a page that her server serves without a login
+  (``lab/extensions/`` includes her own labextensions folder) runs in the instructor's browser and
+  sets cookies for the parent domain (her hub login, a junk Formgrader cookie); the hub's and
+  the Formgrader's ``__Host-`` cookies cannot be set that way, so the instructor stays themselves
+  on the hub and in the Formgrader.
 - **Memory per student.** Three processes of alice each hold 1.5 GiB (under the per-process
   address-space cap): together they exceed her cgroup's 2 GiB, so the kernel kills inside her
   group; the hub and bob are unaffected.
@@ -104,12 +108,34 @@ PLANT = (
     "subprocess.run([shutil.which('jupyter'), 'trust', str(path)], check=True, capture_output=True)\n"
 )
 
+#: what alice's own server serves to anyone, logged in or not: JupyterLab's federated extensions
+#: (``lab/extensions/...``) include her ``~/.local/share/jupyter/labextensions``; she also owns the
+#: server's process and config. Her script sets cookies for the parent domain, which the hub and the
+#: Formgrader would read as theirs: her own hub login (the instructor would be alice on the hub), a
+#: junk Formgrader cookie (the Formgrader would refuse the instructor), with and without __Host-.
+TOSS_PAGE = """<h1>my plot</h1><script>
+const parent = location.hostname.split('.').slice(1).join('.');
+for (const [name, value] of Object.entries(COOKIES)) {
+  for (const prefix of ['', '__Host-']) {
+    document.cookie = `${prefix}${name}=${value}; domain=${parent}; path=/; max-age=3600` + (prefix ? '; secure' : '');
+  }
+}
+window.tossed = document.cookie;
+</script>"""
+
 
 def test_student_page_cannot_act_as_the_instructor(hub, students):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     alice = students["alice"]
     alice.run(f"PAGE = {ATTACK_PAGE!r}\n" + PLANT)
+    cookies = {"jupyterhub-hub-login": next(v for k, v in alice.cookies.items() if k.endswith("jupyterhub-hub-login")),
+               "service-dp-course": "tossed", "jupyterhub-services": "tossed"}
+    toss = TOSS_PAGE.replace("COOKIES", json.dumps(cookies))
+    alice.run("import pathlib\n"
+              "d = pathlib.Path.home() / '.local/share/jupyter/labextensions/plot/static'\n"
+              f"d.mkdir(parents=True, exist_ok=True)\n(d / 'plot.html').write_text({toss!r})\n")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         try:
@@ -129,12 +155,28 @@ def test_student_page_cannot_act_as_the_instructor(hub, students):
             # the instructor's own look at the Formgrader's terminals (a terminal runs as grader-dp-course)
             page.goto(f"{formgrader}/api/terminals")
             terminals = json.loads(page.inner_text("body"))
+            # alice's page that her server serves without a login: it runs (her origin is hers), and
+            # what it sets for the parent domain changes neither who the instructor is on the hub
+            # nor their Formgrader
+            served = page.goto(f"{hub['server']('alice')}/lab/extensions/plot/static/plot.html")
+            tossed = page.evaluate("window.tossed === undefined ? null : window.tossed")
+            page.goto(f"{hub['url']}/hub/api/user")
+            who = json.loads(page.inner_text("body"))["name"]
+            page.goto(f"{formgrader}/formgrader")
+            try:
+                page.get_by_text("Manage Assignments").first.wait_for(timeout=60_000)
+                grading = None
+            except PlaywrightTimeout:
+                grading = f"{page.url}: {page.inner_text('body')[:200]}"
         finally:
             browser.close()
     assert status == 403, f"the instructor opened alice's server ({status}): her page would run with their cookies"
     assert "Please look at my plot" not in shown and results is None, results
     opened = {t["name"] for t in terminals} - {t["name"] for t in terminals_before}
     assert not opened, f"the page opened a terminal as the course account: {terminals}"
+    assert served.status == 200 and tossed, "alice's unauthenticated page did not run: the toss below proves nothing"
+    assert who == "teacher", f"alice's page logged the instructor in to the hub as {who}"
+    assert grading is None, f"alice's page locked the instructor out of the Formgrader: {grading}"
 
 
 def test_memory_is_capped_per_student(hub, students):
