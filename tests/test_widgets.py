@@ -172,10 +172,14 @@ def test_ipympl_backend_path_embeds_the_live_canvas():
 def test_benchmark_script_runs_and_reports_every_widget():
     from helpers.lectures import widgets_bench
 
+    load_before = os.getloadavg()[0]
     results = widgets_bench.run(only=("(6.1)", "(6.2)", "(6.4)", "rappor"))  # the rest: the browser test times them
     assert len(results) == 7
+    # 100 ms on an idle machine (measured medians <= 26 ms); on a shared one the bound grows with the
+    # load, as in the browser test (a median of 208 ms was seen for RAPPOR at a load of about 9 on 2 cores)
+    load = max(1.0, (load_before + os.getloadavg()[0]) / 2 / (os.cpu_count() or 1))
     for name, r in results.items():
-        assert r["update_draw_ms"] <= 100, (name, r)
+        assert r["update_draw_ms"] <= 100 * load, (name, r, f"load factor {load:.2f}")
 
 
 def test_i18n_and_figure_labels(monkeypatch):
