@@ -982,8 +982,8 @@ class Sandbox:
         wall = seconds if start_cpu is None else WALL_FACTOR * seconds + WALL_SLACK
         deadline = min(time.monotonic() + wall, self.deadline)
         try:
+            used = start_cpu  # just read: a reply already waiting costs one cgroup read, not two
             while start_cpu is not None:
-                used = self.cpu_seconds()
                 if used is not None and used - start_cpu > seconds:
                     self.kill(f"timeout: {what} exceeded {_limit_shown(seconds):.3g} s of CPU time")
                     raise SandboxError(self.problem)
@@ -995,6 +995,7 @@ class Sandbox:
                     raise TimeoutError
                 if select.select([self.from_child], [], [], min(wait, CPU_POLL))[0]:
                     break
+                used = self.cpu_seconds()
             return wire.recv(self.from_child, deadline)
         except TimeoutError:
             if deadline >= self.deadline:

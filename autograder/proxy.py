@@ -64,6 +64,11 @@ SERVED = frozenset(n for n in dir(np.random.Generator) if not n.startswith("_"))
 #: Most numbers one served request may ask for (and most uniforms sent ahead).
 MAX_DRAW = 1 << 24
 MAX_AHEAD = 1 << 16
+#: Largest result (bytes of array data) of a request that may be planned: small arrays such as
+#: ``rng.laplace(0, [a, b])`` in every call of a batch; bigger results cost one exchange each.
+PLAN_RESULT_BYTES = 256
+#: Most bytes of array data one plan carries.
+PLAN_BYTES = 1 << 18
 _SIGNATURES: dict = {}
 
 
@@ -93,7 +98,8 @@ class _Served:
 
     Other methods called again and again with the same scalar arguments (a
     loop of ``rng.exponential(b)``, also in a cycle such as ``exp(b1), exp(b1),
-    exp(b2), exp(b2)``) are answered with a *plan*: the next values of that
+    exp(b2), exp(b2)``; arguments may be short lists, results small arrays:
+    ``rng.laplace(0, [a, b])``) are answered with a *plan*: the next values of that
     cycle, drawn here in order, with the generator's state before each; the
     stand-in hands them out while the student's requests follow the cycle, and
     the generator is set to the state before the first one it did not use.
@@ -148,8 +154,9 @@ class _Served:
         # advance() drops a buffered half of a 64-bit draw (integers of 32 bits); doubles never touch it.
         bit.state = {**bit.state, "has_uint32": state["has_uint32"], "uinteger": state["uinteger"]}
 
-    def _plan(self):
-        """The next values of the cycle the last requests repeat (``None``: no cycle)."""
+    def _plan(self, payload: bytearray):
+        """The next values of the cycle the last requests repeat (``None``: no cycle); their arrays
+        are appended to ``payload`` (the reply's, after its value's own)."""
         keys = [entry[0] for entry in self.history][-16:]  # a period must explain all of the recent requests
         period = next((p for p in range(1, 9) if len(keys) >= 2 * p
                        and all(keys[i] == keys[i - p] for i in range(p, len(keys)))), None)
@@ -158,15 +165,14 @@ class _Served:
         cycle = self.history[-period:]
         count, self.plan_size = self.plan_size, min(2 * self.plan_size, 4096)
         bit = _bit_generator(self.rng)
-        states, trees, payload = [], [], bytearray()
+        states, trees, start = [], [], len(payload)
         for i in range(count):
+            if len(payload) - start > PLAN_BYTES:
+                break
             _, method, args, kwargs = cycle[i % period]
             states.append(bit.state)
             trees.append(wire.encode(getattr(np.random.Generator, method)(self.rng, *args, **kwargs), payload, []))
         states.append(bit.state)
-        if payload:  # only scalars are planned
-            bit.state = states[0]
-            return None
         self.pending = ("plan", states, cycle)
         return {"plan": trees, "cycle": [entry[0] for entry in cycle]}
 
@@ -233,9 +239,10 @@ class _Served:
             return {"error": str(exc)[:500], "type": "TypeError" if isinstance(exc, TypeError) else "ValueError"}, b""
         payload = bytearray()
         reply = {"value": wire.encode(value, payload, [])}
-        if key is not None and not payload and method not in ("random", "shuffle") and self.allowed is None:
+        if key is not None and len(payload) <= PLAN_RESULT_BYTES and method not in ("random", "shuffle") \
+                and self.allowed is None:
             self.history = (self.history + [(key, method, args, kwargs)])[-32:]
-            plan = self._plan()
+            plan = self._plan(payload)
             if plan is not None:
                 reply.update(plan)
         return reply, bytes(payload)

@@ -485,6 +485,9 @@ def shuffled(xs, rng):
     rng.shuffle(xs)
     return rng.random()
 
+def pair_loop(n, a, b, rng):
+    return [rng.laplace(0.0, [a, b]) for _ in range(n)] + [rng.random()]
+
 def clip_in_place(x, lower, upper):
     np.clip(x, lower, upper, out=x)
     return float(x.sum())
@@ -510,7 +513,7 @@ def repeat_box():
 
     box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
     names = ["pick", "grow", "flaky", "cheat", "late", "nap", "kind", "unbound", "state", "keep", "reuse", "scalars",
-             "mixed", "exp_loop", "shuffled", "clip_in_place", "charge_then_refuse", "nested"]
+             "mixed", "exp_loop", "shuffled", "pair_loop", "clip_in_place", "charge_then_refuse", "nested"]
     box.send({"cells": [REPEAT_CODE], "files": {}, "graded": names,
               "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
     box.recv(30, "cell")
@@ -605,6 +608,18 @@ def test_served_generator_is_no_generator_and_draws_as_one_process(repeat_box, c
         del repeat_box.send
     assert got == _local("exp_loop")(2000, 1.5, 0.25, local) and rng.bit_generator.state == local.bit_generator.state
     assert len(sent) <= 150, f"{len(sent)} messages for 8,000 scalar rng.exponential() calls in a cycle"
+    # Small array results are planned too (a private_mean drawing both noises as rng.laplace(0, [a, b])).
+    sent = []
+    repeat_box.send = lambda header, payload=b"": (sent.append(header), original_send(header, payload))
+    try:
+        rng, local = np.random.default_rng(6), np.random.default_rng(6)
+        got = Proxy(repeat_box, "pair_loop", 30.0)(3000, 2.0, 0.5, rng)
+    finally:
+        del repeat_box.send
+    want = _local("pair_loop")(3000, 2.0, 0.5, local)
+    assert len(got) == len(want) and all(np.array_equal(g, w) and type(g) is type(w) for g, w in zip(got, want))
+    assert rng.bit_generator.state == local.bit_generator.state
+    assert len(sent) <= 40, f"{len(sent)} messages for 3,000 rng.laplace(0, [a, b]) calls"
     xs, ys = [1, 2, 3, 4, 5], [1, 2, 3, 4, 5]
     rng, local = np.random.default_rng(4), np.random.default_rng(4)
     assert Proxy(repeat_box, "shuffled", 30.0)(xs, rng) == (local.shuffle(ys), local.random())[1]

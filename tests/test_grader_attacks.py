@@ -46,7 +46,10 @@ pytestmark = pytest.mark.nbgrader
 REPO = Path(__file__).resolve().parents[1]
 SITE = Path(next(p for p in sys.path if p.endswith("site-packages")))
 SEED = 20261123
-TIMEOUT = 10  # per cell/call; the correct notebook needs ~3 s
+#: --timeout: per cell and per call, in the sandbox's CPU time. The most any submission's sandbox used
+#: for its whole notebook was 2.2 s (c7_big_image, c8_seeded_per_element: report.json timings); the two
+#: hanging submissions wait out the wall-clock backstop, 3 x (TIMEOUT + 3) + 10 s (37 s; 49 s at 10).
+TIMEOUT = 6
 MAX_SCORE, WRONG_SCORE = 10.0, 5.0  # laplace: the flag function unflagged passes 5 of 10 points
 STOP_AFTER = 6  # rows graded before the grader is stopped (SIGTERM) and resumed
 TOKEN_VAR = "AUTOGRADER_ATTACK_BATCH"

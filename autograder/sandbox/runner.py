@@ -86,7 +86,7 @@ class ServedGenerator:
 
     def __init__(self, index: int, link: _Link):
         self.__dict__.update(_served_index=index, _link=link, _buffer=None, _pos=0, _local=0, _ahead=64,
-                             _plan=None, _cycle=None)
+                             _plan=None, _cycle=None, _plan_data=b"")
 
     def __repr__(self):
         return "Generator(served by the grader)"
@@ -95,7 +95,7 @@ class ServedGenerator:
         d = self.__dict__
         if d["_plan"] is not None:
             used = d["_pos"]
-            d.update(_plan=None, _cycle=None, _pos=0)
+            d.update(_plan=None, _cycle=None, _pos=0, _plan_data=b"")
             return used, 0
         buf = d["_buffer"]
         used = 0 if buf is None else d["_pos"]
@@ -127,7 +127,7 @@ class ServedGenerator:
             cycle = d["_cycle"]
             if json.dumps([str(method), tree_args, tree_kwargs], sort_keys=True) == cycle[d["_pos"] % len(cycle)]:
                 d["_pos"] += 1
-                return wire.decode(plan[d["_pos"] - 1], b"")
+                return wire.decode(plan[d["_pos"] - 1], d["_plan_data"])
         used, calls = self._settle()
         message = {"draw": d["_served_index"], "method": str(method), "args": tree_args, "kwargs": tree_kwargs,
                    "used": used, "calls": calls}
@@ -147,7 +147,7 @@ class ServedGenerator:
             kind = {"TypeError": TypeError, "ValueError": ValueError}.get(reply.get("type"), ValueError)
             raise kind(str(reply["error"]))
         if "plan" in reply:
-            d.update(_plan=reply["plan"], _cycle=reply["cycle"], _pos=0)
+            d.update(_plan=reply["plan"], _cycle=reply["cycle"], _pos=0, _plan_data=data)
         return wire.decode(reply["value"], data)
 
     def random(self, size=None, dtype=np.float64, out=None):
