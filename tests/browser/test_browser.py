@@ -556,6 +556,7 @@ def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: 
     """Open each file in one JupyterLab page, one at a time; strikethrough or broken tables in its Markdown."""
     problems = []
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    previous = ""
     try:
         for i, path in enumerate(paths):
             rel = path.relative_to(ROOT).as_posix()
@@ -566,9 +567,11 @@ def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: 
                 # close the previous file's tab, then File ▸ Open from Path…
                 close = page.locator('#jp-main-dock-panel .lm-TabBar-tab[data-type="document-title"] '
                                      '.lm-TabBar-tabCloseIcon')
+                problems += _dismiss_dialog(page, previous)
                 while close.count():
                     close.first.click()
                     page.wait_for_timeout(50)
+                    problems += _dismiss_dialog(page, previous)
                 page.locator("#jp-menu-panel .lm-MenuBar-itemLabel", has_text="文件").first.click()
                 page.locator(".lm-Menu-itemLabel", has_text="从路径打开").first.click()
                 page.locator(".jp-Dialog input").fill(rel)
@@ -584,9 +587,30 @@ def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: 
             markdown = page.evaluate(MARKDOWN_JS)
             problems += [f"{rel}: strikethrough {t!r}" for t in markdown["strike"]]
             problems += [f"{rel}: table rendered as a paragraph {t!r}" for t in markdown["brokenTables"]]
+            previous = rel
+        problems += _dismiss_dialog(page, previous)
     finally:
         page.close()
     return problems
+
+
+def _dismiss_dialog(page, rel: str) -> list[str]:
+    """A dialog JupyterLab opened over ``rel``: none is expected, except "save your changes?" on
+    closing a notebook whose kernel started (its language_info metadata was filled in), which is
+    answered "discard" (autosave is off: the repository's files stay as they are)."""
+    dialog = page.locator(".jp-Dialog")
+    if not dialog.count():
+        return []
+    text = dialog.first.inner_text()
+    discard = dialog.first.locator(".jp-Dialog-button.jp-mod-warn")
+    if discard.count():
+        discard.first.click()
+        page.wait_for_timeout(50)
+        return []
+    page.screenshot(path=str(ARTIFACTS / f"dialog-{Path(rel).stem}.png"))
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(200)
+    return [f"{rel}: JupyterLab opened a dialog: {' '.join(text.split())[:300]!r}"]
 
 
 def _markdown_files(browser, url: str, token: str) -> list[str]:

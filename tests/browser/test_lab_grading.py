@@ -160,7 +160,8 @@ def test_student_and_instructor_after_make_lab(lab, page):
     url, token = lab["url"], lab["token"]
 
     # 1. The student's Assignments panel: six assignments to fetch, nobody released them by hand.
-    page.goto(f"{url}/lab?token={token}")
+    # ?reset: a fresh workspace (the lecture walk on the same server left its last notebook open)
+    page.goto(f"{url}/lab?reset&token={token}")
     page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
     page.get_by_text("Assignment List", exact=True).first.click()
     panel = page.locator("#released_assignments_list, .nbgrader-assignment-list, [id*='assignment']").first
