@@ -552,6 +552,9 @@ def _table_of_contents(browser, url: str, token: str) -> list[str]:
     return problems
 
 
+DOCUMENT_TAB = '#jp-main-dock-panel .lm-TabBar-tab[data-type="document-title"]'
+
+
 def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: str, settle_ms: int) -> list[str]:
     """Open each file in one JupyterLab page, one at a time; strikethrough or broken tables in its Markdown."""
     problems = []
@@ -565,13 +568,13 @@ def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: 
             else:
                 # As a person does, without reloading JupyterLab (a reload per file cost about 3 s):
                 # close the previous file's tab, then File ▸ Open from Path…
-                close = page.locator('#jp-main-dock-panel .lm-TabBar-tab[data-type="document-title"] '
-                                     '.lm-TabBar-tabCloseIcon')
                 problems += _dismiss_dialog(page, previous)
-                while close.count():
-                    close.first.click()
-                    page.wait_for_timeout(50)
-                    problems += _dismiss_dialog(page, previous)
+                page.locator(DOCUMENT_TAB + " .lm-TabBar-tabCloseIcon").click()   # the one document open
+                # closed at once, or first a question (a dialog may take a moment to appear)
+                page.wait_for_function("(tab) => !document.querySelector(tab) || document.querySelector('.jp-Dialog')",
+                                       arg=DOCUMENT_TAB, timeout=30_000)
+                problems += _dismiss_dialog(page, previous)
+                page.wait_for_function("(tab) => !document.querySelector(tab)", arg=DOCUMENT_TAB, timeout=30_000)
                 page.locator("#jp-menu-panel .lm-MenuBar-itemLabel", has_text="文件").first.click()
                 page.locator(".lm-Menu-itemLabel", has_text="从路径打开").first.click()
                 page.locator(".jp-Dialog input").fill(rel)
