@@ -22,6 +22,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -72,7 +73,10 @@ def make_lab(tmp_path_factory):
         path.write_text(text)
     lab_args = (f"--no-browser --port={port} --ServerApp.port_retries=0 --IdentityProvider.token={token} "
                 f"--LabApp.user_settings_dir={tmp / 'settings'} --LabApp.workspaces_dir={tmp / 'workspaces'}")
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), NBGRADER_EXCHANGE=str(exchange))
+    # Kernels talk over IPC sockets (make lab's choice), whose paths may not exceed 107 bytes: pytest's
+    # tmp folders under xdist are too deep for them ("File name too long" starting a kernel, seen in CI).
+    runtime = Path(tempfile.mkdtemp(prefix="dp-rt-", dir="/tmp"))
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(runtime), NBGRADER_EXCHANGE=str(exchange))
     _clean_course_root()
     log = open(tmp / "lab.log", "w")
     started = time.monotonic()
@@ -101,3 +105,4 @@ def make_lab(tmp_path_factory):
                 os.killpg(server.pid, signal.SIGKILL)
         log.close()
         _clean_course_root()
+        shutil.rmtree(runtime, ignore_errors=True)
