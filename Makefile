@@ -32,11 +32,11 @@ LAB_ARGS ?=
 # What a student gets: JupyterLab in Chinese (.lab-settings/ selects the zh_CN language pack),
 # the table of contents (course/README.md, rendered: .lab-settings/
 # makes Markdown Preview the default viewer), live ipympl figures (MPLBACKEND must be
-# empty, see helpers/plots.py), kernels over IPC sockets (no "running over TCP without
-# encryption" warning at every kernel start), and an nbgrader exchange that exists.
-# tests/browser/test_browser.py starts JupyterLab through this target.
+# empty, see helpers/plots.py), kernels over IPC sockets where their paths fit (no "running over
+# TCP without encryption" warning at every kernel start; see the lab target), and an nbgrader
+# exchange that exists. tests/browser/test_browser.py starts JupyterLab through this target.
 LAB_FLAGS = --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/course/README.md \
-	--LabApp.app_settings_dir=$(CURDIR)/.lab-settings --KernelManager.transport=ipc
+	--LabApp.app_settings_dir=$(CURDIR)/.lab-settings
 
 # The six graded assignments, in the order of the course.
 ASSIGNMENTS := laplace exponential randomized_response private_mean privacy_budget local_frequency
@@ -54,7 +54,12 @@ lab: install exchange $(if $(COURSE_ROOT),$(LOCAL_RELEASE))
 	@# the local student, with a name (the Formgrader lists a student without one as "None, None")
 	@$(BIN)/nbgrader db student add "$$(id -un)" --last-name="$$(id -un)" --first-name="(this computer)" \
 	  >/dev/null 2>&1 || true
-	MPLBACKEND= $(BIN)/jupyter lab $(LAB_FLAGS) $(ROOT_FLAG) $(LAB_ARGS)
+	@# A kernel's IPC socket path is the runtime folder + "/kernel-<uuid>-ipc-<port>" (up to 53 bytes
+	@# more) and may not exceed 107 bytes: under a deeper runtime folder (a deep network home, say)
+	@# every kernel would fail with "File name too long", so kernels go over TCP there.
+	@runtime="$$($(BIN)/jupyter --runtime-dir)"; transport=ipc; [ $${#runtime} -le 54 ] || transport=tcp; \
+	  echo "jupyter lab (kernels over $$transport)"; \
+	  export MPLBACKEND=; exec $(BIN)/jupyter lab $(LAB_FLAGS) --KernelManager.transport=$$transport $(ROOT_FLAG) $(LAB_ARGS)
 
 exchange:
 	@if [ -z "$$NBGRADER_EXCHANGE" ]; then mkdir -p nbgrader_exchange && chmod 777 nbgrader_exchange; \

@@ -64,8 +64,10 @@ def test_helpers_importable_from_a_kernel_started_in(folder, tmp_path):
     assert Path(printed).resolve() == (ROOT / "helpers" / "__init__.py").resolve()
 
 
-def test_make_lab_serves_the_course():
-    """The README's first command starts JupyterLab on the course (as root too, as in CI)."""
+def test_make_lab_serves_the_course(tmp_path):
+    """The README's first command starts JupyterLab on the course (as root too, as in CI), and its
+    kernels start under a runtime folder too deep for IPC sockets (a deep network home): make lab
+    then runs them over TCP (over IPC the kernel failed with "File name too long")."""
     import os
     import signal
     import socket
@@ -76,8 +78,11 @@ def test_make_lab_serves_the_course():
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     token = "make-lab-test"
+    runtime = tmp_path / ("deep-network-home-" * 4) / "runtime"
+    assert len(str(runtime)) > 60
     args = f"--no-browser --port={port} --ServerApp.port_retries=0 --IdentityProvider.token={token}"
     proc = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"], cwd=ROOT,
+                            env=dict(os.environ, JUPYTER_RUNTIME_DIR=str(runtime)),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     try:
@@ -99,6 +104,16 @@ def test_make_lab_serves_the_course():
         assert {"README.md", "6.1-basics.ipynb", "en", "data"} <= names, names
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab/tree/course?token={token}", timeout=10) as page:
             assert page.status == 200 and "JupyterLab" in page.read().decode()
+        # a kernel starts (the server answers once it is up) and is then shut down
+        start = urllib.request.Request(f"http://127.0.0.1:{port}/api/kernels?token={token}", method="POST",
+                                       data=b'{"name": "python3"}', headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(start, timeout=120) as response:
+            kernel = json.load(response)
+        assert kernel.get("execution_state") in {"idle", "starting", "busy"}, kernel
+        stop = urllib.request.Request(f"http://127.0.0.1:{port}/api/kernels/{kernel['id']}?token={token}",
+                                      method="DELETE")
+        with urllib.request.urlopen(stop, timeout=60) as response:
+            assert response.status == 204
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
