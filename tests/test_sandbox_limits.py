@@ -207,27 +207,37 @@ def observe():
 """
 
 
+def _cell(source: str, **meta):
+    """A locked nbgrader code cell of a source notebook (``meta`` overrides the defaults)."""
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = dict({"grade": False, "solution": False, "locked": True, "schema_version": 3}, **meta)
+    return cell
+
+
+def _graded_notebook(*cells):
+    """A Python source notebook of ``cells``: scored through the grader's real path (it is its own submission)."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.cells = list(cells)
+    return notebook
+
+
 def test_visible_and_hidden_sandboxes_look_the_same():
     """Issue 17: the sandbox of the hidden tests must not be told from the visible one by anything a
     submission observes (fd numbers in argv and /proc/self/fd, uid slot, environment, cgroup paths,
     hostname). A test cell compares what ``observe()`` returns in its visible block (first sandbox) and
     in its hidden block (second sandbox), through the grader's real scoring path. About 2 s."""
-    import nbformat
-
     from autograder.scorer import score_submission
 
-    def cell(source, **meta):
-        c = nbformat.v4.new_code_cell(source)
-        c.metadata["nbgrader"] = dict({"grade": False, "solution": False, "locked": True, "schema_version": 3}, **meta)
-        return c
-
-    source = nbformat.v4.new_notebook()
-    source.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    source.cells = [
-        cell(_OBSERVE, grade_id="observe", solution=True, locked=False),
-        cell("seen = observe()\n### BEGIN HIDDEN TESTS\nassert observe() == seen, (observe(), seen)\n"
-             "### END HIDDEN TESTS", grade_id="test_same", grade=True, points=1),
-    ]
+    source = _graded_notebook(
+        _cell(_OBSERVE, grade_id="observe", solution=True, locked=False),
+        _cell("seen = observe()\n### BEGIN HIDDEN TESTS\nassert observe() == seen, (observe(), seen)\n"
+              "### END HIDDEN TESTS", grade_id="test_same", grade=True, points=1),
+    )
     result = score_submission(source, source, seed=1, timeout=30, memory_mb=512, sandboxed=True)
     assert not result["problems"], result["problems"]
     (test,) = result["tests"]
@@ -239,23 +249,14 @@ def test_hidden_calls_come_after_every_visible_call():
     process (the hidden tests' sandbox slept 3·b s, the visible one read b as the gap between its
     calls). Every hidden block now runs after the last visible call, the first sandbox closed: the
     hidden block of the first cell sees the visible stamps of the second. About 2 s."""
-    import nbformat
-
     from autograder.scorer import score_submission
 
-    def cell(source, **meta):
-        c = nbformat.v4.new_code_cell(source)
-        c.metadata["nbgrader"] = dict({"grade": False, "solution": False, "locked": True, "schema_version": 3}, **meta)
-        return c
-
-    source = nbformat.v4.new_notebook()
-    source.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    source.cells = [
-        cell("import time\ndef stamp():\n    return time.time()\n", grade_id="stamp", solution=True, locked=False),
-        cell("VISIBLE = [stamp()]\n### BEGIN HIDDEN TESTS\nassert stamp() > max(VISIBLE) and len(VISIBLE) == 2\n"
-             "### END HIDDEN TESTS", grade_id="test_first", grade=True, points=1),
-        cell("VISIBLE.append(stamp())", grade_id="test_second", grade=True, points=1),
-    ]
+    source = _graded_notebook(
+        _cell("import time\ndef stamp():\n    return time.time()\n", grade_id="stamp", solution=True, locked=False),
+        _cell("VISIBLE = [stamp()]\n### BEGIN HIDDEN TESTS\nassert stamp() > max(VISIBLE) and len(VISIBLE) == 2\n"
+              "### END HIDDEN TESTS", grade_id="test_first", grade=True, points=1),
+        _cell("VISIBLE.append(stamp())", grade_id="test_second", grade=True, points=1),
+    )
     result = score_submission(source, source, seed=1, timeout=30, memory_mb=512, sandboxed=True)
     assert not result["problems"], result["problems"]
     assert [t["score"] for t in result["tests"]] == [1, 1], result["tests"]
