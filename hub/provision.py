@@ -216,21 +216,16 @@ def root_only(path: Path) -> None:
             return          # provisioning creates the rest, as root
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode) or st.st_uid != 0:
             what = "a symlink" if stat.S_ISLNK(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode) else "a file"
-            owner = pwd.getpwuid(st.st_uid).pw_name if _uid_known(st.st_uid) else f"uid {st.st_uid}"
+            try:
+                owner = pwd.getpwuid(st.st_uid).pw_name
+            except KeyError:
+                owner = f"uid {st.st_uid}"
             raise PermissionError(f"{current} is {what} owned by {owner}: refused (remove it, or choose a folder "
                                   "only root can write)")
         loose = st.st_mode & 0o022
         if loose and (current == Path(os.path.abspath(path)) or not st.st_mode & stat.S_ISVTX):
             raise PermissionError(f"{current} is writable by others (mode {stat.S_IMODE(st.st_mode):o}): "
                                   "refused (choose a folder only root can write)")
-
-
-def _uid_known(uid: int) -> bool:
-    try:
-        pwd.getpwuid(uid)
-        return True
-    except KeyError:
-        return False
 
 
 def _root_lock(path: str):
