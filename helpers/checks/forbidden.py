@@ -246,8 +246,9 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     jumps. The check fails when at least max(5, 1%) of the elements jump (an
     honest sampler's expected count is below 0.1 for 1,000 elements; the
     Poisson tail at 5 is below 10⁻⁷). A changed stretch run that used another number of draws than
-    the original (rejection sampling: every later element then reads shifted draws) is not judged;
-    a nudged run that did is tried again with sparse nudges (:data:`_SPARSE`) until one keeps the
+    the original (rejection sampling: every later element then reads shifted draws) is tried again
+    with one uniform of the stretch moved by :data:`_STRETCH_MOVE` until a run keeps the count (then
+    at most one element may change), and fails as below when none does; a nudged run that did is tried again with sparse nudges (:data:`_SPARSE`) until one keeps the
     count, and when none does the check fails (``common.draw_count_unstable``): a count that
     changes under every tiny move is computed from all the draws (a sampler hiding from these
     checks), while an honest one changes only when a uniform sits at a decision threshold.
@@ -292,13 +293,36 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
         return
     edges = np.linspace(0, drawn.size, min(_STRETCHES, drawn.size) + 1).astype(int)
     other = np.random.default_rng([seed, 17]).random(drawn.size)
+    moves = np.random.default_rng([seed, 23])
     for lo, hi in zip(edges[:-1], edges[1:]):
         if hi == lo:
             continue
         tape = drawn.copy()
         tape[lo:hi] = other[lo:hi]
-        moved = changed(run(tape, seed))
-        if moved > hi - lo and not shifted():
+        moved, width = changed(run(tape, seed)), hi - lo
+        for _ in range(_SPARSE_TRIES if shifted() else 0):
+            # The count changed: rejection sampling reads later draws shifted, or a count computed
+            # from all the draws hides a mixing sampler from this check. Move one uniform of the
+            # stretch by _STRETCH_MOVE until a run keeps the count (an honest count changes only
+            # when that uniform crosses a decision threshold), then judge that run.
+            tape, at = drawn.copy(), int(moves.integers(lo, hi))
+            step = _STRETCH_MOVE if moves.random() < 0.5 else -_STRETCH_MOVE
+            tape[at] = tape[at] + step if 0.0 <= tape[at] + step < 1.0 else tape[at] - step
+            moved, width = changed(run(tape, seed)), 1
+            if not shifted():
+                break
+        if shifted() and drawn.size >= _STRETCHES:
+            raise _fail(
+                f"{fname}：rng.random 抽到的数里只要有一个移动 {_STRETCH_MOVE:g}（试了 {_SPARSE_TRIES} 次），函数用的均匀数个数就变了"
+                f"（原来 {drawn.size} 个，这次 {used[-1]} 个）。自己实现的抽样只有在这个数恰好越过判断阈值时才会改变抽样次数；"
+                f"次次都变，说明抽样次数由全部抽样混合决定。",
+                f"{fname}: moving a single number drawn with rng.random by {_STRETCH_MOVE:g} ({_SPARSE_TRIES} tries) changed "
+                f"how many uniforms the function drew every time ({drawn.size} originally, {used[-1]} the last time). "
+                f"A sampler you build changes its number of draws only when that uniform crosses a decision threshold; "
+                f"a count that changes every time is computed from all the draws mixed together.",
+                diagnosis="common.draw_count_unstable",
+            )
+        if moved > width and not shifted():
             raise _fail(
                 f"{fname}：只换掉 rng.random 抽到的 {hi - lo} 个数（第 {lo + 1}–{hi} 个），就有 {moved} 个输出元素变了。"
                 f"每个输出应由它自己用到的均匀数构造；用抽到的数做种子新建生成器、或把所有抽样混在一起，都不是自己实现抽样。",
@@ -373,6 +397,12 @@ _NUDGES = ((1e-6, 0.05), (1e-9, 1e-3))
 #: (1 - 7/8^m)^8: 2 × 10⁻¹⁰ for m = 1, and m >= 2 is itself rare. Enough nudged elements stay
 #: (1/8 of them) for a per-element seeded sampler to show its jumps.
 _SPARSE, _SPARSE_TRIES = 1 / 8, 8
+#: When a replaced stretch changed the number of draws: one uniform of the stretch moved by this much,
+#: up to ``_SPARSE_TRIES`` times. An honest count changes only when the moved uniform crosses a
+#: decision threshold (probability about this much times the threshold density per try, ≲ 0.05 for
+#: the course's rejection samplers: all tries change it with probability ≲ 4 × 10⁻¹¹); a count
+#: computed from a fine function of all the draws (``floor(100 · Σu)``) changes at every try.
+_STRETCH_MOVE = 0.01
 
 
 def _nudged(drawn: np.ndarray, nudge: float, pattern: np.random.Generator, part: float = 1.0) -> np.ndarray:
