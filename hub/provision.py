@@ -450,6 +450,7 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
         for sub in ("course", "exchange", "bundle", "homes"):   # homes: hub/spawner.py's home images
             shutil.rmtree(srv / sub, ignore_errors=True)
     srv.mkdir(parents=True, exist_ok=True)
+    root_only(srv)      # again: someone may have created it between the first check and mkdir (red team)
     srv.chmod(0o755)
     why_not = mount_exchange(srv, size_bytes(EXCHANGE_LIMIT))
     if why_not:
