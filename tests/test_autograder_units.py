@@ -683,7 +683,7 @@ def test_forged_claims_of_used_draws_kill_the_sandbox():
                ({"ok": 1, "rngs": [{"used": 8, "calls": 9}]}, b"")]
 
     class Box(_FakeSandbox):
-        def recv(self, seconds, what):
+        def recv(self, seconds, what, step=None):
             return replies.pop(0)
 
     box, rng = Box(None), RecordingGenerator(1)
@@ -735,14 +735,14 @@ def test_repeat_copies_arguments_per_call_and_stops_at_the_first_exception(repea
 
 
 def test_repeat_time_limit_scales_with_n_within_the_cell(repeat_box):
-    import time
-
-    from autograder.proxy import MAX_REPEAT, Proxy
+    from autograder.proxy import MAX_REPEAT, CellBudget, Proxy
 
     nap = Proxy(repeat_box, "nap", 0.5)
     assert nap.call_repeatedly(6, 0.2) == [0.2] * 6  # 1.2 s of CPU: over one call's limit, within 6
-    cell = Proxy(repeat_box, "nap", 0.5, cell_deadline=lambda: time.monotonic() + 0.5)
-    with pytest.raises(Exception, match="time limit"):
+    budget = CellBudget()
+    budget.restart(0.5)
+    cell = Proxy(repeat_box, "nap", 0.5, cell_budget=budget)
+    with pytest.raises(TimeoutError, match="6 calls of nap.*CPU time.*vectorise"):
         cell.call_repeatedly(6, 0.2)
     assert repeat_box.alive  # the runner interrupted the batch itself
     for bad in (-1, MAX_REPEAT + 1, 2.0, True):
@@ -784,6 +784,11 @@ def test_private_mean_checks_sample_the_same_batched_and_looped(capsys):
     assert capsys.readouterr().out == through_proxy and "ε >= " in through_proxy
 
 
+class _FakeStep:
+    def used(self):
+        return None
+
+
 class _FakeSandbox:
     """A channel that answers with a canned reply (what a hostile runner could send)."""
 
@@ -793,7 +798,10 @@ class _FakeSandbox:
     def send(self, header, payload=b""):
         self.header = header
 
-    def recv(self, seconds, what):
+    def step(self, seconds):
+        return _FakeStep()
+
+    def recv(self, seconds, what, step=None):
         return self.reply, self.data
 
     def kill(self, reason=None):
