@@ -29,7 +29,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback, report
+from autograder.render import feedback
+from autograder.reports import report
 from autograder.grade import grade, student_seed
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "autograder"))

@@ -26,7 +26,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback
+from autograder.render import feedback
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("corpus_build", HERE / "corpus" / "build.py")

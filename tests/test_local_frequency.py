@@ -153,7 +153,7 @@ def test_release_and_corpus_through_build_grade(tmp_path):
     report_checks = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(report_checks)
     problems += report_checks.report_problems(tmp_path / "course")
-    from autograder.classreport import REPORT_NAME, build_report
+    from autograder.reports.classreport import REPORT_NAME, build_report
 
     cell = next(c for c in build_report([tmp_path / "course"], tmp_path / REPORT_NAME)["summary"][ASSIGNMENT]["cells"]
                 if c["grade_id"] == "test_perturb_privacy")
