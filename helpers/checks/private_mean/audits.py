@@ -269,8 +269,9 @@ def _dataset_noise_test(outputs_select: np.ndarray, draw_final: Callable[[int], 
         a, b = delta / (u1 * epsilon), 1.0 / (u2 * epsilon)
         rows = []
         for y, upper_tail in candidates:
-            p = exceedance(y, total, count, a, b)
-            rows.append(p if upper_tail else 1.0 - p)
+            # P(Y < y) = P(-Y > -y), and -Y has the same form with -total (-L₁ is Laplace too): computed
+            # directly, since 1 - P(Y > y) rounds to 0 for a far lower tail (an over-noised split).
+            rows.append(exceedance(y, total, count, a, b) if upper_tail else exceedance(-y, -total, count, a, b))
         return np.array(rows)  # candidates × splits
 
     n = spec["n_final"]
@@ -288,6 +289,8 @@ def _dataset_noise_test(outputs_select: np.ndarray, draw_final: Callable[[int], 
         margin = float(np.min(np.max(score[list(combo)], axis=0)))
         if margin > best:
             best, chosen = margin, combo
+    if chosen is None:  # no event with a finite score at every split: no evidence from this dataset
+        return {"bound": 0.0, "events": []}
     events = [candidates[i] for i in chosen]
     final = np.asarray(draw_final(n), dtype=float)
     counts = [int(np.sum(final > y)) if up else int(np.sum(final < y)) for y, up in events]
