@@ -66,6 +66,18 @@ def _as_float_array(out: Any, fname: str, shape: tuple) -> np.ndarray:
             f"{fname} returned dtype {out.dtype}; expected floating-point numbers.",
             diagnosis="laplace.not_float",
         )
+    if np.any(np.isnan(out)) and int(np.sum(np.isnan(out))) > 2:
+        # rng.random() returns exactly 0 with probability 2⁻⁵³ per draw: many NaNs are the log of a
+        # negative number, e.g. ln(1 - 2|u|) with u in [0, 1) where u - 1/2 in [-1/2, 1/2) was meant.
+        bad = int(np.sum(np.isnan(out)))
+        raise _fail(
+            f"{fname} 返回了 {bad} 个 nan（共 {out.size} 个值）。这么多 nan 不是 rng.random() 恰好返回 0 造成的，而是对负数取了对数："
+            f"检查公式里每个 ln(·) 的参数是否总在 (0, 1] 内，例如 ln(1 - 2|u - 1/2|) 要用 u - 1/2，而不是直接用 rng.random() 给出的 u ∈ [0, 1)。",
+            f"{fname} returned {bad} nan values (of {out.size}). That many cannot come from rng.random() returning "
+            f"exactly 0: a logarithm got a negative argument. Check that every ln(.) in your formula gets a number "
+            f"in (0, 1]; e.g. ln(1 - 2|u - 1/2|) needs u - 1/2, not the u in [0, 1) that rng.random() returns.",
+            diagnosis="laplace.log_of_negative",
+        )
     if not np.all(np.isfinite(out)):
         bad = int(np.sum(~np.isfinite(out)))
         raise _fail(

@@ -213,6 +213,12 @@ def test_wire_round_trips_plain_data_and_refuses_the_rest():
     back = wire.decode(json.loads(json.dumps(tree)), bytes(payload))
     assert back[:4] == value[:4] and np.isnan(back[4]) and back[5:9] == value[5:9]
     assert type(back[9]) is np.ndarray and back[9].dtype == np.int64 and (back[9] == value[9]).all()
+    # Extended precision (a float128 overflow guard of public exponential mechanisms, issue 25) crosses
+    # as float64, not as a refusal in the boundary's words.
+    payload = bytearray()
+    wide = wire.decode(wire.encode([np.array([0.25, 0.75], dtype=np.longdouble), np.longdouble(0.5)], payload, []),
+                       bytes(payload))
+    assert wide[0].dtype == np.float64 and wide[0].tolist() == [0.25, 0.75] and wide[1] == 0.5
     assert type(back[10]) is np.float64 and back[11] is np.bool_(True) and back[12].shape == (0,)
     assert back[13].shape == () and back[13] == 2.5  # a 0-d array stays 0-d (had come back with shape (1,))
     assert (back[14] == value[14]).all()  # a transposed (not C-contiguous) array crosses as it reads
