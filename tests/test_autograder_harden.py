@@ -177,7 +177,7 @@ def test_hidden_failure_is_generic_in_the_executed_notebook():
     executed = worker.executed_notebook(nb, scored)
     text = json.dumps(feedback.gradebook_notebook(executed), ensure_ascii=False)
     assert "(200, 500)" not in text and "100000" not in text and "visible ok" in text
-    assert worker.HIDDEN_FAILED.format(grade_id=gid) in text
+    assert feedback.HIDDEN_FAILED.format(grade_id=gid) in text
     page = feedback.feedback_html(executed, [])
     assert "(200, 500)" not in page and f"a hidden test of {gid} failed" in page
 

@@ -172,7 +172,7 @@ def test_generate_feedback_hides_hidden_outputs(tmp_path):
     import nbclient
     from nbconvert import HTMLExporter
 
-    from autograder.worker import HIDDEN_FAILED
+    from autograder.render.feedback import HIDDEN_FAILED
 
     source = nbformat.read(ROOT_SOURCE, as_version=4)
     # right for the visible Δ = 3, ε = 0.7; forgets Δ when ε >= 1: only the hidden Δ = 2, ε = 5 check fails
