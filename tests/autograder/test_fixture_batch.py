@@ -101,6 +101,7 @@ def _grade_batch(tmp):
             "finished": finished, "digests": digests}
 
 
+@pytest.mark.slow
 def test_fixture_batch(tmp_path):
     """Grade the 31 fixtures once; run every check on the result."""
     graded = _grade_batch(tmp_path)

@@ -198,6 +198,7 @@ def _code(source):
 
 
 @pytest.mark.nbgrader
+@pytest.mark.slow
 def test_batch_through_the_grader(tmp_path):
     release = nbformat.read(RELEASE, as_version=4)
     good = cases.reference_solutions(nbformat.read(SOURCE, as_version=4))

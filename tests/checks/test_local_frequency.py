@@ -98,6 +98,7 @@ def test_audit_accepts_the_reference_and_catches_a_too_large_keep_probability():
 
 
 @pytest.mark.nbgrader
+@pytest.mark.slow
 def test_release_and_corpus_through_build_grade(tmp_path):
     release = _cells("release")
     text = build.notebook_path(build.REPO / "release", ASSIGNMENT).read_text(encoding="utf-8")

@@ -135,6 +135,7 @@ def test_noise_check_catches_a_scale_off_by_a_factor_of_two(factor):
 
 
 @pytest.mark.nbgrader
+@pytest.mark.slow
 def test_release_and_corpus_through_build_grade(tmp_path):
     release = _cells("release")
     text = build.notebook_path(build.REPO / "release", ASSIGNMENT).read_text(encoding="utf-8")

@@ -64,6 +64,7 @@ def test_helpers_importable_from_a_kernel_started_in(folder, tmp_path):
     assert Path(printed).resolve() == (ROOT / "helpers" / "__init__.py").resolve()
 
 
+@pytest.mark.slow
 def test_make_lab_serves_the_course(tmp_path):
     """The README's first command starts JupyterLab on the course (as root too, as in CI), and its
     kernels start under a runtime folder too deep for IPC sockets (a deep network home): make lab
