@@ -265,3 +265,63 @@ def test_a_docstring_in_the_other_language_is_refused_and_tr_makes_one_per_langu
         namespace: dict = {}
         exec(built, namespace)  # noqa: S102 - the test's own code
         assert namespace["f"].__doc__ == doc and namespace["f"](2) == 4, built
+
+
+def test_halfwidth_punctuation_next_to_chinese_is_refused_with_file_cell_and_line():
+    """GB/T 15834: a Chinese reader sees ，；：？！（） next to Chinese.  The build refuses a half-width
+    mark touching a Chinese character in a Chinese cell or string, naming file, cell and line."""
+    source = ("# %% [markdown] zh\n标题\n\n第一句,第二句\n# %% [markdown] en\nTitle, with comma\n"
+              "# %%\nprint(tr(zh=\"结果:\", en=\"result: (ok)\"))  # zh: 注释 # en: a, b\n")
+    cells = build.parse_source(source, "s.md")
+    with pytest.raises(build.SourceError) as refused:
+        build.render(cells, "zh", "6.9-demo")
+    lines = str(refused.value).splitlines()
+    assert lines[0].startswith("course/_src/6.9-demo.md: zh markdown cell 0 (marker line 1), source, line 4: "
+                               "half-width ',' next to Chinese")
+    assert lines[1].startswith("course/_src/6.9-demo.md: zh code cell 1 (marker line 7), built, line 1: "
+                               "half-width ':' next to Chinese")
+    assert len(lines) == 2
+    build.render(cells, "en", "6.9-demo")  # English text keeps its half-width marks
+
+
+@pytest.mark.parametrize("text, fixed", [
+    ("第一句,第二句;第三句:好吗?好!", "第一句，第二句；第三句：好吗？好！"),
+    ("见教材(6.1 节)。", "见教材（6.1 节）。"),
+    ("Alice(第 5 条)是否患癌", "Alice（第 5 条）是否患癌"),
+    ("噪声 Lap(b) 与 f(真值)。", "噪声 Lap(b) 与 f(真值)。"),            # notation stays
+    ("公式 $f(x), g(x)$ 与 `a,中` 不变", "公式 $f(x), g(x)$ 与 `a,中` 不变"),  # math and code stay
+    ("见 [链接](http://a.b/c?d=中,e)。", "见 [链接](http://a.b/c?d=中,e)。"),  # link targets stay
+    ("English, text (ok).", "English, text (ok)."),
+    ("- (中文)", "- （中文）"),                                                 # a list marker keeps its space
+])
+def test_fix_halfwidth(text, fixed):
+    assert build.fix_halfwidth(text) == fixed
+    assert build.count_halfwidth(fixed, "markdown") == 0
+
+
+def test_fix_halfwidth_in_chinese_only_text_reaches_across_spaces_math_and_emphasis():
+    assert build.fix_halfwidth("中文 , 英文") == "中文 , 英文"
+    assert build.fix_halfwidth("中文 , 英文", zh_only=True) == "中文，英文"
+    assert build.fix_halfwidth("**小结**:$x$ 与 $\\delta$;", zh_only=True) == "**小结**：$x$ 与 $\\delta$；"
+
+
+def test_fix_halfwidth_code_touches_only_chinese_strings_and_comments():
+    code = 'x = f(a, b)  # zh: 注释:好 # en: note: ok\nprint(tr(zh=f"{x:.2f}:值", en="值: (en)"), "中,文")\n'
+    fixed = build.fix_halfwidth_code(code)
+    assert fixed == 'x = f(a, b)  # zh: 注释：好 # en: note: ok\nprint(tr(zh=f"{x:.2f}：值", en="值: (en)"), "中，文")\n'
+
+
+def test_course_pages_and_assignment_notebooks_have_full_width_punctuation_next_to_chinese():
+    """course/README.md (its Chinese part), the student bundle's README and every source notebook
+    (markdown, Chinese strings and comments): no half-width mark touching Chinese."""
+    problems = []
+    for page in ("course/README.md", "autograder/STUDENT_README.md"):
+        chinese, _ = build.zh_part((ROOT / page).read_text(encoding="utf-8"))
+        problems += build.halfwidth_problems(chinese, "markdown", page, zh_only=page == "course/README.md")
+    for path in sorted((ROOT / "source").glob("*/*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for index, cell in enumerate(nb["cells"]):
+            kind = "markdown" if cell["cell_type"] == "markdown" else "code"
+            problems += build.halfwidth_problems("".join(cell["source"]), kind,
+                                                 f"{path.relative_to(ROOT)} cell {index}")
+    assert not problems, "\n".join(problems)
