@@ -41,6 +41,7 @@ _failing_cells = notebooks.failing_cells
 DIRECT = [a for a in build.ASSIGNMENTS if a != "private_mean"]
 
 
+@pytest.mark.xdist_group("corpus-direct")   # with test_diagnosis.py, which reads the same runs
 @pytest.mark.parametrize("assignment", DIRECT)
 def test_corpus_directly(assignment):
     """Correct solutions pass every cell; each wrong one fails the cells the manifest names,

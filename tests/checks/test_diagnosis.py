@@ -20,8 +20,9 @@ from tests.support import notebooks
 
 #: The assignments whose checks this suite covers (private_mean and privacy_budget have their own).
 ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "local_frequency")
-#: One worker for the module: its table runs every wrong solution once, not once per worker.
-pytestmark = pytest.mark.xdist_group("diagnosis")
+#: One worker for the module and the corpus tests that run the same solutions directly
+#: (test_checks, test_local_frequency): each wrong solution runs once (notebooks.run_graded_cells).
+pytestmark = pytest.mark.xdist_group("corpus-direct")
 ID = re.compile(r"[a-z][a-z0-9_]{0,39}\.[a-z0-9_]{1,60}")
 
 

@@ -76,6 +76,7 @@ def test_source_solutions_pass_directly():
     assert _failing_cells(_source_solutions()) == {}
 
 
+@pytest.mark.xdist_group("corpus-direct")   # with test_diagnosis.py, which reads the same runs
 def test_corpus_directly():
     manifest = build.load_manifest()[ASSIGNMENT]
     assert len(manifest["wrong"]) >= 10

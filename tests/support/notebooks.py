@@ -157,10 +157,27 @@ def namespace(solutions: dict[str, str]) -> dict:
     return ns
 
 
+#: Results of run_graded_cells by (assignment, solutions): the corpus tests (messages) and the
+#: diagnosis table (ids) read the same runs (one "corpus-direct" xdist group: one process).
+_RUNS: dict[tuple, dict[str, Exception]] = {}
+
+
 def run_graded_cells(assignment: str, solutions: dict[str, str],
                      printed: list[str] | None = None) -> dict[str, Exception]:
     """Run ``assignment``'s graded cells on ``solutions`` in order, in one namespace:
-    ``{grade_id: the exception}`` of the cells that fail (what they print goes to ``printed``)."""
+    ``{grade_id: the exception}`` of the cells that fail (what they print goes to ``printed``).
+
+    The checks are deterministic (their own seeds), so a run is done once per process and
+    shared, unless ``printed`` asks for the output."""
+    key = (assignment, tuple(sorted(solutions.items())))
+    if printed is None and key in _RUNS:
+        return dict(_RUNS[key])
+    failed = _run_graded_cells(assignment, solutions, printed)
+    _RUNS[key] = failed
+    return dict(failed)
+
+
+def _run_graded_cells(assignment: str, solutions: dict[str, str], printed: list[str] | None) -> dict[str, Exception]:
     ns = namespace(solutions)
     failed = {}
     for grade_id, code in graded_cells(assignment):
