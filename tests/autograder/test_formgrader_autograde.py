@@ -32,7 +32,7 @@ from tests.support import corpus as build
 
 # One worker for the module: its fixture grades twice (Formgrader API and CLI), and xdist would
 # otherwise build it again on each worker that receives one of its tests.
-pytestmark = [pytest.mark.nbgrader, pytest.mark.xdist_group("formgrader")]
+pytestmark = [pytest.mark.nbgrader, pytest.mark.slow, pytest.mark.xdist_group("formgrader")]
 
 ASSIGNMENT = "laplace"
 ROOT_SOURCE = HERE.parent / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"

@@ -200,11 +200,12 @@ def _code(source):
 
 
 @pytest.mark.nbgrader
+@pytest.mark.slow
 def test_batch_through_the_grader(tmp_path):
     release = nbformat.read(RELEASE, as_version=4)
     good = cases.reference_solutions(nbformat.read(SOURCE, as_version=4))
-    correct = cases._fill(release, good)  # noqa: SLF001
-    hidden = cases._fill(release, dict(good, laplace_noise=good["laplace_noise"].replace(  # noqa: SLF001
+    correct = cases.fill(release, good)
+    hidden = cases.fill(release, dict(good, laplace_noise=good["laplace_noise"].replace(
         "    # Laplace", "    if isinstance(size, tuple) and size == (200, 5 * 100):\n"
         "        raise TypeError('UNSEEN' + f'-MARK {b} {size}')\n    # Laplace")))
     flood = copy.deepcopy(correct)
