@@ -331,6 +331,7 @@ _NOT_PROSE = re.compile(
 _NOTATION_BEFORE = re.compile(r"[\u0370-\u03ff\u00b2\u00b3\u00b9\u2070-\u209f'′%\\/+\-=^·×√]")
 
 
+_IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _MATH_INSIDE = re.compile(r"[\u0370-\u03ff=<>≤≥√^±]")
 
 
@@ -368,16 +369,27 @@ def _halfwidth_marks(text: str, zh_only: bool = False) -> list[int]:
     stack: list[int] = []
 
     def notation(j: int, i: int) -> bool:
-        """f(x), f(真值), Lap(b), e/(e+1): notation.  Alice(第 5 条), RAPPOR(6.5.1), ESA(…), x²(6.4 节): prose."""
-        inside = text[j:i]
-        if ZH_CHAR.search(inside) is None and _MATH_INSIDE.search(inside):
-            return True  # (ε, δ), (0, δ)-DP, (n1/n - b): a formula
+        """f(x), F(j - 真值), Lap(b), e/(e+1): notation.  Alice(第 5 条), RAPPOR(6.5.1), ESA(…), x²(6.4 节): prose."""
+        inside = text[j + 1:i]
+        chinese = ZH_CHAR.search(inside) is not None
+        glued = j > 0 and (ZH_CHAR.match(text[j - 1]) or not mask[j - 1])
+        if not chinese and text[i + 1:i + 2] == "-":
+            return True  # (ε, δ)-DP, (0, δ)-差分隐私
+        if not chinese and not glued and _MATH_INSIDE.search(inside):
+            return True  # 近似差分隐私 (ε, δ), (0, δ)-DP: a formula
         if j > 0 and _NOTATION_BEFORE.match(text[j - 1]):
-            return ZH_CHAR.search(inside) is None
+            return not chinese
+        if re.fullmatch(r"[\d\s.,-]*,[\d\s.,-]*|\.\.\.|…", inside) or (not chinese and ", " in inside):
+            return True  # shape (5,), (2, 3); rng.random(...); Laplace(0, b)
+        code = re.search(r"[\w.]+$", text[:j])
+        if code is not None and re.search(r"[._\d]", code[0]):
+            return True  # rng.random(size), x.astype(int), fit_model(…)
         word = re.search(r"[A-Za-z]+$", text[:j])
         if word is None:
             return False
         word = word[0]
+        if chinese and not re.search(r"[+\-*/=<>|,]", inside):
+            return False  # p(例如 …), Alice(第 5 条): prose
         return len(word) == 1 or (len(word) <= 4 and not word.isupper())
 
     for i, ch in enumerate(text):
@@ -465,8 +477,8 @@ def _chinese_code_spans(code: str, zh_only: bool = False) -> list[tuple[int, int
     inside = lambda a, b, lang: any(x <= a and b <= y for x, y in by_language[lang])  # noqa: E731
     spans = []
     for token in tokens:
-        if not ZH_CHAR.search(token.string):
-            continue
+        if not _IDEOGRAPH.search(token.string):
+            continue  # no Chinese word: code, or a set of punctuation marks
         a = starts[token.start[0] - 1] + token.start[1]  # tokenize columns are characters
         b = starts[token.end[0] - 1] + token.end[1]
         if token.type == tokenize.STRING and not inside(a, b, "en"):

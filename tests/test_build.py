@@ -288,7 +288,9 @@ def test_halfwidth_punctuation_next_to_chinese_is_refused_with_file_cell_and_lin
     ("第一句,第二句;第三句:好吗?好!", "第一句，第二句；第三句：好吗？好！"),
     ("见教材(6.1 节)。", "见教材（6.1 节）。"),
     ("Alice(第 5 条)是否患癌", "Alice（第 5 条）是否患癌"),
-    ("噪声 Lap(b) 与 f(真值)。", "噪声 Lap(b) 与 f(真值)。"),            # notation stays
+    ("噪声 Lap(b) 与 F(j - 真值)。", "噪声 Lap(b) 与 F(j - 真值)。"),    # notation stays
+    ("近似差分隐私 (ε, δ) 与 (0, δ)-DP。", "近似差分隐私 (ε, δ) 与 (0, δ)-DP。"),
+    ("先验概率 p(例如 Alice)", "先验概率 p（例如 Alice）"),
     ("公式 $f(x), g(x)$ 与 `a,中` 不变", "公式 $f(x), g(x)$ 与 `a,中` 不变"),  # math and code stay
     ("见 [链接](http://a.b/c?d=中,e)。", "见 [链接](http://a.b/c?d=中,e)。"),  # link targets stay
     ("English, text (ok).", "English, text (ok)."),

@@ -341,7 +341,7 @@ def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
         listed = "; ".join(f"{s} = {g:g} (expected {e:g})" for s, g, e, _ in wrong[:4])
         diagnosis = _sum_sensitivity_mistake(wrong)
         if relation == "add_remove":
-            why_zh = ("增加或删除一条记录时，截断后的和改变的正是这条记录截断后的值；它的绝对值最大是多少？"
+            why_zh = ("增删一条记录时，截断后的和改变的正是这条记录截断后的值；它的绝对值最大是多少？"
                       "想一想整个区间都在 0 的一侧（例如 [-20, -19]）的情形。")
             why_en = ("adding or removing one record changes the clipped sum by that record's clipped value: how "
                       "large can its absolute value be? Think of a range entirely on one side of 0 (e.g. [-20, -19]).")
@@ -387,7 +387,7 @@ def check_count_sensitivity_values(count_sensitivity: Callable) -> None:
                 zh = "替换一条记录后，数据集的记录条数变了吗？"
                 en = "after replacing one record, has the number of records changed?"
             else:
-                zh = "增加或删除一条记录，记录条数最多改变多少？"
+                zh = "增删一条记录，记录条数最多改变多少？"
                 en = "adding or removing one record changes the number of records by how much at most?"
             raise _fail(f"{shown} = {got:g}，不对（定义 6-2）。提示：{zh}",
                         f"{shown} = {got:g} is wrong (Definition 6-2). Hint: {en}", diagnosis=diagnosis)
@@ -410,7 +410,7 @@ def _mean_output(out: Any, lower: float, upper: float, shown: str) -> float:
                     f"{shown} returned {value}. The noisy count can be <= 0: raise it to at least 1 before dividing, "
                     f"as the task says.", diagnosis="private_mean.noisy_count_not_raised_to_one")
     if not lower <= value <= upper:
-        raise _fail(f"{shown} = {value:g} 不在 [{lower:g}, {upper:g}] 内：按要求把结果截断到这个区间（后处理，不花隐私预算）。",
+        raise _fail(f"{shown} = {value:g} 不在 [{lower:g}, {upper:g}] 内：按要求把结果截断到这个区间（后处理，不消耗隐私预算）。",
                     f"{shown} = {value:g} is outside [{lower:g}, {upper:g}]: clip the result to this range as the "
                     f"task says (post-processing costs no privacy).",
                     diagnosis="private_mean.result_not_clipped")
@@ -677,12 +677,12 @@ _AUDIT_HINTS = {
         "ε? Is the count noisy too? Are the values clipped?",
     ),
     "one_sided_range": (
-        "这个区间不包含 0。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "这个区间不包含 0。检查：增删一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
         "the range does not contain 0. Check: by how much can adding or removing one record change the "
         "clipped sum (Definition 6-2)? Are the values clipped?",
     ),
     "mostly_negative_range": (
-        "这个区间的下界是负数，而且绝对值比上界大得多。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "这个区间的下界是负数，而且绝对值比上界大得多。检查：增删一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
         "the range has a negative lower bound much larger in size than the upper bound. Check: by how much can adding or removing one record change "
         "the clipped sum (Definition 6-2)? Are the values clipped?",
     ),
