@@ -333,7 +333,7 @@ _NOTATION_BEFORE = re.compile(r"[\u0370-\u03ff\u00b2\u00b3\u00b9\u2070-\u209f'�
 
 
 _IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_MATH_INSIDE = re.compile(r"[\u0370-\u03ff=<>≤≥√^±]")
+_MATH_INSIDE = re.compile(r"[\u0370-\u03ff=<>≤≥√^±]| [+\-*/] ")
 
 
 def _prose_mask(text: str) -> list[bool]:
@@ -374,7 +374,7 @@ def _halfwidth_marks(text: str, zh_only: bool = False) -> list[int]:
         """f(x), F(j - 真值), Lap(b), e/(e+1): notation.  Alice(第 5 条), RAPPOR(6.5.1), ESA(…), x²(6.4 节): prose."""
         inside = text[j + 1:i]
         chinese = ZH_CHAR.search(inside) is not None
-        glued = j > 0 and (ZH_CHAR.match(text[j - 1]) or not mask[j - 1])
+        glued = j > 0 and (_IDEOGRAPH.match(text[j - 1]) or not mask[j - 1])
         if not chinese and text[i + 1:i + 2] == "-":
             return True  # (ε, δ)-DP, (0, δ)-差分隐私
         if not chinese and not glued and _MATH_INSIDE.search(inside):
