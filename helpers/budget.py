@@ -122,8 +122,8 @@ class BudgetAccountant:
     def __repr__(self) -> str:
         # printed in the lecture notebooks, so in the notebook's language (helpers.i18n)
         return tr(
-            zh=(f"BudgetAccountant(已花费 ε = {self.spent:g} / {self.total_epsilon:g},"
-                f"δ = {self.spent_delta:g} / {self.total_delta:g},共 {len(self.history)} 个查询)"),
+            zh=(f"BudgetAccountant(已消耗 ε = {self.spent:g} / {self.total_epsilon:g}，"
+                f"δ = {self.spent_delta:g} / {self.total_delta:g}，共 {len(self.history)} 个查询)"),
             en=(f"BudgetAccountant(spent ε = {self.spent:g} of {self.total_epsilon:g}, "
                 f"δ = {self.spent_delta:g} of {self.total_delta:g}, {len(self.history)} queries)"),
         )
@@ -144,16 +144,16 @@ class BudgetAccountant:
         eps_ok, delta_ok = self._fits(epsilon, delta)
         if not eps_ok:
             raise BudgetExceededError(tr(
-                zh=(f"{func}:拒绝查询 {label!r}:它要花 ε = {epsilon:g},但总预算 {self.total_epsilon:g} "
-                    f"中已花掉 {self.spent:g},只剩 {self.remaining:g}。本次没有花费任何预算。"),
+                zh=(f"{func}：拒绝查询 {label!r}：它要消耗 ε = {epsilon:g}，但总预算 {self.total_epsilon:g} "
+                    f"中已消耗 {self.spent:g}，只剩 {self.remaining:g}。本次没有消耗任何预算。"),
                 en=(f"{func}: query {label!r} refused: it requests ε = {epsilon:g}, but "
                     f"ε = {self.spent:g} of {self.total_epsilon:g} is already spent and only "
                     f"{self.remaining:g} remains. Nothing was spent."),
             ))
         if not delta_ok:
             raise BudgetExceededError(tr(
-                zh=(f"{func}:拒绝查询 {label!r}:它要花 δ = {delta:g},但总 δ {self.total_delta:g} "
-                    f"中已花掉 {self.spent_delta:g},只剩 {self.remaining_delta:g}。本次没有花费任何预算。"),
+                zh=(f"{func}：拒绝查询 {label!r}：它要消耗 δ = {delta:g}，但总 δ {self.total_delta:g} "
+                    f"中已消耗 {self.spent_delta:g}，只剩 {self.remaining_delta:g}。本次没有消耗任何预算。"),
                 en=(f"{func}: query {label!r} refused: it requests δ = {delta:g}, but "
                     f"δ = {self.spent_delta:g} of {self.total_delta:g} is already spent and only "
                     f"{self.remaining_delta:g} remains. Nothing was spent."),

@@ -422,8 +422,8 @@ def fit_marginal_model(data: ArrayLike, domains: Sequence[int], epsilon: float, 
     if selection == "iterative":
         for r in range(rounds):
             pick = acc.exponential(scores(), 1.0, eps_sel, rng,
-                                   label=tr(zh=f"第 {r + 1} 轮:选择", en=f"round {r + 1}: select"))
-            measure(pick, tr(zh=f"第 {r + 1} 轮:测量 {work[pick]}", en=f"round {r + 1}: measure {work[pick]}"))
+                                   label=tr(zh=f"第 {r + 1} 轮：选择", en=f"round {r + 1}: select"))
+            measure(pick, tr(zh=f"第 {r + 1} 轮：测量 {work[pick]}", en=f"round {r + 1}: measure {work[pick]}"))
             model.joint = _ipf(model.joint, _combined_targets(measurements, doms), ipf_iters)
         return model
 
@@ -439,7 +439,7 @@ def fit_marginal_model(data: ArrayLike, domains: Sequence[int], epsilon: float, 
                             label=tr(zh=f"批处理选择 {r + 1}", en=f"batch select {r + 1}"))
         picks.append(remaining.pop(k))
     for r, pick in enumerate(picks):
-        measure(pick, tr(zh=f"批处理测量 {r + 1}:{work[pick]}", en=f"batch measure {r + 1}: {work[pick]}"))
+        measure(pick, tr(zh=f"批处理测量 {r + 1}：{work[pick]}", en=f"batch measure {r + 1}: {work[pick]}"))
     model.joint = _ipf(model.joint, _combined_targets(measurements, doms), ipf_iters)
     return model
 

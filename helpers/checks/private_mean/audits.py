@@ -46,12 +46,12 @@ _AUDIT_HINTS = {
         "ε? Is the count noisy too? Are the values clipped?",
     ),
     "one_sided_range": (
-        "这个区间不包含 0。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "这个区间不包含 0。检查：增删一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
         "the range does not contain 0. Check: by how much can adding or removing one record change the "
         "clipped sum (Definition 6-2)? Are the values clipped?",
     ),
     "mostly_negative_range": (
-        "这个区间的下界是负数，而且绝对值比上界大得多。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "这个区间的下界是负数，而且绝对值比上界大得多。检查：增删一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
         "the range has a negative lower bound much larger in size than the upper bound. Check: by how much can adding or removing one record change "
         "the clipped sum (Definition 6-2)? Are the values clipped?",
     ),
