@@ -304,11 +304,11 @@ def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]
     parts.append(_section_html("本次课", f"<ol class=\"agenda\">{agenda}</ol>",
                                "开场时用一两句话说明本次课要回答的问题。"))
     for s in meeting.sections:
-        crumb = html.escape(f"{s.stem} · {s.zh}")
+        crumb = f"{html.escape(s.stem)} · {_inline(s.zh)}"
         for i, slide in enumerate(slides[s.stem][s.id]):
             notes = _markdown(slide.notes)
             if i == 0:
-                notes = f"<p>【{s.zh} · 约 {s.minutes} 分钟 · 笔记本 {s.stem}.ipynb】</p>" + notes
+                notes = f"<p>【{_inline(s.zh)} · 约 {s.minutes} 分钟 · 笔记本 {s.stem}.ipynb】</p>" + notes
             if slide.figure:
                 number, caption = slide.figure
                 shown = figures.get(s.stem, {}).get(s.id, [])
