@@ -140,7 +140,7 @@ def load_sources() -> tuple[object, dict[str, dict[str, list[Slide]]]]:
     slides: dict[str, dict[str, list[Slide]]] = {}
     problems = []
     for path in sorted(SLIDE_SRC.glob("*.md")):
-        name = str(path.relative_to(ROOT))
+        name = f"course/_src/slides/{path.name}"
         if path.stem not in plan.notebooks:
             problems.append(f"{name}: no lecture notebook {path.stem!r} (sources: {', '.join(plan.notebooks)})")
             continue
