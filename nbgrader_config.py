@@ -3,9 +3,9 @@
 Assignments: source/{laplace,exponential,randomized_response}/ (instructor
 versions, with solutions and hidden tests); release/ holds the student
 versions made by ``nbgrader generate_assignment`` and is committed
-(``.venv/bin/python tests/corpus/build.py release`` regenerates it; a test
+(``.venv/bin/python -m tests.support.corpus release`` regenerates it; a test
 fails when it is out of date). The instructor loop is in README.md and is
-exercised end to end by tests/test_instructor_loop.py.
+exercised end to end by tests/course/test_instructor_loop.py.
 
 Copied unchanged into temporary course roots by the tests: paths are taken
 relative to this file, never to the repository.
@@ -60,7 +60,7 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
                                     LimitOutput, SaveAutoGrades)
 
-from autograder.formgrader import TrustedAutograde  # noqa: E402
+from autograder.nbgrader.formgrader import TrustedAutograde  # noqa: E402
 
 c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
@@ -71,8 +71,8 @@ c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMet
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
-from autograder.feedback import StripHiddenTests  # noqa: E402
-from autograder.mathml import MathToMathML  # noqa: E402
+from autograder.render.feedback import StripHiddenTests  # noqa: E402
+from autograder.render.mathml import MathToMathML  # noqa: E402
 
 # Hidden blocks' code and outputs go (a hidden failure shows the trusted grader's generic
 # message); formulas become MathML when the page is made, so that feedback opened from disk
@@ -100,7 +100,7 @@ c.HTMLExporter.extra_template_basedirs = [next((d for d in _TEMPLATES if os.path
 # nbgrader 0.9.6 with SQLAlchemy 2.x prints "SAWarning: Object of type <SubmittedAssignment>
 # not in session, add operation along ... will not proceed" several times per autograded
 # submission: its gradebook code relies on an autoflush cascade SQLAlchemy 2 no longer does.
-# The rows are added explicitly right after (the grades are right; tests/test_assignments.py
+# The rows are added explicitly right after (the grades are right; tests/checks/test_assignments.py
 # checks them), there is no setting to change it, so exactly this message is silenced.
 import warnings  # noqa: E402
 

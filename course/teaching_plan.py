@@ -387,7 +387,7 @@ def plan_tables(plan: Plan, lang: str) -> str:
                 mins = m.intros.get(stem, 0) + sum(s.minutes for s in chosen)
                 first = i == 0
                 meeting = t["meeting"].format(n=m.number) if first else ""
-                assign = ", ".join(f"`{a}`" for a in m.assignments) if first else ""
+                assign = ("、" if lang == "zh" else ", ").join(f"`{a}`" for a in m.assignments) if first else ""
                 rows.append(f"| {meeting} | [{stem}]({root}{stem}.ipynb) | {t['sep'].join(names)} | {mins} | {assign} |")
         total = sum(m.minutes for m in plan.meetings[pid])
         rows.append(f"| {t['total']} | | | {total} | |")

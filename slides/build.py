@@ -144,8 +144,11 @@ def load_sources() -> tuple[object, dict[str, dict[str, list[Slide]]]]:
         if path.stem not in plan.notebooks:
             problems.append(f"{name}: no lecture notebook {path.stem!r} (sources: {', '.join(plan.notebooks)})")
             continue
+        text = path.read_text(encoding="utf-8")
+        # the course's rule for Chinese text (course/build.py): full-width ，；：？！（） next to Chinese
+        problems += course_build.halfwidth_problems(text, "markdown", name)
         try:
-            slides[path.stem] = parse_slides(path.read_text(encoding="utf-8"), name)
+            slides[path.stem] = parse_slides(text, name)
         except SlideError as error:
             problems.append(str(error))
             continue
@@ -279,9 +282,9 @@ def _section_html(title: str, body: str, notes: str, crumb: str = "", classes: s
 
 ASSIGNMENT_ZH = {
     "laplace": "拉普拉斯噪声与拉普拉斯机制",
-    "exponential": "指数机制(表 6-4)",
-    "randomized_response": "随机响应:扰动与校正",
-    "private_mean": "私有均值:截断、灵敏度、预算分配",
+    "exponential": "指数机制（表 6-4）",
+    "randomized_response": "随机响应：扰动与校正",
+    "private_mean": "私有均值：截断、灵敏度、预算分配",
     "privacy_budget": "隐私预算的记账与重复查询平均攻击",
     "local_frequency": "本地差分隐私的频率估计",
 }
@@ -295,9 +298,9 @@ def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]
     parts = []
     notebooks = "、".join(f"{stem}" for stem in meeting.stems)
     parts.append(
-        f'<section class="title"><h1>差分隐私</h1><h3>{path["zh"]}方案 · 第 {meeting.number} 次课(共 {count} 次)</h3>'
-        f'<p>讲义:{html.escape(notebooks)}</p><p class="small">约 {meeting.minutes} 分钟 · 每次课 45 分钟</p>'
-        f'<aside class="notes">本次课按教学计划(course/_src/plan.toml)约 {meeting.minutes} 分钟;'
+        f'<section class="title"><h1>差分隐私</h1><h3>{path["zh"]}方案 · 第 {meeting.number} 次课（共 {count} 次）</h3>'
+        f'<p>讲义：{html.escape(notebooks)}</p><p class="small">约 {meeting.minutes} 分钟 · 每次课 45 分钟</p>'
+        f'<aside class="notes">本次课按教学计划（course/_src/plan.toml）约 {meeting.minutes} 分钟；'
         f'每一节的分钟数写在各节第一张幻灯片的讲稿开头。按 S 键打开讲稿视图。</aside></section>')
     agenda = "".join(f"<li>{_inline(s.zh)} <span class=\"min\">{s.minutes} 分钟</span></li>"
                      for s in meeting.sections if s.minutes)
@@ -321,18 +324,18 @@ def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]
             else:
                 body, classes = _markdown(slide.body), ""
             parts.append(_section_html(slide.title, body, notes, crumb, classes))
-    homework = "".join(f"<li><code>{a}</code>:{ASSIGNMENT_ZH.get(a, a)}</li>" for a in meeting.assignments)
+    homework = "".join(f"<li><code>{a}</code>：{ASSIGNMENT_ZH.get(a, a)}</li>" for a in meeting.assignments)
     optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"]
     self_study = "".join(f"<li>{_inline(x.zh)}</li>" for x in optional[:5])
     body = ""
     if homework:
-        body += f"<p>作业(在 Nbgrader ▸ Assignment List 中获取):</p><ul>{homework}</ul>"
+        body += f"<p>作业（在 Nbgrader ▸ Assignment List 中获取）：</p><ul>{homework}</ul>"
     if self_study:
-        body += f"<p>选学(课后自学,标题带【选学】):</p><ul class=\"small\">{self_study}</ul>"
+        body += f"<p>选学（课后自学，标题带【选学】）：</p><ul class=\"small\">{self_study}</ul>"
     if meeting.number < count:
-        body += f"<p>下次课:第 {meeting.number + 1} 次课</p>"
+        body += f"<p>下次课：第 {meeting.number + 1} 次课</p>"
     parts.append(_section_html("课后", body or "<p>本章结束。</p>",
-                               "提醒学生:讲义笔记本可以从头到尾运行,带滑块的图可以自己拖动;选学部分不在考试范围内,除非另行说明。"))
+                               "提醒学生：讲义笔记本可以从头到尾运行，带滑块的图可以自己拖动；选学部分不在考试范围内，除非另行说明。"))
     return f"""<!doctype html>
 <html lang="zh-CN">
 <head>
@@ -370,14 +373,14 @@ def index_html(plan) -> str:
     rows = []
     for path in plan.paths:
         items = "".join(
-            f'<li><a href="{path["id"]}-{m.number}.html">第 {m.number} 次课</a>:'
-            f'{html.escape("、".join(m.stems))}(约 {m.minutes} 分钟)</li>' for m in plan.meetings[path["id"]])
-        rows.append(f"<h2>{path['zh']}方案(共 {sum(m.minutes for m in plan.meetings[path['id']])} 分钟)</h2><ul>{items}</ul>")
+            f'<li><a href="{path["id"]}-{m.number}.html">第 {m.number} 次课</a>：'
+            f'{html.escape("、".join(m.stems))}（约 {m.minutes} 分钟）</li>' for m in plan.meetings[path["id"]])
+        rows.append(f"<h2>{path['zh']}方案（共 {sum(m.minutes for m in plan.meetings[path['id']])} 分钟）</h2><ul>{items}</ul>")
     return f"""<!doctype html>
 <html lang="zh-CN"><head><meta charset="utf-8"><title>差分隐私 · 课堂幻灯片</title>
 <link rel="stylesheet" href="deck.css"></head>
 <body class="index"><h1>差分隐私 · 课堂幻灯片</h1>
-<p>每次课一套幻灯片(reveal.js,离线可用)。放映时按 F 全屏,按 S 打开讲稿视图,按 Esc 看全部幻灯片。</p>
+<p>每次课一套幻灯片（reveal.js，离线可用）。放映时按 F 全屏，按 S 打开讲稿视图，按 Esc 看全部幻灯片。</p>
 {''.join(rows)}
 </body></html>
 """

@@ -1,0 +1,401 @@
+"""nbgrader's filesystem exchange, with identity and time taken from the OS, not from names.
+
+nbgrader 0.9.6's default exchange trusts what a student writes: ``collect`` attributes a
+submission to the user named in its folder name (a differing owner is one log line,
+"cheating attempt?"), takes its time from that name and from the student's own
+``timestamp.txt``, and copies symlinks as their targets. On a server where every student
+has a terminal, that lets one student be graded as another and back-date work
+(issue 16). These classes plug into nbgrader's own extension point
+(``c.ExchangeFactory.<action> = "autograder.nbgrader.exchange.<Class>"``, see
+``hub/jupyter/*/nbgrader_config.py``) and change only what is needed:
+
+- **Collect** refuses (never just warns) a submission whose folder or any file in it is
+  not owned by the OS account it names, that holds a symlink, a FIFO, a device or a
+  socket, or that is larger than ``CourseDirectory.max_dir_size``. It copies through
+  file descriptors opened with ``O_NOFOLLOW`` (a file swapped for a symlink while it is
+  copied is refused too). The submission time is the newest *ctime* of the copied inodes:
+  the kernel sets it on every change and no user can set it back (only the system
+  clock could), so a student can make a submission look later, never earlier. That time,
+  not the student's, goes into ``timestamp.txt`` of ``submitted/`` (what ``autograde``
+  and late penalties read) and chooses the newest submission per student. Refused
+  submissions are skipped, the student's own valid submission is still collected, and
+  the run ends with an error naming each refusal, so the Formgrader's Collect shows
+  "Error", not "Success".
+- **Release assignment / release feedback** never create or reuse a course folder, or
+  its ``outbound/``, ``inbound/`` or ``feedback/``, that someone else owns or that is a
+  symlink; ``inbound/`` gets the sticky bit (students cannot rename or delete each
+  other's submissions); the exchange root is never loosened (nbgrader chmods it to
+  0777, dropping the sticky bit).
+- **Fetch assignment / fetch feedback** (the student's side) accept only files owned by
+  the course folder's owner, not writable by others and not symlinks: what a classmate
+  planted is refused, not fetched.
+- **Submit** leaves the submission folder 0755 (nbgrader makes it 0777 "so the
+  instructor can delete later", which lets anyone who learns its name write into it).
+
+The exchange itself is laid out by ``hub/provision.py`` (root 1777, course folders owned
+by the course account). Group-shared exchanges (``CourseDirectory.groupshared``) are not
+supported: ownership is the identity here.
+"""
+
+from __future__ import annotations
+
+import datetime
+import fnmatch
+import hashlib
+import os
+import pwd
+import shutil
+import stat
+from contextlib import suppress
+
+from dateutil.tz import gettz
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.exchange import ExchangeError, default
+from traitlets import Integer
+
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: a FIFO swapped in after the check must not hang the collector
+_OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def uid_for(name: str, base: int) -> int:
+    """The uid of hub user ``name`` where there is no passwd entry (Kubernetes, hub/z2jh/).
+
+    ``base + (first 4 bytes of sha256(name)) mod 2**30``; hub/z2jh/values.yaml's
+    ``hub.extraConfig`` spawns each student's pod with the same formula (and refuses a
+    spawn whose uid collides with another user's, so two users never share one).
+    """
+    return base + int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big") % (1 << 30)
+
+
+#: Deepest folder nesting and most files and folders in one submission Collect accepts.
+MAX_DEPTH, MAX_ENTRIES = 20, 10_000
+
+
+def _check_secret(dirfd: int) -> None:
+    """nbgrader's ``submission_secret.txt`` is written by the student's own ``submit``; an empty or
+    odd one later fails *Release feedback* for the whole class (nbgrader asserts on it)."""
+    try:
+        fd = os.open("submission_secret.txt", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dirfd)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise Refused(f"submission_secret.txt cannot be opened safely ({error.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        secret = handle.read(257)
+    if not 8 <= len(secret.strip()) <= 256 or not secret.strip().isascii() or not secret.strip().decode().isprintable():
+        raise Refused("submission_secret.txt is not a secret nbgrader's submit writes (empty, too long or not text)")
+
+class Refused(Exception):
+    """A submission or released file that is not what it claims to be."""
+
+
+def _owner_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def check_tree(path: str, uid: int) -> None:
+    """Raise `Refused` unless ``path`` and everything below it belong to ``uid``.
+
+    Owned by ``uid``, not writable by others, no symlinks, only regular files
+    and folders: what the course account releases, checked by the student before use.
+    """
+    below = (os.path.join(root, n) for root, dirs, files in os.walk(path) for n in dirs + files)
+    for name in (path, *below):      # os.walk yields nothing for a file: check path itself first
+        st = os.lstat(name)
+        if stat.S_ISLNK(st.st_mode):
+            raise Refused(f"{name} is a symlink")
+        if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+            raise Refused(f"{name} is not a regular file or folder")
+        if st.st_uid != uid:
+            raise Refused(f"{name} is owned by {_owner_name(st.st_uid)}, not by {_owner_name(uid)}")
+        if st.st_mode & 0o002:     # group-writable is the owner's private group (umask 002)
+            raise Refused(f"{name} is writable by others (mode {stat.S_IMODE(st.st_mode):o})")
+
+
+class _Checked(default.Exchange):
+    """Shared rules: the root is never loosened; course folders are never someone else's."""
+
+    def ensure_root(self):
+        if self.coursedir.groupshared:
+            self.fail("autograder.nbgrader.exchange does not support CourseDirectory.groupshared: "
+                      "file ownership is the identity of a submission")
+        if not os.path.isdir(self.root):
+            try:
+                os.makedirs(self.root)
+                os.chmod(self.root, 0o1777)
+            except PermissionError:
+                self.fail(f"Could not create the exchange {self.root}: permission denied")
+        st = os.stat(self.root)
+        if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) != 0o1777:
+            # world-writable needs the sticky bit: no one renames or replaces another's folder
+            os.chmod(self.root, 0o1777)
+        super().ensure_root()
+
+    def ensure_directory(self, path, mode):
+        if os.path.islink(path):
+            self.fail(f"{path} is a symlink: refused (the course account creates its own folders)")
+        if not os.path.isdir(path):
+            os.makedirs(path)
+            os.chmod(path, mode)
+            return
+        st = os.stat(path)
+        if st.st_uid != os.geteuid():
+            self.fail(f"{path} is owned by {_owner_name(st.st_uid)}, not by you: refused "
+                      "(someone else created it; the exchange's course folders belong to the course account)")
+        wanted = stat.S_IMODE(mode) | (st.st_mode & stat.S_ISVTX)   # never drop inbound/'s sticky bit
+        if stat.S_IMODE(st.st_mode) != wanted:
+            os.chmod(path, wanted)
+
+    def course_owner(self) -> int:
+        """The uid owning this course's folder in the exchange (the course account)."""
+        course = os.path.join(self.root, self.coursedir.course_id)
+        st = os.lstat(course)
+        if not stat.S_ISDIR(st.st_mode):
+            self.fail(f"{course} is not a folder: refused")
+        if st.st_mode & 0o002:
+            self.fail(f"{course} is writable by others (mode {stat.S_IMODE(st.st_mode):o}): refused")
+        return st.st_uid
+
+
+class ExchangeReleaseAssignment(_Checked, default.ExchangeReleaseAssignment):
+    """nbgrader's release, with owned course folders and a sticky ``inbound/``."""
+
+    def init_dest(self):
+        super().init_dest()
+        # nbgrader's 2733 lets any student rename or delete another's submission folder
+        os.chmod(self.inbound_path, stat.S_IMODE(os.stat(self.inbound_path).st_mode) | stat.S_ISVTX)
+
+
+class ExchangeReleaseFeedback(_Checked, default.ExchangeReleaseFeedback):
+    """nbgrader's release of feedback, never into a ``feedback/`` someone else made."""
+
+    def init_dest(self):
+        course = os.path.join(self.root, self.coursedir.course_id)
+        if os.path.isdir(course) and os.stat(course).st_uid != os.geteuid():
+            self.fail(f"{course} is owned by {_owner_name(os.stat(course).st_uid)}, not by you: refused")
+        super().init_dest()
+
+
+class ExchangeFetchAssignment(_Checked, default.ExchangeFetchAssignment):
+    """nbgrader's fetch, accepting only what the course account released."""
+
+    def init_src(self):
+        super().init_src()
+        owner = self.course_owner()
+        try:
+            st = os.lstat(self.outbound_path)
+            if st.st_uid != owner or st.st_mode & 0o002 or not stat.S_ISDIR(st.st_mode):
+                raise Refused(f"{self.outbound_path} is not the course account's own folder")
+            check_tree(self.src_path, owner)
+        except Refused as why:
+            self.fail(f"Refused to fetch {self.coursedir.assignment_id}: {why}. Tell your instructor.")
+
+
+class ExchangeFetchFeedback(_Checked, default.ExchangeFetchFeedback):
+    """nbgrader's fetch of feedback, accepting only files the course account wrote."""
+
+    def init_src(self):
+        super().init_src()
+        owner = self.course_owner()
+        try:
+            st = os.lstat(self.outbound_path)
+            if st.st_uid != owner or st.st_mode & 0o002 or not stat.S_ISDIR(st.st_mode):
+                raise Refused(f"{self.outbound_path} is not the course account's own folder")
+            for _, _, path in self.feedback_files:
+                check_tree(path, owner)
+        except Refused as why:
+            self.fail(f"Refused to fetch feedback: {why}. Tell your instructor.")
+
+
+class ExchangeSubmit(_Checked, default.ExchangeSubmit):
+    """nbgrader's submit, leaving the submission folder 0755 instead of 0777."""
+
+    def copy_files(self):
+        super().copy_files()
+        with suppress(OSError):
+            os.chmod(os.path.join(self.inbound_path, self.assignment_filename), 0o755)
+
+
+class ExchangeCollect(_Checked, default.ExchangeCollect):
+    """nbgrader's collect with identity from file ownership and time from ctime (module docstring)."""
+
+    uid_base = Integer(
+        0, help="0: a student's uid is that of their OS account (/etc/passwd). Otherwise: uid_for(name, "
+                "uid_base), the uid their pod runs as (Kubernetes, hub/z2jh/values.yaml).").tag(config=True)
+
+    def init_src(self):
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.inbound_path = os.path.join(self.course_path, "inbound")
+        if not os.path.isdir(self.inbound_path):
+            self.fail(f"Course not found: {self.inbound_path}")
+        st = os.lstat(self.inbound_path)
+        if stat.S_ISLNK(st.st_mode) or st.st_uid not in (os.geteuid(), 0):
+            self.fail(f"{self.inbound_path} is not the course account's folder: refused")
+        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
+            try:
+                self.duedate = gb.find_assignment(self.coursedir.assignment_id).duedate
+            except MissingEntry:
+                self.duedate = None
+        self.refused: list[str] = []
+        # the name only says whom the folder claims to be; its time part is ignored (and may be junk)
+        pattern = "{}+{}+*".format(self.coursedir.student_id or "*", self.coursedir.assignment_id)
+        pattern_records = [{"username": name.split("+", 1)[0], "filename": name}
+                           for name in sorted(os.listdir(self.inbound_path)) if fnmatch.fnmatch(name, pattern)]
+        valid = []
+        for record in pattern_records:
+            try:
+                record["timestamp"] = self._trusted_time(record)
+            except Refused as why:
+                self.refused.append(f"{record['filename']}: {why}")
+                self.log.error("Refused submission %s: %s", record["filename"], why)
+                continue
+            valid.append(record)
+        per_student: dict[str, list[dict]] = {}
+        for record in valid:
+            per_student.setdefault(record["username"], []).append(record)
+        self.src_records = []
+        for records in per_student.values():
+            records = self._sort_by_timestamp(records)
+            if self.duedate is not None and self.before_duedate:
+                on_time = [r for r in records if r["timestamp"] <= self.duedate]
+                records = on_time or records
+            self.src_records.append(records[0])
+
+    def _uid_of(self, student: str) -> int:
+        if self.uid_base:
+            return uid_for(student, self.uid_base)
+        try:
+            return pwd.getpwnam(student).pw_uid
+        except KeyError:
+            raise Refused(f"no OS account named {student!r}") from None
+
+    def _trusted_time(self, record: dict) -> datetime.datetime:
+        """The newest ctime of the submission's inodes, after checking them (no copy)."""
+        newest = self._walk(os.path.join(self.inbound_path, record["filename"]),
+                            self._uid_of(record["username"]), None)
+        return self._as_datetime(newest)
+
+    def _as_datetime(self, ctime: float) -> datetime.datetime:
+        return datetime.datetime.fromtimestamp(ctime, tz=datetime.timezone.utc).replace(tzinfo=None)
+
+    def _walk(self, src: str, uid: int, dest: str | None) -> float:
+        """Check (and copy to ``dest`` when given) the tree ``src`` through O_NOFOLLOW descriptors.
+
+        Returns the newest ctime seen; raises `Refused` at the first inode not owned by
+        ``uid``, symlink or special file, or when the total size exceeds the limit.
+        """
+        limit = 1000 * self.coursedir.max_dir_size
+        max_file = 1000 * self.coursedir.max_file_size
+        state = {"newest": 0.0, "size": 0}
+
+        def check(st, name):
+            if st.st_uid != uid:
+                raise Refused(f"{name} is owned by {_owner_name(st.st_uid)}, not by {_owner_name(uid)}")
+            state["newest"] = max(state["newest"], st.st_ctime)
+
+        def visit(dirfd: int, rel: str, out: str | None, depth: int = 0) -> None:
+            check(os.fstat(dirfd), rel or ".")
+            # A student's own folder must not be able to stop Collect for the class (3000 nested
+            # folders made the recursion fail; a million empty files would take hours).
+            if depth > MAX_DEPTH:
+                raise Refused(f"folders nested deeper than {MAX_DEPTH}")
+            if out is not None:
+                os.makedirs(out, exist_ok=True)
+            entries = os.listdir(dirfd)
+            state["entries"] = state.get("entries", 0) + len(entries)
+            if state["entries"] > MAX_ENTRIES:
+                raise Refused(f"more than {MAX_ENTRIES} files and folders")
+            for entry in sorted(entries):
+                name = os.path.join(rel, entry)
+                if any(fnmatch.fnmatch(entry, glob) for glob in self.coursedir.ignore):
+                    continue
+                st = os.stat(entry, dir_fd=dirfd, follow_symlinks=False)
+                if stat.S_ISLNK(st.st_mode):
+                    raise Refused(f"{name} is a symlink")
+                if stat.S_ISDIR(st.st_mode):
+                    fd = os.open(entry, _OPEN_DIR, dir_fd=dirfd)
+                    try:
+                        visit(fd, name, None if out is None else os.path.join(out, entry), depth + 1)
+                    finally:
+                        os.close(fd)
+                elif stat.S_ISREG(st.st_mode):
+                    try:
+                        fd = os.open(entry, _OPEN_FILE, dir_fd=dirfd)
+                    except OSError as error:      # ELOOP: swapped for a symlink meanwhile
+                        raise Refused(f"{name} cannot be opened safely ({error.strerror})") from None
+                    try:
+                        fst = os.fstat(fd)
+                        if not stat.S_ISREG(fst.st_mode):
+                            raise Refused(f"{name} is not a regular file")
+                        check(fst, name)
+                        if fst.st_size > max_file:
+                            self.log.warning("Ignoring %s: larger than %d kB (CourseDirectory.max_file_size)",
+                                             name, self.coursedir.max_file_size)
+                            continue
+                        state["size"] += fst.st_size
+                        if state["size"] > limit:
+                            raise Refused(f"larger than {self.coursedir.max_dir_size} kB (CourseDirectory.max_dir_size)")
+                        if out is not None:
+                            with os.fdopen(os.dup(fd), "rb") as source, open(os.path.join(out, entry), "wb") as target:
+                                shutil.copyfileobj(source, target)
+                        check(os.fstat(fd), name)       # a change while copying moves the time forward
+                    finally:
+                        os.close(fd)
+                else:
+                    raise Refused(f"{name} is not a regular file or folder")
+
+        try:
+            top = os.open(src, _OPEN_DIR)
+        except OSError as error:
+            raise Refused(f"cannot be opened safely ({error.strerror}; a symlink or not a folder?)") from None
+        try:
+            visit(top, "", dest)
+            _check_secret(top)
+        except PermissionError as error:
+            raise Refused(f"unreadable for the course account ({error.filename or error.strerror})") from None
+        finally:
+            os.close(top)
+        return state["newest"]
+
+    def do_copy(self, src, dest, log=None):
+        """Copy a checked submission; ``timestamp.txt`` gets the trusted time."""
+        newest = self._walk(src, self._uid_of(self._current["username"]), dest)
+        when = self._as_datetime(newest)
+        stamp = when.replace(tzinfo=datetime.timezone.utc).astimezone(gettz(self.timezone)).strftime(self.timestamp_format)
+        with open(os.path.join(dest, "timestamp.txt"), "w") as handle:
+            handle.write(stamp)
+
+    def copy_files(self):
+        records = self.src_records
+        if not records:
+            super().copy_files()        # nbgrader's "No submissions ... to collect"
+        for record in records:
+            self._current = record
+            self.src_records = [record]
+            dest = self.coursedir.format_path(self.coursedir.submitted_directory, record["username"],
+                                              self.coursedir.assignment_id)
+            try:
+                super().copy_files()
+            except Refused as why:
+                shutil.rmtree(dest, ignore_errors=True)
+                self.refused.append(f"{record['filename']}: {why}")
+                self.log.error("Refused submission %s: %s", record["filename"], why)
+        self.src_records = records
+        if self.refused:
+            raise ExchangeError(
+                "Refused {} submission(s) of '{}' (not collected; every other submission was):\n  {}".format(
+                    len(self.refused), self.coursedir.assignment_id, "\n  ".join(self.refused)))
+
+
+def configure(c) -> None:
+    """Select these classes in an nbgrader config ``c`` (``hub/jupyter/*/nbgrader_config.py``)."""
+    for action, cls in (("release_assignment", ExchangeReleaseAssignment), ("release_feedback", ExchangeReleaseFeedback),
+                        ("fetch_assignment", ExchangeFetchAssignment), ("fetch_feedback", ExchangeFetchFeedback),
+                        ("submit", ExchangeSubmit), ("collect", ExchangeCollect)):
+        setattr(c.ExchangeFactory, action, f"{__name__}.{cls.__name__}")

@@ -1,0 +1,594 @@
+"""Feedback pages that hide the hidden tests and are safe to open.
+
+Hidden tests (nbgrader issue #917).
+
+nbgrader writes the hidden tests into the autograded notebook and from there
+into the feedback HTML. :class:`StripHiddenTests` is added to
+``GenerateFeedback.preprocessors``: it replaces every hidden block of a test
+cell by one comment line and cuts the traceback of such cells down to the
+exception's name and message (a traceback quotes the failing hidden line).
+:func:`leaked_lines` then checks the written HTML, text only, for any line
+of the hidden tests.
+
+Safe HTML. :func:`feedback_html` renders an executed notebook for the
+student and for the instructor, who may open it in the Formgrader (a page
+holding the Jupyter token: script in feedback would be stored XSS against
+the instructor). Every output is reduced to an allowlist of MIME types
+(text, HTML, Markdown, LaTeX, PNG/JPEG/SVG shown as ``<img>``), HTML and
+Markdown (cells and outputs) are cleaned by bleach (an allowlist of tags and
+attributes; ``javascript:`` links disarmed), output and cell metadata are
+dropped (nbconvert
+writes an image's ``width`` into an unquoted attribute), base64 images are
+checked against their alphabet and capped in size *before* anything decodes
+them, and the finished page is parsed once more: a ``<script>`` that the
+template itself did not write, an ``on*`` attribute or a ``javascript:`` URL
+raises :class:`FeedbackWithheld`. An instructor cell that would still show a
+hidden-test line is redacted (:func:`redact_hidden`), never the whole page.
+Math is rendered to MathML when the page is made (:mod:`autograder.render.mathml`: no
+script, no network), long lines wrap, and the score (total and per test) heads the page.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import html
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import List
+
+from autograder.sanitize import img_attribute, strip_remote_markdown, strip_remote_svg
+
+BEGIN = "### BEGIN HIDDEN TESTS"
+END = "### END HIDDEN TESTS"
+PLACEHOLDER = "# (hidden tests are not shown / 隐藏测试不显示)"
+
+
+def strip_hidden(source: str) -> tuple[str, bool]:
+    """``source`` with each hidden block replaced by :data:`PLACEHOLDER`."""
+    out, hidden, found = [], False, False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(BEGIN):
+            hidden, found = True, True
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(indent + PLACEHOLDER)
+            continue
+        if stripped.startswith(END):
+            hidden = False
+            continue
+        if not hidden:
+            out.append(line)
+    return "\n".join(out), found
+
+
+def hidden_lines(source: str) -> list[str]:
+    """Lines inside hidden blocks (stripped, non-trivial)."""
+    lines, hidden = [], False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(BEGIN):
+            hidden = True
+        elif stripped.startswith(END):
+            hidden = False
+        elif hidden and len(stripped) >= 8 and not stripped.startswith("#"):
+            lines.append(stripped)
+    return lines
+
+
+def hidden_spans(source: str) -> list[tuple[int, int]]:
+    """1-based ``(first, last)`` line numbers of each hidden block (markers included)."""
+    spans, start = [], None
+    for number, line in enumerate(source.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith(BEGIN) and start is None:
+            start = number
+        elif stripped.startswith(END) and start is not None:
+            spans.append((start, number))
+            start = None
+    if start is not None:
+        spans.append((start, max(start, len(source.splitlines()))))
+    return spans
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+#: The cell's own frame in an IPython traceback ("Cell In[3], line 7"; older: "<ipython-input-3-...>").
+_CELL_LINE = re.compile(r"(?:Cell In\[\d*\]|<ipython-input-[^>]*>),? (?:line )?(\d+)")
+
+
+def failing_line(traceback) -> int | None:
+    """The line of the cell at which an IPython traceback says the cell failed (None: unknown)."""
+    text = _ANSI.sub("", "\n".join(str(line) for line in traceback or []))
+    found = _CELL_LINE.search(text)
+    return int(found.group(1)) if found else None
+
+
+def error_text(output) -> str:
+    """A failed cell's error as feedback shows it, without a traceback: the exception's
+    name and message, or for a check's verdict (``CheckFailure``, message in Chinese then
+    English) the header the student saw in the notebook instead of the class name."""
+    name, value = output.get("ename", "Error"), output.get("evalue", "")
+    if name == "CheckFailure":
+        return f"✗ 未通过 / check failed\n{str(value).strip()}"
+    return f"{name}: {value}"
+
+
+class StripHiddenTests(NbGraderPreprocessor):
+    """Remove the hidden tests' source *and outputs* from the feedback notebook.
+
+    nbgrader's executed notebook cannot tell which output a hidden block
+    printed, so a test cell with a hidden block keeps its outputs only when it
+    failed before its first hidden block ran (its traceback's cell line says
+    so); otherwise its streams and displays go, and a failure is shown as the
+    trusted grader's generic message (a hidden check's message quotes the
+    arguments and expected values, e.g. "(-20, -19) ... expected 20"); a
+    visible check that failed after a hidden block keeps its own message.
+    """
+
+    # nbconvert's HTML exporter sets NbConvertBase.display_data_priority for every preprocessor;
+    # nbgrader's base class redeclares the trait without config=True, so each Generate feedback
+    # log began with "Config option `display_data_priority` not recognized" (as nbgrader's own
+    # GetGrades does, accept it).
+    display_data_priority = List(NbGraderPreprocessor.display_data_priority.make_dynamic_default(), config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code":
+            return cell, resources
+        original = _joined(cell.source)
+        source, found = strip_hidden(original)
+        if not found:
+            return cell, resources
+        from autograder.worker import HIDDEN_FAILED
+
+        cell.source = source
+        first_hidden = hidden_spans(original)[0][0]
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        line = failing_line(errors[0].get("traceback")) if errors else None
+        if errors and line is not None and line < first_hidden:  # no hidden code ran
+            for output in errors:
+                output["traceback"] = [error_text(output)]
+            return cell, resources
+        grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id", "?")
+        cell.outputs = [_note("(output of the hidden tests not shown / 隐藏测试的输出不显示)")]
+        if errors and line is not None and not any(a <= line <= b for a, b in hidden_spans(original)):
+            error = errors[0]  # a visible check after a hidden block failed: its own message
+            error["traceback"] = [error_text(error)]
+            cell.outputs.append(error)
+        elif errors:
+            import nbformat
+
+            text = HIDDEN_FAILED.format(grade_id=grade_id)
+            cell.outputs.append(nbformat.v4.new_output("error", ename="HiddenTestFailed", evalue=text,
+                                                       traceback=[text]))
+        return cell, resources
+
+
+def html_text(path: Path) -> str:
+    """The visible text of an HTML file (tags removed, entities decoded)."""
+    raw = Path(path).read_text(encoding="utf-8", errors="replace")
+    raw = re.sub(r"<style.*?</style>|<script.*?</script>", " ", raw, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", raw))
+
+
+def leaked_lines(path: Path, secret_lines) -> list[str]:
+    """Which of ``secret_lines`` appear in the feedback HTML at ``path``."""
+    text = html_text(path)
+    squashed = re.sub(r"\s+", "", text)
+    return [line for line in secret_lines if re.sub(r"\s+", "", line) in squashed]
+
+
+# --- safe HTML --------------------------------------------------------------------------
+
+#: Largest image (base64 characters) shown; larger ones become a note.
+MAX_IMAGE_CHARS = 2 * 1024 * 1024
+#: Largest text, HTML, Markdown or LaTeX output kept (characters); longer ones are cut.
+MAX_TEXT_CHARS = 200_000
+#: Most characters of all outputs of one notebook; later outputs become a note. The scorer
+#: already keeps at most 1 MB of student output (scorer.OUTPUT_BUDGET); tests add a little.
+MAX_TOTAL_CHARS = 3_000_000
+#: Output MIME types shown in feedback (everything else, e.g. JavaScript or widgets, is dropped).
+SHOWN_MIME = ("text/html", "text/markdown", "text/latex", "image/png", "image/jpeg",
+              "image/svg+xml", "text/plain")
+_IMAGES = ("image/png", "image/jpeg", "image/svg+xml")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+#: Tags and attributes HTML outputs may keep (pandas tables, simple formatting).
+ALLOWED_TAGS = frozenset({
+    "a", "abbr", "b", "blockquote", "br", "caption", "code", "col", "colgroup", "dd", "del",
+    "details", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "kbd",
+    "li", "ol", "p", "pre", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var", "img", "center"})
+ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align"], "a": ["href"], "img": img_attribute,  # no remote src
+                      "td": ["colspan", "rowspan"],
+                      "th": ["colspan", "rowspan"], "col": ["span"], "colgroup": ["span"]}
+
+
+class FeedbackWithheld(ValueError):
+    """The rendered page still shows a hidden test or active content: do not publish it."""
+
+
+def clean_html(text: str) -> str:
+    """Allowlist-clean an HTML fragment (bleach): no script, style, handlers or unsafe URLs.
+
+    MathML elements (formulas rendered when the page is made, :mod:`autograder.render.mathml`) are
+    kept with their presentation attributes only.
+    """
+    import bleach
+
+    from autograder.render import mathml
+
+    attributes = dict(ALLOWED_ATTRIBUTES, **{tag: list(mathml.ATTRIBUTES) for tag in mathml.TAGS})
+    return bleach.clean(text, tags=ALLOWED_TAGS | mathml.TAGS, attributes=attributes,
+                        protocols=["http", "https", "mailto"], strip=True, strip_comments=True)
+
+
+def _joined(value) -> str:
+    if isinstance(value, list):
+        value = "".join(str(v) for v in value)
+    return value if isinstance(value, str) else str(value)
+
+
+def _cut(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n... ({len(text) - limit} more characters not shown / 其余未显示)"
+
+
+def _note(text: str) -> dict:
+    import nbformat
+
+    return nbformat.v4.new_output("display_data", data={"text/plain": text})
+
+
+def safe_output(output, budget: list[int], *, inline_svg_ok: bool = True) -> dict | None:
+    """One output reduced to what feedback may show; sizes checked before any decoding.
+
+    ``budget`` is a one-element list of the characters still allowed for the
+    notebook (decreased here). ``inline_svg_ok=False`` drops SVG (a renderer
+    that inlines it would run its scripts; the feedback template shows it as
+    an inert ``<img>``).
+    """
+    import nbformat
+
+    kind = output.get("output_type")
+    if kind == "stream":
+        text = _cut(_joined(output.get("text", "")))
+        out = nbformat.v4.new_output("stream", name="stderr" if output.get("name") == "stderr"
+                                     else "stdout", text=text)
+    elif kind == "error":
+        out = nbformat.v4.new_output(
+            "error", ename=_cut(_joined(output.get("ename", "Error")), 200),
+            evalue=_cut(_joined(output.get("evalue", "")), 5000),
+            traceback=[_cut(_joined(line), 5000) for line in list(output.get("traceback") or [])[:200]])
+    elif kind in ("display_data", "execute_result"):
+        data = output.get("data") if isinstance(output.get("data"), dict) else {}
+        kept, dropped = {}, []
+        for mime, value in data.items():
+            if mime not in SHOWN_MIME or (mime == "image/svg+xml" and not inline_svg_ok):
+                dropped.append(str(mime)[:60])
+                continue
+            if mime in _IMAGES:
+                if not isinstance(value, (str, list)):
+                    continue
+                size = len(value) if isinstance(value, str) else sum(len(str(v)) for v in value)
+                if size > MAX_IMAGE_CHARS:
+                    kept.setdefault("text/plain", f"(image of {size / 2**20:.1f} MiB not shown: "
+                                                  f"larger than {MAX_IMAGE_CHARS >> 20} MiB / 图片过大，未显示)")
+                    continue
+                value = _joined(value)
+                if mime != "image/svg+xml" and not _BASE64.fullmatch(value):
+                    dropped.append(mime)
+                    continue
+                if mime == "image/svg+xml":
+                    value = strip_remote_svg(value)
+                kept[mime] = value
+            elif mime == "text/html":
+                kept[mime] = clean_html(_cut(_joined(value)))
+            elif mime == "text/markdown" and not inline_svg_ok:
+                kept[mime] = safe_markdown(_cut(_joined(value)))
+            else:
+                kept[mime] = _cut(_joined(value))
+        if not kept:
+            kept["text/plain"] = ("(output not shown in feedback: "
+                                  + (", ".join(dropped) or "empty") + ")")
+        if "image/svg+xml" in kept and ("image/png" in kept or "image/jpeg" in kept):
+            del kept["image/svg+xml"]
+        if kind == "execute_result":
+            out = nbformat.v4.new_output("execute_result", data=kept,
+                                         execution_count=None)
+        else:
+            out = nbformat.v4.new_output("display_data", data=kept)
+    else:
+        return None
+    size = len(str(out))
+    if size > budget[0]:
+        budget[0] = 0
+        return None
+    budget[0] -= size
+    return out
+
+
+def safe_notebook(nb, hidden: list[str] | None = None):
+    """A copy of ``nb`` fit for rendering: hidden tests removed, outputs reduced, metadata dropped."""
+    import nbformat
+
+    nb = copy.deepcopy(nb)
+    budget = [MAX_TOTAL_CHARS]
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        kind = cell.get("cell_type")
+        source = _joined(cell.get("source", ""))
+        if kind == "code":
+            source, found = strip_hidden(source)
+            new = nbformat.v4.new_code_cell(_cut(source))
+            omitted = False
+            for output in cell.get("outputs", []) or []:
+                if found and output.get("output_type") == "error":
+                    output = dict(output, traceback=[error_text(output)])
+                shown = safe_output(output, budget) if budget[0] > 0 else None
+                if shown is None:
+                    omitted = omitted or budget[0] <= 0
+                    continue
+                new.outputs.append(shown)
+            if omitted:
+                new.outputs.append(_note("(more output not shown: feedback size limit / 输出过多，未显示)"))
+            count = cell.get("execution_count")
+            new.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        elif kind == "markdown":
+            new = nbformat.v4.new_markdown_cell(_cut(source))
+        else:  # raw cells as escaped text: nbconvert would paste a raw cell's source into the page
+            new = nbformat.v4.new_markdown_cell(raw_as_text(_cut(source)))
+        new.id = f"cell-{index}"
+        cells.append(new)
+    out = nbformat.v4.new_notebook(cells=cells)
+    out.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                    "language_info": {"name": "python"}}
+    return out
+
+
+#: The course's nbconvert templates: ``dp_feedback`` is the lab page without any script.
+TEMPLATES = Path(__file__).resolve().parents[2] / "nbgrader_templates"
+
+
+def _exporter(mathjax_url: str | None = None):
+    from nbconvert import HTMLExporter
+
+    extra = {"mathjax_url": mathjax_url} if mathjax_url else {}
+    if (TEMPLATES / "dp_feedback").is_dir():
+        extra.update(template_name="dp_feedback", extra_template_basedirs=[str(TEMPLATES)],
+                     extra_template_paths=[str(TEMPLATES / "feedback")])
+    # sanitize_html with our clean_html: nbconvert's own allowlist lacks <p>, <h2>, <img>... and
+    # would show every markdown cell's tags as text. Rendered Markdown is cleaned as HTML (after
+    # markdown2html), so math and code spans keep their `<` as is.
+    extra.setdefault("template_name", "lab")
+    return HTMLExporter(sanitize_html=True, exclude_anchor_links=True, filters={"clean_html": clean_html}, **extra)
+
+
+@functools.lru_cache(maxsize=4)
+def _template_scripts(mathjax_url: str | None = None) -> frozenset[str]:
+    """The ``<script>`` elements the template writes into an empty page (trusted)."""
+    import nbformat
+
+    body, _ = _exporter(mathjax_url).from_notebook_node(nbformat.v4.new_notebook())
+    return frozenset(_Scan(body).scripts)
+
+
+class _Scan(HTMLParser):
+    """Scripts, event handlers and unsafe URLs of a page (what a browser would run)."""
+
+    URL_ATTRS = ("href", "src", "action", "formaction", "xlink:href", "data", "srcdoc", "background")
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.scripts: list[str] = []
+        self.active: list[str] = []
+        self._in_script, self._buffer = None, []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            name, value = (name or "").lower(), value or ""
+            squashed = re.sub(r"[\s\x00-\x1f]", "", value).lower()
+            if name.startswith("on"):
+                self.active.append(f"<{tag} {name}=...>")
+            elif name in self.URL_ATTRS and (squashed.startswith(("javascript:", "vbscript:"))
+                                             or squashed.startswith("data:text/html")
+                                             or (squashed.startswith("data:")
+                                                 and tag in ("iframe", "object", "embed"))):
+                self.active.append(f"<{tag} {name}={squashed[:30]}>")
+        if tag in ("iframe", "object", "embed", "base", "form", "frame", "applet"):
+            self.active.append(f"<{tag}>")
+        if tag == "meta" and any((n or "").lower() == "http-equiv" for n, _ in attrs):
+            self.active.append("<meta http-equiv>")
+        if tag == "script":
+            self._in_script = "".join(f" {n}={v}" for n, v in attrs)
+            self._buffer = []
+
+    def handle_data(self, data):
+        if self._in_script is not None:
+            self._buffer.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._in_script is not None:
+            self.scripts.append(self._in_script + "|" + "".join(self._buffer).strip())
+            self._in_script = None
+
+
+def active_content(page: str, mathjax_url: str | None = None) -> list[str]:
+    """What in ``page`` could run code, beyond the template's own scripts."""
+    scan = _Scan(page)
+    trusted = _template_scripts(mathjax_url)
+    return scan.active + [f"<script{s.split('|')[0]}>" for s in scan.scripts if s not in trusted]
+
+
+def text_leaks(page: str, secret_lines) -> list[str]:
+    """Which ``secret_lines`` appear in ``page`` (visible text or markup, whitespace ignored)."""
+    raw = re.sub(r"<style.*?</style>", " ", page, flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", "", raw))
+    squashed = re.sub(r"\s+", "", text) + "\0" + re.sub(r"\s+", "", html.unescape(raw))
+    return [line for line in secret_lines if re.sub(r"\s+", "", line) in squashed]
+
+
+def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None) -> str:
+    """The executed notebook ``nb`` as a self-contained, sanitized HTML page.
+
+    ``hidden_lines`` are the lines of the hidden tests (:func:`hidden_lines`
+    of the source notebook's test cells): an instructor cell still showing
+    one is redacted (:func:`redact_hidden`), the page is not withheld (a
+    withheld page would tell a student their guess was right). Raises
+    :class:`FeedbackWithheld` on active content (script not written by the
+    template, event handler, ``javascript:`` URL): the caller then
+    publishes no feedback for this notebook. Student raw cells are shown
+    as escaped text.
+    ``mathjax_url`` points the page at a local MathJax (offline math);
+    default: the template's CDN copy.
+    """
+    from autograder.render.mathml import MathToMathML
+
+    safe = safe_notebook(redact_hidden(nb, hidden_lines)[0])
+    summary = score_summary(nb)
+    if summary:
+        safe.cells.insert(0, summary)
+    safe, _ = MathToMathML().preprocess(safe, {})
+    page, _ = _exporter(mathjax_url).from_notebook_node(safe)
+    active = active_content(page, mathjax_url)
+    if active:
+        raise FeedbackWithheld("active content in feedback: " + ", ".join(active[:3]))
+    return page
+
+
+def score_summary(nb):
+    """A Markdown cell for the top of the page: the total and each test cell's score.
+
+    Scores come from the trusted grader's ``metadata.autograder`` of each test cell
+    (:func:`autograder.worker.executed_notebook`); ``None`` when there is none.
+    """
+    import nbformat
+
+    rows = []
+    for cell in nb.cells:
+        meta = cell.get("metadata", {})
+        mark = meta.get("autograder") if isinstance(meta.get("autograder"), dict) else None
+        grade_id = (meta.get("nbgrader") or {}).get("grade_id")
+        if mark is None or grade_id is None:
+            continue
+        try:
+            rows.append((str(grade_id), float(mark["score"]), float(mark["points"])))
+        except (KeyError, TypeError, ValueError):
+            continue
+    if not rows:
+        return None
+    total, points = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    lines = "".join(f"<tr><td><code>{html.escape(g)}</code></td><td>{s:g} / {p:g}</td>"
+                    f"<td>{'✓' if s >= p else '✗'}</td></tr>" for g, s, p in rows)
+    return nbformat.v4.new_markdown_cell(
+        f'<div class="dp-score"><h2>得分 / Score: {total:g} / {points:g}</h2>'
+        f"<table><thead><tr><th>测试 / test</th><th>得分 / score</th><th></th></tr></thead>"
+        f"<tbody>{lines}</tbody></table></div>")
+
+
+_SCRIPT_URL = re.compile(r"\]\(\s*<?\s*(?:javascript|vbscript|data)\s*:[^)\n]*\)?", re.I)
+_SCRIPT_REF = re.compile(r"^(\s*\[[^\]\n]+\]:\s*<?\s*)(?:javascript|vbscript|data)\s*:.*$", re.I | re.M)
+
+
+_NEEDS_CLEANING = re.compile(r"<[A-Za-z/!?]|(?:javascript|vbscript|data)\s*:", re.I)
+
+
+def raw_as_text(source: str) -> str:
+    """A raw cell as a Markdown cell showing its text (escaped, never HTML)."""
+    return "<pre>" + html.escape(str(source)) + "</pre>" if str(source).strip() else ""
+
+
+def _instructor(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader") or {}
+    return bool(meta.get("grade") or meta.get("locked")) and not meta.get("solution")
+
+
+def redact_hidden(nb, secret_lines) -> tuple[object, list[str]]:
+    """``(copy of nb, grade ids)``: instructor cells whose source still shows a hidden line, redacted.
+
+    A safety net behind the real protections (hidden blocks are never in the
+    release, hidden-block outputs are never kept, a hidden failure is shown
+    as a generic message). Only the instructor's cell *sources* are scanned:
+    scanning what a student cell printed (or what a visible test echoed of a
+    student's return value) would tell the student whether a guessed line is
+    in a hidden test, and a student can only print what they already know.
+    Such a cell keeps a placeholder source and no outputs; the page is
+    published and nothing in the status tells the student (the worker adds a
+    note for the instructor in ``report.json``).
+    """
+    nb = copy.deepcopy(nb)
+    squashed = [re.sub(r"\s+", "", line) for line in secret_lines]
+    squashed = [line for line in squashed if line]
+    redacted = []
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code" or not _instructor(cell):
+            continue
+        text = re.sub(r"\s+", "", strip_hidden(_joined(cell.get("source", "")))[0])
+        if any(line in text for line in squashed):
+            cell["source"] = PLACEHOLDER
+            cell["outputs"] = [_note("(this test's details are not shown / 此测试的详情不显示)")]
+            redacted.append(str((cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")))
+    return nb, redacted
+
+
+def safe_markdown(source: str) -> str:
+    """Markdown with its raw HTML allowlist-cleaned and script URLs in links disarmed.
+
+    For notebooks an instructor opens in nbgrader's Formgrader, whose template
+    renders markdown cells with ``markdown2html`` and no sanitizer. Sources
+    without anything tag- or script-URL-like are returned unchanged (so
+    ``$x < y$`` and `` `a <= b` `` keep their spelling).
+    """
+    source = strip_remote_markdown(str(source))
+    # A browser decodes entities in a link target (`javascript&#58;...`): judge the decoded text.
+    if not _NEEDS_CLEANING.search(source) and not _NEEDS_CLEANING.search(html.unescape(source)):
+        return source
+    cleaned = _SCRIPT_REF.sub(r"\1#", _SCRIPT_URL.sub("](#)", clean_html(source)))
+    cleaned = _LINK_TARGET.sub(_disarm_target, cleaned)
+    return _REF_TARGET.sub(_disarm_target, cleaned)
+
+
+_LINK_TARGET = re.compile(r"(\]\(\s*<?)([^)\n]*)()")
+_REF_TARGET = re.compile(r"^(\s*\[[^\]\n]+\]:\s*<?)(\S[^\n]*)()$", re.M)
+
+
+def _disarm_target(match) -> str:
+    """A link target whose entity-decoded, whitespace-free text is a script URL becomes ``#``."""
+    decoded = re.sub(r"[\s\x00-\x1f]+", "", html.unescape(match.group(2))).lower()
+    if decoded.startswith(("javascript:", "vbscript:", "data:")):
+        return match.group(1) + "#" + match.group(3)
+    return match.group(0)
+
+
+def gradebook_notebook(nb):
+    """A copy of the executed notebook fit for ``OUT/autograded`` (Formgrader import).
+
+    Cells, nbgrader metadata and ids are kept; the student's markdown and raw
+    cells (all but the locked instructor cells, which sanitize restored from
+    the release) pass through :func:`safe_markdown`; outputs are reduced like the feedback's
+    (:func:`safe_output`: allowlisted types, cleaned HTML, capped sizes, no
+    output metadata); notebook metadata is reduced to the kernelspec and the
+    language. Hidden tests are *not* removed here (see :func:`strip_hidden`).
+    """
+    nb = copy.deepcopy(nb)
+    budget = [MAX_TOTAL_CHARS]
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader") or {}
+        instructor = bool(meta.get("locked")) and not meta.get("solution")
+        if cell.get("cell_type") == "markdown" and not instructor:
+            cell["source"] = safe_markdown(_joined(cell.get("source", "")))
+            cell.pop("attachments", None)
+        elif cell.get("cell_type") == "raw":  # pasted verbatim into the Formgrader page: escape
+            cell["source"] = html.escape(_joined(cell.get("source", "")))
+            cell.pop("attachments", None)
+        elif cell.get("cell_type") == "code":
+            cell["outputs"] = [o for o in (safe_output(o, budget, inline_svg_ok=False)
+                                           for o in cell.get("outputs", []) or []) if o is not None]
+        keep = {k: v for k, v in cell.get("metadata", {}).items() if k == "nbgrader"}
+        cell["metadata"] = keep
+    nb.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info")}
+    return nb

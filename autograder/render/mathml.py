@@ -1,0 +1,103 @@
+"""LaTeX math in Markdown rendered to MathML when a feedback page is made.
+
+Feedback is opened from disk, from the hub or from the Formgrader, often
+with no network: a page that typesets its formulas with MathJax from a CDN
+shows raw ``$...$`` there. :func:`markdown_with_mathml` replaces every
+formula of a Markdown text (``$...$``, ``$$...$$``, ``\\(...\\)``,
+``\\[...\\]``; code spans and fenced code left alone) by MathML Core, which
+Chromium and Firefox render natively (latex2mathml, pure Python). A formula
+latex2mathml cannot read stays as its LaTeX source in ``<code>``, never as
+an error. The MathML elements and attributes a sanitizer must keep are
+:data:`TAGS` and :data:`ATTRIBUTES` (no ``href``: nothing in them links or runs).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+#: MathML elements written by latex2mathml (MathML Core plus ``semantics``/``annotation``).
+TAGS = frozenset({
+    "math", "mi", "mn", "mo", "ms", "mtext", "mspace", "mrow", "mfrac", "msqrt", "mroot", "mstyle",
+    "merror", "mpadded", "mphantom", "menclose", "msub", "msup", "msubsup", "munder", "mover",
+    "munderover", "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd", "semantics",
+    "annotation"})
+#: Presentation attributes of those elements (no links, no events, no styles).
+ATTRIBUTES = ("display", "displaystyle", "scriptlevel", "mathvariant", "mathsize", "stretchy", "fence",
+              "separator", "lspace", "rspace", "accent", "accentunder", "movablelimits", "largeop",
+              "symmetric", "minsize", "maxsize", "form", "linethickness", "columnalign", "rowalign",
+              "columnspacing", "rowspacing", "columnlines", "rowlines", "frame", "notation", "width",
+              "height", "depth", "voffset", "encoding", "xmlns")
+
+# Fenced code blocks and code spans are copied as they are.
+_CODE = re.compile(r"(^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\2[^\n]*$|(`+)(?!`).+?(?<!`)\3(?!`))", re.M | re.S)
+_MATH = re.compile(
+    r"\$\$(?P<d1>.+?)\$\$"
+    r"|\\\[(?P<d2>.+?)\\\]"
+    r"|\\\((?P<i1>.+?)\\\)"
+    r"|(?<![\\$\w])\$(?![\s$])(?P<i2>[^$\n]*?[^\s\\$])\$(?![\d$])",
+    re.S)
+
+
+def latex_to_mathml(latex: str, *, display: bool) -> str:
+    """One formula as a ``<math>`` element (its LaTeX in ``<code>`` if it cannot be converted)."""
+    from latex2mathml.converter import convert
+
+    try:
+        return convert(latex.strip(), display="block" if display else "inline")
+    except Exception:  # noqa: BLE001 - an unreadable formula is shown as its source
+        return f"<code>{html.escape(latex.strip())}</code>"
+
+
+def _math(match: re.Match) -> str:
+    display = match.group("d1") is not None or match.group("d2") is not None
+    latex = next(g for g in (match.group("d1"), match.group("d2"), match.group("i1"), match.group("i2"))
+                 if g is not None)
+    rendered = latex_to_mathml(latex, display=display)
+    # A block formula on a paragraph of its own stays a block; Markdown must not wrap or escape it.
+    return rendered.replace("\n", "")
+
+
+def markdown_with_mathml(source: str) -> str:
+    """``source`` with every formula outside code replaced by MathML."""
+    if "$" not in source and "\\(" not in source and "\\[" not in source:
+        return source
+    out, last = [], 0
+    for code in _CODE.finditer(source):
+        out.append(_MATH.sub(_math, source[last:code.start()]))
+        out.append(code.group(0))
+        last = code.end()
+    out.append(_MATH.sub(_math, source[last:]))
+    return "".join(out)
+
+
+
+class MathToMathML(Preprocessor):
+    """Markdown cells and Markdown/LaTeX outputs with their formulas as MathML.
+
+    For ``GenerateFeedback.preprocessors`` (nbgrader_config.py). A LaTeX
+    output becomes an HTML one, allowlist-cleaned like every HTML the
+    feedback shows (:func:`autograder.render.feedback.clean_html`).
+    """
+
+    enabled = Bool(True, help="nbconvert runs only enabled preprocessors").tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "markdown":
+            cell.source = markdown_with_mathml(_joined(cell.source))
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data = output.get("data") or {}
+            if "text/latex" in data and "text/html" not in data:
+                from autograder.render.feedback import clean_html
+
+                data["text/html"] = clean_html(markdown_with_mathml(_joined(data["text/latex"])))
+            if "text/markdown" in data:
+                data["text/markdown"] = markdown_with_mathml(_joined(data["text/markdown"]))
+        return cell, resources
+
+
+def _joined(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
