@@ -169,8 +169,11 @@ def load_sources() -> tuple[object, dict[str, dict[str, list[Slide]]]]:
 
 # --------------------------------------------------------------------------- figures
 
-def capture_figures(stem: str, out_dir: Path) -> dict[str, list[str]]:
+def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[str, list[str]]:
     """Run the Chinese notebook ``stem``'s code cells headless; save every figure it shows.
+
+    With ``last`` (a section id), stop at the first section after it: the sections a deck does
+    not show (optional ones at the end, self-checks) are not run.
 
     Returns {section id: [PNG file names, in the order shown]}.  Static figures are taken when a
     cell calls ``plt.show()`` (or leaves a figure open); slider figures (``LiveFigure``) as their
@@ -217,6 +220,8 @@ def capture_figures(stem: str, out_dir: Path) -> dict[str, list[str]]:
         if cell.kind == "markdown":
             for line in text.split("\n"):
                 if line.startswith("## "):
+                    if last is not None and last in ids and index > ids.index(last):
+                        return figures  # past the last section a deck shows
                     current["section"] = ids[index]
                     index += 1
             continue
@@ -230,8 +235,9 @@ def capture_figures(stem: str, out_dir: Path) -> dict[str, list[str]]:
     return figures
 
 
-def figures_for(stems: list[str], out_dir: Path) -> dict[str, dict[str, list[str]]]:
-    """Capture the figures of several notebooks, each in its own process (two at a time)."""
+def figures_for(stems: dict[str, str], out_dir: Path) -> dict[str, dict[str, list[str]]]:
+    """Capture the figures of several notebooks ({stem: last section id needed}), each in its own
+    process (two at a time)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     running = []
     result: dict[str, dict[str, list[str]]] = {}
@@ -240,7 +246,8 @@ def figures_for(stems: list[str], out_dir: Path) -> dict[str, dict[str, list[str
     while pending or running:
         while pending and len(running) < 2:
             stem = pending.pop(0)
-            proc = subprocess.Popen([sys.executable, __file__, "--figures-of", stem, "--out", str(out_dir)],
+            proc = subprocess.Popen([sys.executable, __file__, "--figures-of", stem, "--out", str(out_dir),
+                                     "--last", stems[stem]],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
             running.append((stem, proc))
         stem, proc = running.pop(0)
@@ -407,8 +414,10 @@ def build() -> list[Path]:
     (OUT / "figures").mkdir(parents=True)
     vendor()
     shutil.copyfile(STYLE, OUT / "deck.css")
-    wanted = sorted({s.stem for ms in plan.meetings.values() for m in ms for s in m.sections
-                     for slide in slides[s.stem][s.id] if slide.figure})
+    shown = [s for ms in plan.meetings.values() for m in ms for s in m.sections
+             if any(slide.figure for slide in slides[s.stem][s.id])]
+    wanted = {stem: max((s for s in shown if s.stem == stem), key=lambda s: s.index).id
+              for stem in sorted({s.stem for s in shown})}
     figures = figures_for(wanted, OUT / "figures")
     written = []
     for path in plan.paths:
@@ -425,9 +434,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check-sources", action="store_true", help="check the slide sources only")
     parser.add_argument("--figures-of", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--last", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.figures_of:
-        print(json.dumps(capture_figures(args.figures_of, Path(args.out))))
+        print(json.dumps(capture_figures(args.figures_of, Path(args.out), args.last)))
         return 0
     try:
         if args.check_sources:
