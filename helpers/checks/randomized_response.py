@@ -152,6 +152,22 @@ def check_rr_perturb_invalid(rr_perturb: Callable) -> None:
     _passed("check_rr_perturb_invalid", "ε = nan 与比特 0.5 抛出 ValueError", "ValueError for ε = nan and bit 0.5")
 
 
+#: Shapes of 60,000 answers the hidden distribution check chooses from.
+HIDDEN_SHAPES = (None, (300, 200), (200, 300), (600, 100), (100, 600), (240, 250), (250, 240), (1000, 60),
+                 (60, 1000), (120, 500))
+
+
+def hidden_perturb_case(seed: int | None = None) -> dict:
+    """``{"epsilon", "n", "ones", "shape"}`` of the hidden ``check_rr_perturb_distribution``, drawn from
+    the run's seed (issue 25: no fixed argument marks a hidden call): ε the visible one with probability
+    1/10, else log-uniform on [0.3, 3] (3 significant digits); 60,000 answers in one of
+    :data:`HIDDEN_SHAPES` (``None``: 1-D, as the visible call); a share of ones in [0.2, 0.8]."""
+    g = np.random.default_rng(check_seed("hidden_perturb_case", seed))
+    epsilon = EPSILON if g.random() < 0.1 else float(f"{math.exp(g.uniform(math.log(0.3), math.log(3.0))):.3g}")
+    ones = round(float(g.uniform(0.2, 0.8)), 2)
+    return {"epsilon": epsilon, "n": 60_000, "ones": ones, "shape": HIDDEN_SHAPES[int(g.integers(len(HIDDEN_SHAPES)))]}
+
+
 def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None, *, epsilon: float = EPSILON,
                                   n: int = 100_000, ones: float = 0.3, shape: tuple | None = None) -> None:
     """Exact binomial tests of the keep rate among true 1s and among true 0s.
