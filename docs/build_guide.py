@@ -2,7 +2,7 @@
 """Write the generated parts of the instructor's guide, ``docs/teacher-guide.md`` (教师指南).
 
     python docs/build_guide.py          # rewrite the generated blocks in place
-    python docs/build_guide.py --check  # exit 1 when the guide is out of date (tests/test_teacher_guide.py)
+    python docs/build_guide.py --check  # exit 1 when the guide is out of date (tests/course/test_teacher_guide.py)
 
 The guide is hand-written Markdown with blocks between ``<!-- BEGIN generated:NAME -->`` and
 ``<!-- END generated:NAME -->`` that this script owns:

@@ -4,7 +4,7 @@ A failed check raises ``CheckFailure(zh, en, diagnosis)`` (:mod:`helpers.checks.
 ``diagnosis`` is one of the keys of :data:`DIAGNOSES`. The class report groups
 submissions by these ids, and the instructor's guide (``docs/teacher-guide.md``,
 written by ``docs/build_guide.py``) prints this table, so the explanation a
-lecturer reads is the one kept beside the checks. ``tests/test_diagnoses.py``
+lecturer reads is the one kept beside the checks. ``tests/checks/test_diagnoses.py``
 fails when a check names an id that is not here, or this table keeps an id no
 check names any more.
 

@@ -15,7 +15,7 @@ import pytest
 
 from helpers.checks.diagnoses import DIAGNOSES, GROUPS, group_of
 
-CHECKS = Path(__file__).resolve().parents[1] / "helpers" / "checks"
+CHECKS = Path(__file__).resolve().parents[2] / "helpers" / "checks"
 ID = re.compile(r"^(%s)\.[a-z][a-z0-9_]*$" % "|".join(GROUPS))
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

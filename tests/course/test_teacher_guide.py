@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "docs" / "teacher-guide.md"
 TEXT = GUIDE.read_text(encoding="utf-8")
 
