@@ -8,8 +8,8 @@ The guide is hand-written Markdown with blocks between ``<!-- BEGIN generated:NA
 ``<!-- END generated:NAME -->`` that this script owns:
 
 * ``meetings``: both paths, meeting by meeting (sections, labels, minutes, assignment), from the
-  teaching plan (``python course/plan.py --json``), with the teaching notes of :data:`NOTES`
-  for every notebook a meeting uses;
+  teaching plan (``python course/build.py --plan-json``, i.e. ``course/_src/plan.toml``), with the
+  teaching notes of :data:`NOTES` for every notebook a meeting uses;
 * ``cells``: per assignment, every graded test cell with its points, the checks it runs
   (visible and hidden) and what it checks, read from the nbgrader metadata of ``source/*/*.ipynb``;
 * ``diagnoses``: every diagnosis id, from ``helpers/checks/diagnoses.py``.
@@ -75,37 +75,124 @@ CELLS = {
     ("local_frequency", "test_asymmetric"): "两个骰子方案（a = 13/36、b = 1/36）的校正值与非法参数",
 }
 
-#: Teaching notes per lecture notebook: what to run live, questions for the class, where students stumble.
+#: Teaching notes per section of the teaching plan (its ids, course/_src/plan.toml): what to run live,
+#: a question for the class (with its answer), where students stumble. Every section a path teaches
+#: for 3 minutes or more needs one; a note for a section id the plan does not have is refused.
 NOTES = {
-    "6.1-basics": {
-        "live": "表 6-1 的四个查询单元格（差分攻击当场算出 Ming 的成绩）；定义 6-1 的概率比滑块（拖动 ε 看两条分布的比值）；串行组合的记账器单元格。",
-        "ask": "“只回答对女生的查询，为什么还是泄露了个人成绩？”；“均匀噪声 [-1, 1] 为什么不满足任何有限的 ε？”；“ε = 0 意味着什么？可用性如何？”",
-        "stumble": "把 ε 理解为“泄露的概率”而不是概率之比的界；混淆增删关系与替换关系（灵敏度不同）；以为后处理可以“找回”精确值。",
+    "attack": {
+        "live": "表 6-1 的四个查询单元格：两次“合法”的统计查询相减，当场得到 Ming 的成绩。",
+        "ask": "“服务器只回答对多人的查询，为什么还是泄露了个人成绩？”",
+        "stumble": "以为“只发布统计结果”就安全；分不清差分攻击与链接攻击。",
     },
-    "6.2-laplace": {
-        "live": "灵敏度表；Lap(Δf/ε) 密度随 ε 的滑块；实验 6-1 的交互式加噪与重复查询平均攻击；实验 6-2 直方图（ε 从 0.1 到 10）。",
-        "ask": "“计数查询的灵敏度为什么是 1？求和呢？”；“ε 减半，噪声的标准差变为多少？”（答：加倍）；“同一查询问 100 次再取平均，隐私预算消耗了多少？”",
-        "stumble": "尺度写成 ε/Δf；把 b 当成标准差（标准差是 √2·b）；教材 §6.2.2 印刷公式多加了 u₂（课程已勘误）；直方图误以为要消耗 k·ε（并行组合只需 ε）。",
+    "uniform-noise": {
+        "live": "均匀噪声 [-1, 1] 下相邻数据集的两个输出区间。",
+        "ask": "“输出落在 n + 1.5 时，攻击者能断定什么？”（答：一定不是计数为 n 的那个数据集，概率之比无界）",
+        "stumble": "以为“加了噪声就是差分隐私”，不看概率之比。",
     },
-    "6.3-exponential": {
-        "live": "南瓜定价：四个价格的可用性与选择概率；表 6-4 三列（ε = 0、0.1、1）的滑块。",
-        "ask": "“为什么不能对价格本身加拉普拉斯噪声？”；“ε = 0 时各价格被选中的概率是多少？”（答：均匀，各 1/4）；“指数里为什么有 2Δq？”",
-        "stumble": "忘了归一化；分数大时 exp 溢出（要先减去最大值）；把灵敏度 Δq 与拉普拉斯机制的 Δf 混为一谈。",
+    "neighbours": {
+        "live": "增删关系与替换关系的对照表。",
+        "ask": "“替换一条记录时，记录数的灵敏度是多少？”（答：0）",
+        "stumble": "两种相邻关系混用，灵敏度随之算错（作业 private_mean 会考到）。",
     },
-    "6.4-randomized-response": {
-        "live": "掷硬币的随机化演示（可请全班真的掷一次）；扰动后统计与校正；ε ↔ p 的滑块；估计量方差的模拟。",
-        "ask": "“p = 0.5 时能估计出什么？”（答：什么也不能，2p - 1 = 0）；“p = 0.75 对应的 ε 是多少？”（答：ln 3 ≈ 1.10）；“为什么随机响应不需要可信的数据收集者？”",
-        "stumble": "p 与 1-p 弄反；校正公式漏括号；以为校正后的人数一定在 [0, n] 内（无偏估计可以越界）。",
+    "definition": {
+        "live": "定义 6-1 的概率比滑块：拖动 ε，看两条输出分布之比始终不超过 e^ε。",
+        "ask": "“ε = 0 意味着什么？可用性如何？”（答：输出与数据无关，没有可用性）",
+        "stumble": "把 ε 理解为“泄露的概率”，而不是概率之比的界；把 δ 当作小的 ε。",
     },
-    "6.5a-rappor-shuffle": {
-        "live": "RAPPOR 三步（布隆过滤器、永久随机响应、瞬时随机响应）单用户演示；一群用户的解码；洗牌后的隐私放大曲线。",
-        "ask": "“每天上报一次，为什么需要‘永久随机响应’（记忆化）？”；“本地模型的误差为什么比中心化模型大约 √n 倍？”；“洗牌器看到了什么，看不到什么？”",
-        "stumble": "混淆 ε∞（长期）与单次上报的 ε；以为洗牌本身就提供差分隐私（放大的前提是每个用户已做本地扰动）。",
+    "properties": {
+        "live": "后处理单元格；串行组合的记账器：连续查询，看已消耗的隐私预算累加。",
+        "ask": "“把结果四舍五入后再发布，隐私预算要不要多消耗？”（答：不要，后处理不变性）",
+        "stumble": "并行组合要求各子集互不相交，学生常忽略这个前提。",
     },
-    "6.5b-synthetic-data": {
-        "live": "表 6-5 → 表 6-6 的单列合成；多列时一维边缘分布丢失相关性；可用性随 ε 变化的曲线。",
-        "ask": "“合成数据可以被查询无限次吗？隐私预算消耗在哪一步？”（答：可以，预算只在测量边缘分布时消耗，合成与查询都是后处理）；“为什么要测量二维边缘分布？”",
-        "stumble": "以为合成数据“不含真实记录”就天然是隐私的；忽略选择边缘分布本身也消耗隐私预算。",
+    "release-models": {
+        "live": "交互式与非交互式发布的准确度对比图。",
+        "ask": "“发布一次合成数据后可以无限次查询吗？”（答：可以，之后都是后处理）",
+        "stumble": "以为交互式可以无限次回答（课后习题 1 的 A 选项）。",
+    },
+    "sensitivity": {
+        "live": "灵敏度表：计数、求和、均值。",
+        "ask": "“计数查询的灵敏度为什么是 1？年龄求和呢？”（答：求和没有上界，要先截断）",
+        "stumble": "把灵敏度当作数据的取值范围，或忘了先截断。",
+    },
+    "laplace-mechanism": {
+        "live": "Lap(Δf/ε) 密度随 ε 的滑块。",
+        "ask": "“ε 减半，噪声的标准差变为多少？”（答：加倍）",
+        "stumble": "尺度写成 ε/Δf；把尺度 b 当成标准差（标准差是 √2·b）。",
+    },
+    "generating-noise": {
+        "live": "逆变换抽样单元格；教材 §6.2.2 印刷公式（多加了 u₂）与更正后的对比直方图。",
+        "ask": "“印刷公式得到的噪声均值是多少？”（答：约 0.5，不是 0）",
+        "stumble": "ln 0：rng.random() 可能返回 0，要用 1 - u。这正是作业 laplace 的内容。",
+    },
+    "experiment-6-1": {
+        "live": "实验 6-1 方案一：交互式加噪查询，再演示重复查询平均攻击（表 6-3）。",
+        "ask": "“同一查询问 100 次再取平均，按串行组合一共消耗了多少隐私预算？”（答：100ε）",
+        "stumble": "以为每次独立加噪就安全，忘了预算会累加。",
+    },
+    "histogram": {
+        "live": "实验 6-2：直方图随 ε 从 0.1 到 10 的变化。",
+        "ask": "“直方图有 k 个桶，整个发布消耗多少隐私预算？”（答：ε，并行组合）",
+        "stumble": "误以为要消耗 k·ε，或给每个桶加 Lap(k/ε) 的噪声。",
+    },
+    "pumpkins": {
+        "live": "南瓜定价：四个价格的收益。",
+        "ask": "“为什么不能对价格本身加拉普拉斯噪声？”（答：价格略高一点，收益可能骤降为 0）",
+        "stumble": "不清楚什么时候用指数机制：输出是候选项而不是数值时。",
+    },
+    "em-how": {
+        "live": "表 6-4 三列（ε = 0、0.1、1）的滑块。",
+        "ask": "“ε = 0 时各价格被选中的概率是多少？”（答：均匀，各 1/4）；“指数里为什么有 2Δq？”",
+        "stumble": "忘了归一化；分数大时 exp 溢出（要先减去最大值）。",
+    },
+    "voting-attack": {
+        "live": "投票攻击的表格。",
+        "ask": "“多投一票能把被选中的概率提高多少倍？”（答：最多 e^(ε/2)）",
+        "stumble": "把这里的界与 ε 本身混淆。",
+    },
+    "rr-when": {
+        "live": "敏感问题调查的例子。",
+        "ask": "“为什么随机响应不需要可信的数据收集者？”",
+        "stumble": "分不清中心化与本地化差分隐私。",
+    },
+    "rr-mechanism": {
+        "live": "掷硬币的随机化演示（可请全班真的掷一次）；扰动后统计与校正；ε ↔ p 的滑块。",
+        "ask": "“p = 0.5 时能估计出什么？”（答：什么也不能，2p - 1 = 0）；“p = 0.75 对应的 ε 是多少？”（答：ln 3 ≈ 1.10）",
+        "stumble": "p 与 1-p 弄反；校正公式漏括号；以为校正后的人数一定在 [0, n] 内。",
+    },
+    "summary-6-4": {
+        "live": "",
+        "ask": "“随机响应与拉普拉斯机制的误差各随 n 怎样变化？”",
+        "stumble": "",
+    },
+    "rappor": {
+        "live": "RAPPOR 三步（布隆过滤器、永久随机响应、瞬时随机响应）的单用户演示。",
+        "ask": "“每天上报一次，为什么需要永久随机响应（记忆化）？”（答：否则反复上报可被平均，隐私预算耗尽）",
+        "stumble": "混淆 ε∞（长期）与单次上报的 ε。",
+    },
+    "rappor-population": {
+        "live": "一群用户的上报与解码。",
+        "ask": "“用户越多，解码出的频率越准还是越不准？”",
+        "stumble": "以为解码得到的是每个人的真实值。",
+    },
+    "shuffler": {
+        "live": "洗牌器打乱上报的演示。",
+        "ask": "“洗牌器看到了什么，看不到什么？”",
+        "stumble": "以为洗牌本身就提供差分隐私：隐私放大的前提是每个用户已在本地扰动。",
+    },
+    "synth-one-column": {
+        "live": "表 6-5 → 表 6-6 的单列合成。",
+        "ask": "“合成数据可以被查询无限次吗？隐私预算消耗在哪一步？”（答：可以，预算只在测量边缘分布时消耗）",
+        "stumble": "以为合成数据“不含真实记录”就天然是隐私的。",
+    },
+    "synth-marginals": {
+        "live": "只用一维边缘分布合成时，属性之间的相关性消失。",
+        "ask": "“为什么要测量二维边缘分布？”",
+        "stumble": "",
+    },
+    "synth-select-measure": {
+        "live": "选择–测量–估计的一轮迭代。",
+        "ask": "“选择哪个边缘分布，这一步要不要消耗隐私预算？”（答：要，它也访问了数据）",
+        "stumble": "忽略“选择”这一步本身也消耗隐私预算。",
     },
 }
 
@@ -220,13 +307,14 @@ def _cell(text: str) -> str:
 
 
 def plan_json(repo: Path = REPO) -> dict | None:
-    """The teaching plan as data (``course/plan.py --json``), or None when the repository has no plan yet."""
-    script = repo / "course" / "plan.py"
-    if not script.is_file():
+    """The teaching plan as data (``python course/build.py --plan-json``, from ``course/_src/plan.toml``),
+    or None when the repository has no teaching plan yet."""
+    if not (repo / "course" / "teaching_plan.py").is_file():
         return None
-    done = subprocess.run([sys.executable, str(script), "--json"], capture_output=True, text=True, cwd=repo)
+    done = subprocess.run([sys.executable, str(repo / "course" / "build.py"), "--plan-json"], capture_output=True,
+                          text=True, cwd=repo)
     if done.returncode:
-        raise GuideError(f"course/plan.py --json failed: {done.stderr.strip()}")
+        raise GuideError(f"course/build.py --plan-json failed: {done.stderr.strip()}")
     return json.loads(done.stdout)
 
 
@@ -235,12 +323,15 @@ LABEL_ZH = {"core": "核心", "4h": "4 课时", "optional": "选学"}
 
 def render_meetings(plan: dict | None) -> str:
     if plan is None:
-        return ("（教学计划数据 `course/plan.py` 尚未合入；合入后运行 `python docs/build_guide.py`，"
+        return ("（教学计划数据 `course/_src/plan.toml` 尚未合入；合入后运行 `make guide`，"
                 "这里会按计划逐次列出讲授的小节和分钟数。）\n")
     sections = {s["id"]: s for s in plan["sections"]}
-    used = {stem for p in plan["paths"] for m in p["meetings"] for stem in m["notebooks"]}
-    if used - set(NOTES):
-        raise GuideError(f"docs/build_guide.py NOTES has no teaching notes for {sorted(used - set(NOTES))}")
+    unknown = sorted(set(NOTES) - set(sections))
+    taught = {sid for p in plan["paths"] for m in p["meetings"] for sid in m["sections"]}
+    missing = sorted(sid for sid in taught if sid not in NOTES and sections[sid]["minutes"] >= 3)
+    if unknown or missing:
+        raise GuideError(f"docs/build_guide.py NOTES: notes for sections the plan does not have: {unknown}; "
+                         f"sections taught without notes: {missing}")
     parts = []
     for path in plan["paths"]:
         name = path.get("zh", path["id"])
@@ -250,25 +341,48 @@ def render_meetings(plan: dict | None) -> str:
             parts.append(f"#### 第 {m['number']} 次课：{m['minutes']} 分钟；课后作业：{assignment}\n")
             parts.append("| 笔记本 | 小节 | 标签 | 分钟 |")
             parts.append("|---|---|---|---|")
-            for stem, minutes in m.get("intro_minutes", {}).items():
-                parts.append(f"| `{stem}` | （开头：学习目标与导入） | | {minutes} |")
+            intros = dict(m.get("intro_minutes", {}))
             for sid in m["sections"]:
                 s = sections[sid]
-                parts.append(f"| `{s['notebook']}` | {_cell(s['zh'])} | {LABEL_ZH.get(s['label'], s['label'])} | {s['minutes']} |")
+                if s["notebook"] in intros:
+                    parts.append(f"| `{s['notebook']}` | （开头：学习目标与导入） | | {intros.pop(s['notebook'])} |")
+                parts.append(f"| `{s['notebook']}` | {_cell(s['zh'])} | {LABEL_ZH.get(s['label'], s['label'])} "
+                             f"| {s['minutes']} |")
+            parts += [f"| `{stem}` | （开头：学习目标与导入） | | {minutes} |" for stem, minutes in intros.items()]
             parts.append("")
-            for stem in m["notebooks"]:
-                note = NOTES[stem]
-                parts.append(f"- **`{stem}` 现场运行：** {note['live']}")
-                parts.append(f"- **提问：** {note['ask']}")
-                parts.append(f"- **学生易错：** {note['stumble']}")
+            for sid in m["sections"]:
+                note = NOTES.get(sid)
+                if not note:
+                    continue
+                said = [f"{label}：{note[key]}" for key, label in
+                        (("live", "现场运行"), ("ask", "提问"), ("stumble", "易错")) if note.get(key)]
+                parts.append(f"- **{_cell(sections[sid]['zh'])}**　" + "；".join(s.rstrip("。") for s in said) + "。")
             parts.append("")
     return "\n".join(parts)
 
 
+def check_units(text: str, plan: dict | None) -> None:
+    """The hand-written table of section 4 names, for each assignment, every path the plan gives it to."""
+    if plan is None:
+        return
+    problems = []
+    for path in plan["paths"]:
+        for m in path["meetings"]:
+            for assignment in m.get("assignments", []):
+                row = re.search(rf"^\| `{re.escape(assignment)}` \|.*$", text, re.M)
+                if row is None or path["zh"] not in row.group(0):
+                    problems.append(f"the plan gives {assignment} to the {path['zh']} path (meeting {m['number']}), "
+                                    f"but its row in section 4 of docs/teacher-guide.md does not say {path['zh']!r}")
+    if problems:
+        raise GuideError("; ".join(problems))
+
+
 def render(text: str, repo: Path = REPO) -> str:
     """``text`` with every generated block rewritten."""
+    plan = plan_json(repo)
+    check_units(text, plan)
     renderers = {"cells": lambda: render_cells(repo), "diagnoses": render_diagnoses,
-                 "meetings": lambda: render_meetings(plan_json(repo))}
+                 "meetings": lambda: render_meetings(plan)}
     names = [m["name"] for m in BLOCK.finditer(text)]
     if sorted(names) != sorted(renderers):
         raise GuideError(f"docs/teacher-guide.md must hold the generated blocks {sorted(renderers)} once each; "

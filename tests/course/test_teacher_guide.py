@@ -97,20 +97,42 @@ def test_cells_table_has_every_graded_cell_with_its_points():
             assert re.search(rf"\| `{r['grade_id']}` \| {r['points']:g} \|", TEXT), (assignment, r["grade_id"])
 
 
-def test_meetings_are_rendered_from_plan_data():
-    """The meeting-by-meeting part from a plan in the shape of `course/plan.py --json`."""
-    plan = {"paths": [{"id": "2h", "zh": "2 课时", "minutes": 90, "total_minutes": 50, "meetings": [
-        {"number": 1, "notebooks": ["6.2-laplace"], "assignments": ["laplace"], "minutes": 50,
-         "intro_minutes": {"6.2-laplace": 3}, "sections": ["lap-sens"]}]}],
-            "sections": [{"id": "lap-sens", "notebook": "6.2-laplace", "zh": "6.2.1 全局灵敏度", "en": "x",
-                          "label": "core", "minutes": 47}]}
-    text = build_guide.render_meetings(plan)
-    assert "第 1 次课：50 分钟；课后作业：`laplace`" in text
-    assert "| `6.2-laplace` | 6.2.1 全局灵敏度 | 核心 | 47 |" in text
-    assert build_guide.NOTES["6.2-laplace"]["live"] in text
-    plan["paths"][0]["meetings"][0]["notebooks"] = ["6.9-unknown"]
-    with pytest.raises(build_guide.GuideError, match="6.9-unknown"):
+PLAN = {"paths": [{"id": "2h", "zh": "2 课时", "minutes": 90, "total_minutes": 16, "meetings": [
+    {"number": 1, "notebooks": ["6.2-laplace"], "assignments": ["laplace"], "minutes": 16,
+     "intro_minutes": {"6.2-laplace": 2}, "sections": ["sensitivity", "laplace-mechanism", "esa"]}]}],
+        "sections": [{"id": "sensitivity", "notebook": "6.2-laplace", "zh": "6.2.1 全局灵敏度", "label": "core",
+                      "minutes": 5},
+                     {"id": "laplace-mechanism", "notebook": "6.2-laplace", "zh": "拉普拉斯机制", "label": "core",
+                      "minutes": 9},
+                     {"id": "esa", "notebook": "6.5a-rappor-shuffle", "zh": "6.5.2 ESA", "label": "core",
+                      "minutes": 0}]}
+
+
+def test_meetings_are_rendered_from_plan_data(monkeypatch):
+    """The meeting-by-meeting part from a plan in the shape of `python course/build.py --plan-json`."""
+    import copy
+
+    monkeypatch.setattr(build_guide, "NOTES", {k: build_guide.NOTES[k] for k in ("sensitivity", "laplace-mechanism")})
+    text = build_guide.render_meetings(PLAN)
+    assert "第 1 次课：16 分钟；课后作业：`laplace`" in text
+    lines = text.splitlines()
+    intro = lines.index("| `6.2-laplace` | （开头：学习目标与导入） | | 2 |")
+    assert lines[intro + 1] == "| `6.2-laplace` | 6.2.1 全局灵敏度 | 核心 | 5 |"  # the intro before its sections
+    assert build_guide.NOTES["sensitivity"]["ask"] in text and build_guide.NOTES["laplace-mechanism"]["live"].rstrip("。") in text
+    plan = copy.deepcopy(PLAN)
+    plan["sections"][1]["id"] = plan["paths"][0]["meetings"][0]["sections"][1] = "renamed"
+    with pytest.raises(build_guide.GuideError, match="renamed"):  # a taught section without notes
         build_guide.render_meetings(plan)
+    with pytest.raises(build_guide.GuideError, match="laplace-mechanism"):  # notes for a section that is gone
+        build_guide.render_meetings(plan)
+
+
+def test_section_4_must_agree_with_the_plan_on_units():
+    build_guide.check_units(TEXT, PLAN)
+    wrong = TEXT.replace(re.search(r"^\| `laplace` \|.*$", TEXT, re.M).group(0),
+                         "| `laplace` | 掌握拉普拉斯机制 | 是 | 4 课时 | 1 小时 |")
+    with pytest.raises(build_guide.GuideError, match="laplace"):
+        build_guide.check_units(wrong, PLAN)
 
 
 # --- the question bank ------------------------------------------------------------------------
