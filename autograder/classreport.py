@@ -489,9 +489,9 @@ def _assignment_html(name: str, a: dict, links: _Links) -> list[str]:
 
 def _meaning(diagnosis: str) -> str:
     """`` — meaning`` of a diagnosis id from the checks' table (nothing for an id not in it)."""
-    from helpers.checks.diagnoses import DIAGNOSES
+    from helpers.checks.diagnoses import DIAGNOSES, GRADER_DIAGNOSES
 
-    entry = DIAGNOSES.get(diagnosis)
+    entry = DIAGNOSES.get(diagnosis) or GRADER_DIAGNOSES.get(diagnosis)
     return "" if entry is None else f" — {_e(entry.meaning_zh)} <span class=muted>{_e(entry.meaning_en)}</span>"
 
 

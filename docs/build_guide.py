@@ -287,9 +287,11 @@ def render_cells(repo: Path = REPO) -> str:
 
 def render_diagnoses() -> str:
     sys.path.insert(0, str(REPO))
-    from helpers.checks.diagnoses import DIAGNOSES, GROUPS, group_of
+    from helpers.checks.diagnoses import DIAGNOSES, GRADER_DIAGNOSES, GROUPS, group_of
 
-    parts = []
+    parts = ["#### 评分程序给出的诊断（没有检查说明原因时）\n", "| 诊断 id | 含义 | 对学生说 |", "|---|---|---|"]
+    parts += [f"| `{d}` | {_cell(e.meaning_zh)} | {_cell(e.advice_zh)} |" for d, e in GRADER_DIAGNOSES.items()]
+    parts.append("")
     for group, (title_zh, _title_en) in GROUPS.items():
         ids = [d for d in DIAGNOSES if group_of(d) == group]
         parts.append(f"#### {title_zh}（{len(ids)} 种）\n")
