@@ -15,7 +15,7 @@ result with its diagnosis, flags, a link to the feedback); across assignments a 
 assignment table. Each diagnosis id is shown with its meaning from ``helpers/checks/diagnoses.py``;
 messages are shortened to whole sentences.
 
-Plots are matplotlib PNGs (the course's CJK font set-up, :func:`helpers.lectures.plots.configure_fonts`)
+Plots are matplotlib PNGs (the course's CJK font set-up, :func:`helpers.fonts.configure_fonts`)
 embedded as ``data:`` URIs; the page loads nothing from the network. It names students: it is
 for instructors only (``grade`` writes it next to ``grades.csv``, which is no less private).
 """
@@ -560,8 +560,8 @@ def _table_html(summary: dict, rows: list[dict]) -> list[str]:
 
 def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
     """Write the class report of the grading outputs ``outs`` to ``dest``; returns the summary."""
-    from autograder.report import write_atomic
-    from helpers.lectures.plots import configure_fonts
+    from autograder.reports.report import write_atomic
+    from helpers.fonts import configure_fonts
 
     started = time.monotonic()
     dest = Path(dest) / REPORT_NAME if Path(dest).is_dir() else Path(dest)
