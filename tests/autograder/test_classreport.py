@@ -64,7 +64,7 @@ def test_failures_outside_the_checks_get_a_framework_id_or_none():
 
 
 def test_long_messages_are_cut_at_whole_sentences():
-    from autograder.classreport import whole_sentences
+    from autograder.reports.classreport import whole_sentences
 
     en = ("privacy audit failed: private_mean claims ε = 3-DP, but on the neighbouring datasets [-1, 1], ε = 3: "
           "d = 20 record(s) at the lower bound, d' = d + [1000] the event x > 0.5 has frequencies 100/68000 vs "
@@ -86,7 +86,7 @@ def test_long_messages_are_cut_at_whole_sentences():
 
 
 def test_histogram_counts_students_in_whole_numbers():
-    from autograder.classreport import score_figure
+    from autograder.reports.classreport import score_figure
 
     for scores in ([10.0], [10.0, 7.0, 7.0, 3.0], [float(i % 11) for i in range(150)]):
         a = {"scores": scores, "max_score": 10.0, "median": 7.0, "q1": 5.0, "q3": 9.0}
