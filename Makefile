@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 # xdist_group keeps the hub chain and the make-lab chain on one worker each.
 JOBS ?= 2
 
-.PHONY: install lab exchange test browser sandbox bench notebooks release clean hub guide
+.PHONY: install lab exchange test browser sandbox bench notebooks release clean hub
 
 install: $(STAMP)
 
@@ -112,13 +112,14 @@ bench: install
 notebooks: install
 	$(BIN)/python course/build.py
 
-# The generated parts of the instructor's guide (docs/teacher-guide.md): plan, graded cells, diagnoses.
-guide: install
-	$(BIN)/python docs/build_guide.py
-
 # Regenerate the committed student versions (release/) from source/.
 release: install
 	for a in $(ASSIGNMENTS); do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
+
+# The generated parts of the instructor's guide (docs/teacher-guide.md): plan, graded cells, diagnoses.
+.PHONY: guide
+guide: install
+	$(BIN)/python docs/build_guide.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts
