@@ -255,7 +255,7 @@ DIAGNOSES: dict[str, Diagnosis] = {
         "Check each factor against the formula, then normalize."),
     "exponential.missing_factor_2": _D(
         "指数中少了因子 2（用了 exp(εq/Δq)）。",
-        "指数机制的指数是 εq/(2Δq)：2 来自分母归一化常数也会随数据变化。",
+        "指数机制的指数是 εq/(2Δq)：相邻数据集上分子和归一化常数各可能变化 e^(ε/2) 倍，合起来才是 e^ε。",
         "The factor 2 is missing (exp(εq/Δq) was used).",
         "The exponent is εq/(2Δq)."),
     "exponential.eps_times_delta": _D(
