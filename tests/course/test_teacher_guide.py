@@ -159,6 +159,16 @@ def test_question_bank_has_at_least_20_questions_of_three_kinds():
         _answer(n)
 
 
+def test_question_bank_covers_the_chapters_learning_requirements():
+    """学习要求 of the chapter: 差分攻击; 概念、性质、模型; 拉普拉斯机制 and its use in 统计查询 and
+    直方图; 指数机制; 随机响应; ESA and 数据合成; plus the two 课后习题."""
+    bank = TEXT[TEXT.index("## 8. 题库"):]
+    for topic in ("差分攻击", "ε-差分隐私", "后处理", "串行组合", "并行组合", "交互式", "非交互式", "拉普拉斯机制",
+                  "计数查询", "直方图", "指数机制", "随机响应", "本地化差分隐私", "ESA", "RAPPOR", "数据合成",
+                  "课后习题 1", "课后习题 2"):
+        assert topic in bank, topic
+
+
 def _has(text: str, value: float, digits: int) -> bool:
     return f"{value:.{digits}f}" in text
 
