@@ -84,8 +84,16 @@ def test_build_refuses_a_graded_cell_without_description(monkeypatch):
 
 
 def test_build_refuses_a_description_of_a_cell_that_is_gone(monkeypatch):
-    monkeypatch.setattr(build_guide, "CELLS", {**build_guide.CELLS, ("laplace", "test_gone"): "x"})
+    monkeypatch.setattr(build_guide, "CELLS", {**build_guide.CELLS, ("laplace", "test_gone"): ("x", "")})
     with pytest.raises(build_guide.GuideError, match="test_gone"):
+        build_guide.render_cells()
+
+
+def test_build_refuses_a_description_whose_cell_now_calls_other_checks(monkeypatch):
+    text, _ = build_guide.CELLS[("laplace", "test_laplace_noise_rng")]
+    monkeypatch.setattr(build_guide, "CELLS", {**build_guide.CELLS,
+                                               ("laplace", "test_laplace_noise_rng"): (text, "check_laplace_noise_rng")})
+    with pytest.raises(build_guide.GuideError, match="test_laplace_noise_rng.*check_laplace_noise_only_rng_random"):
         build_guide.render_cells()
 
 
