@@ -35,6 +35,9 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.grade import default_course, grade
+from autograder.jail import Sandbox
+
 CONFIG = """c = get_config()
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.course_id = "dp-course"
@@ -120,8 +123,6 @@ def main(argv=None) -> int:
     parser.add_argument("--reps", type=int, default=20, help="sandboxes started for the cost estimate")
     args = parser.parse_args(argv)
 
-    from autograder.grade import default_course, grade
-
     bin_dir = str(Path(sys.executable).parent)
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     course = default_course()
@@ -189,8 +190,6 @@ def _solutions_use_helpers(path: Path) -> bool:
 
 def _sandbox_seconds(sandboxed: bool, reps: int) -> float:
     """Mean wall time to start the runner, run an empty notebook, get its report and stop it."""
-    from autograder.jail import Sandbox
-
     total = 0.0
     for _ in range(reps):
         start = time.perf_counter()

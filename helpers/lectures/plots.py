@@ -3,7 +3,7 @@
 Each function draws on an ``Axes`` it is given (or makes one) and returns the
 artists it created, so the interactive versions in :mod:`helpers.lectures.widgets`
 can reuse it and then only update the artists' data when a slider moves.
-Labels go through :func:`helpers.lectures.i18n.tr`, so the same code draws Chinese or
+Labels go through :func:`helpers.i18n.tr`, so the same code draws Chinese or
 English figures.
 
 :func:`use_backend` chooses how slider figures are shown: a live ``ipympl``
@@ -14,7 +14,6 @@ everywhere.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 from typing import Any
@@ -24,7 +23,10 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from helpers.lectures.i18n import get_lang, tr
+from helpers._validation import fail
+from helpers.fonts import cjk_available as _cjk_available  # the name label() looks up (tests replace it)
+from helpers.fonts import configure_fonts
+from helpers.i18n import get_lang, tr
 
 __all__ = [
     "use_backend",
@@ -55,53 +57,6 @@ __all__ = [
 #: Widest live (ipympl) figure in CSS pixels: fits JupyterLab's output area next to the file browser.
 LIVE_MAX_WIDTH_PX = 860
 
-# CJK glyphs: the first family matplotlib finds wins; DejaVu Sans is the fallback.
-_CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
-              "Source Han Sans SC", "SimHei", "Microsoft YaHei", "PingFang SC", "DejaVu Sans"]
-
-
-@functools.lru_cache(maxsize=1)
-def _register_bundled_cjk_font() -> None:
-    """Register Noto Sans CJK SC shipped by the ``mplfonts`` wheel (see requirements.txt).
-
-    Registering the file directly (rather than running mplfonts' installer) leaves
-    matplotlib's own font folder untouched; machines with a system CJK font need neither.
-    """
-    try:
-        from importlib.resources import files
-
-        from matplotlib import font_manager
-
-        path = files("mplfonts") / "fonts" / "NotoSansCJKsc-Regular.otf"
-        if path.is_file():
-            font_manager.fontManager.addfont(str(path))
-    except (ImportError, OSError):  # the English fallback labels still teach
-        pass
-
-
-def _configure_fonts() -> None:
-    from matplotlib import font_manager
-
-    _register_bundled_cjk_font()
-    available = {f.name for f in font_manager.fontManager.ttflist}
-    families = [f for f in _CJK_FONTS if f in available] or ["DejaVu Sans"]
-    rest = [f for f in matplotlib.rcParams["font.sans-serif"] if f not in families]
-    matplotlib.rcParams["font.sans-serif"] = families + rest
-    # Glyph fallback works across the families named in font.family, not through the
-    # "sans-serif" alias: CJK fonts lack some Greek letters (π) that DejaVu Sans has.
-    matplotlib.rcParams["font.family"] = list(dict.fromkeys(families + ["DejaVu Sans"]))
-    matplotlib.rcParams["axes.unicode_minus"] = False
-
-
-@functools.lru_cache(maxsize=1)
-def _cjk_available() -> bool:
-    from matplotlib import font_manager
-
-    _register_bundled_cjk_font()
-    available = {f.name for f in font_manager.fontManager.ttflist}
-    return any(f in available for f in _CJK_FONTS[:-1])
-
-
 def _live_frontend() -> bool:
     """True in a kernel that a Jupyter server started for a browser session.
 
@@ -128,11 +83,9 @@ def use_backend(mode: str | None = None) -> str:
     ("widget" / "inline") forces a choice.  Outside IPython nothing is changed
     and "inline" is returned.
     """
-    _configure_fonts()
+    configure_fonts()
     mode = mode or os.environ.get("DP_COURSE_BACKEND") or None
     if mode not in (None, "widget", "inline"):
-        from helpers._validation import fail
-
         raise fail("use_backend", "mode", "None, 'widget' or 'inline'", mode)
     try:
         from IPython import get_ipython
@@ -156,13 +109,8 @@ def use_backend(mode: str | None = None) -> str:
     # cropped to their content and are kept in a saved notebook. Slider figures get their
     # own ipympl canvas from new_figure() when the live canvas is available.
     shell.run_line_magic("matplotlib", "inline")
-    _configure_fonts()
+    configure_fonts()
     return mode
-
-
-def configure_fonts() -> None:
-    """Make matplotlib find the bundled CJK font (for figures not made through this module)."""
-    _configure_fonts()
 
 
 _LIVE_CANVAS = False  # set by use_backend(): slider figures get ipympl canvases
@@ -277,9 +225,9 @@ def plot_uniform_noise_overlap(ax: Axes, answers_d: np.ndarray, answers_d2: np.n
     """
     edges = np.linspace(0.5, 4.5, 81)
     _, _, p1 = ax.hist(answers_d, bins=edges, density=True, alpha=0.5, color="C0",
-                       label=label(zh="D:含 Alice(患癌),计数 3", en="D: Alice (cancer) included, count 3"))
+                       label=label(zh="D：含 Alice（患癌），计数 3", en="D: Alice (cancer) included, count 3"))
     _, _, p2 = ax.hist(answers_d2, bins=edges, density=True, alpha=0.5, color="C3",
-                       label=label(zh="D′:去掉 Alice,计数 2", en="D′: Alice removed, count 2"))
+                       label=label(zh="D′：去掉 Alice，计数 2", en="D′: Alice removed, count 2"))
     band = ax.axvspan(3, 4, color="C0", alpha=0.12, lw=0)
     ax.axvspan(1, 2, color="C3", alpha=0.12, lw=0)
     ax.text(3.5, 0.58, label(zh="只可能来自 D", en="only from D"), ha="center", fontsize=8)
@@ -319,8 +267,8 @@ def plot_composition(ax: Axes, epsilons: list[float]) -> dict[str, Any]:
     for i, e in enumerate(epsilons):
         stacks.append(ax.bar(1 + (i - (len(epsilons) - 1) / 2) * 0.25, e, width=0.22, color=f"C{i}"))
     ax.axhline(max(epsilons), xmin=0.55, color="k", ls="--", lw=1)
-    ax.set_xticks([0, 1], [label(zh=f"串行:总和 {sum(epsilons):g}", en=f"sequential: sum {sum(epsilons):g}"),
-                           label(zh=f"并行:最大 {max(epsilons):g}", en=f"parallel: max {max(epsilons):g}")])
+    ax.set_xticks([0, 1], [label(zh=f"串行：总和 {sum(epsilons):g}", en=f"sequential: sum {sum(epsilons):g}"),
+                           label(zh=f"并行：最大 {max(epsilons):g}", en=f"parallel: max {max(epsilons):g}")])
     ax.set_ylabel(label(zh="总隐私损失 ε", en="total privacy loss ε"))
     ax.legend(fontsize=8, loc="upper right")
     return {"bars": stacks}
@@ -332,7 +280,7 @@ def plot_lcg(ax_hist: Axes, ax_pairs: Axes, u: np.ndarray) -> dict[str, Any]:
     ax_hist.axhline(1, color="k", lw=1)
     ax_hist.set_xlabel("u")
     ax_hist.set_ylabel(label(zh="密度", en="density"))
-    ax_hist.set_title(label(zh="直方图:看起来很均匀", en="histogram: looks uniform"), fontsize=9)
+    ax_hist.set_title(label(zh="直方图：看起来很均匀", en="histogram: looks uniform"), fontsize=9)
     # zoom on u_n < 0.002: u_{n+1} = 2045 u_n + 1/m (mod 1), so about 4 lines are visible
     near = u[:-1] < 0.002
     pairs = ax_pairs.scatter(u[:-1][near], u[1:][near], s=4, color="C3")
@@ -340,7 +288,7 @@ def plot_lcg(ax_hist: Axes, ax_pairs: Axes, u: np.ndarray) -> dict[str, Any]:
     ax_pairs.set_ylim(0, 1)
     ax_pairs.set_xlabel("$u_n$")
     ax_pairs.set_ylabel("$u_{n+1}$")
-    ax_pairs.set_title(label(zh="相邻两数 ($u_n$, $u_{n+1}$):落在直线上", en="pairs ($u_n$, $u_{n+1}$): on straight lines"),
+    ax_pairs.set_title(label(zh="相邻两数（$u_n$，$u_{n+1}$）：落在直线上", en="pairs ($u_n$, $u_{n+1}$): on straight lines"),
                        fontsize=9)
     return {"patches": patches, "pairs": pairs}
 
@@ -351,7 +299,7 @@ def plot_sensitivity(ax: Axes, diffs: dict[str, np.ndarray]) -> dict[str, Any]:
     for i, (name, d) in enumerate(diffs.items()):
         artists[name] = ax.plot(np.arange(1, len(d) + 1), d, "o-", color=f"C{i}",
                                 label=f"{name}: GS = {np.max(d):g}")[0]
-    ax.set_xlabel(label(zh="被改动的记录编号(每个编号对应一个相邻数据集 D′)",
+    ax.set_xlabel(label(zh="被改动的记录编号（每个编号对应一个相邻数据集 D′）",
                         en="record changed (one neighbour D′ per record)"))
     ax.set_ylabel("|f(D) − f(D′)|")
     ax.set_ylim(0, 3.5)
@@ -382,7 +330,7 @@ def plot_variance_check(ax: Axes, ns: np.ndarray, simulated: dict[str, np.ndarra
         ax.loglog(ns, simulated[name], "o", color=f"C{i}", ms=5)
     ax.set_xlabel("n")
     ax.set_ylabel("Var(N̂)")
-    ax.set_title(label(zh="点:模拟;线:公式 n p(1−p)/(2p−1)²", en="dots: simulation; lines: n p(1−p)/(2p−1)²"),
+    ax.set_title(label(zh="点：模拟；线：公式 n p(1−p)/(2p−1)²", en="dots: simulation; lines: n p(1−p)/(2p−1)²"),
                  fontsize=9)
     ax.legend(fontsize=8)
     return out
@@ -394,8 +342,8 @@ def plot_revenue(ax: Axes, prices: np.ndarray, revenue: np.ndarray, marks: dict[
     for i, (name, price) in enumerate(marks.items()):
         r = float(np.interp(price, prices, revenue))
         ax.plot([price], [r], "o", color=f"C{i + 1}", label=f"{name}: {price:g} → {r:.2f}")
-    ax.set_xlabel(label(zh="定价(元)", en="price (yuan)"))
-    ax.set_ylabel(label(zh="收益(元)", en="revenue (yuan)"))
+    ax.set_xlabel(label(zh="定价（元）", en="price (yuan)"))
+    ax.set_ylabel(label(zh="收益（元）", en="revenue (yuan)"))
     ax.set_ylim(0, 3.6)
     ax.legend(fontsize=8, loc="upper right")
     return {"line": line}
@@ -445,9 +393,9 @@ def plot_release_models(ax: Axes, ks: np.ndarray, interactive_sd: np.ndarray, re
     release with ε, every later query is post-processing and as accurate as the first.
     """
     (inter,) = ax.loglog(ks, interactive_sd, "-", color="C3",
-                         label=label(zh=f"交互式:每次 ε/k(总 ε = {epsilon:g})", en=f"interactive: ε/k each (total ε = {epsilon:g})"))
+                         label=label(zh=f"交互式：每次 ε/k（总 ε = {epsilon:g}）", en=f"interactive: ε/k each (total ε = {epsilon:g})"))
     (rel,) = ax.loglog(ks, release_sd, "-", color="C0",
-                       label=label(zh=f"非交互式:一次发布 ε = {epsilon:g}", en=f"non-interactive: one release, ε = {epsilon:g}"))
+                       label=label(zh=f"非交互式：一次发布 ε = {epsilon:g}", en=f"non-interactive: one release, ε = {epsilon:g}"))
     if sim_interactive is not None:
         ax.loglog(ks, sim_interactive, "o", color="C3", ms=4)
     if sim_release is not None:
@@ -472,10 +420,10 @@ def label(zh: str, en: str) -> str:
 
     The course installs Noto Sans CJK SC (``mplfonts`` in requirements.txt).
     Should no CJK font be found, matplotlib would draw empty boxes, so the
-    English text is used instead.  Printed text uses :func:`helpers.lectures.i18n.tr` unconditionally.
+    English text is used instead.  Printed text uses :func:`helpers.i18n.tr` unconditionally.
     """
     if get_lang() == "zh" and _cjk_available():
-        _configure_fonts()  # a figure built outside use_backend() must find the glyphs too
+        configure_fonts()  # a figure built outside use_backend() must find the glyphs too
         return zh
     return en
 

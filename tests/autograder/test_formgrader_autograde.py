@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback
+from autograder.render import feedback
 
 HERE = Path(__file__).resolve().parent
 from tests.support import corpus as build
@@ -169,7 +169,7 @@ def test_generate_feedback_hides_hidden_outputs(tmp_path):
     import nbclient
     from nbconvert import HTMLExporter
 
-    from autograder.worker import HIDDEN_FAILED
+    from autograder.render.feedback import HIDDEN_FAILED
 
     source = nbformat.read(ROOT_SOURCE, as_version=4)
     # right for the visible Δ = 3, ε = 0.7; forgets Δ when ε >= 1: only the hidden Δ = 2, ε = 5 check fails

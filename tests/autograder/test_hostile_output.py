@@ -16,7 +16,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback, grade as grade_mod, report, scorer, worker
+from autograder import grade as grade_mod, scorer, worker
+from autograder.render import feedback
+from autograder.reports import report
 
 from tests.fixtures.autograder import autograder_cases as cases  # noqa: E402
 
@@ -173,7 +175,7 @@ def test_hidden_failure_is_generic_in_the_executed_notebook():
     executed = worker.executed_notebook(nb, scored)
     text = json.dumps(feedback.gradebook_notebook(executed), ensure_ascii=False)
     assert "(200, 500)" not in text and "100000" not in text and "visible ok" in text
-    assert worker.HIDDEN_FAILED.format(grade_id=gid) in text
+    assert feedback.HIDDEN_FAILED.format(grade_id=gid) in text
     page = feedback.feedback_html(executed, [])
     assert "(200, 500)" not in page and f"a hidden test of {gid} failed" in page
 

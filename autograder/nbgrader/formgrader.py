@@ -35,7 +35,9 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Int
 
-from autograder import feedback, scorer
+from autograder import scorer
+from autograder.cells import source_text
+from autograder.render import feedback
 from autograder.students import MAX_NOTEBOOK_BYTES
 
 #: The error a test cell shows when the grader gave it no points but left no error output.
@@ -110,7 +112,7 @@ def _fallback(nb):
     """nbgrader's sanitized notebook, fit to show: hidden blocks out, no outputs, markup cleaned."""
     for cell in nb.cells:
         if cell.cell_type == "code":
-            cell.source = feedback.strip_hidden(scorer._text(cell.source))[0]  # noqa: SLF001
+            cell.source = feedback.strip_hidden(source_text(cell.source))[0]
             cell.outputs = []
             cell.execution_count = None
     return feedback.gradebook_notebook(nb)
