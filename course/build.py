@@ -5,6 +5,8 @@
     python course/build.py --check    # exit 1 and list the notebooks that are out of date
                                       # (by content: outputs of a saved run do not count)
     python course/build.py 6.1 6.2    # only sources whose name starts with one of these
+    python course/build.py --plan     # the teaching plan (course/_src/plan.toml) with minutes
+                                      # (--plan-json: as JSON; --plan-sections: every section's counts)
 
 Sources live in ``course/_src/<stem>.md``; each gives ``course/<stem>.ipynb``
 (Chinese) and ``course/en/<stem>.ipynb`` (English).  The format is described
@@ -31,6 +33,13 @@ end-of-line comment ``# zh: … # en: …``.  Any other comment goes to both not
 belong to neither language (a formula such as ``# Pr[M(D) >= 3.5]``): the build refuses a
 comment that a notebook would show in the other language (see :func:`comment_problems`).
 
+The teaching plan ``course/_src/plan.toml`` labels every ``##`` section 核心/core, 4 课时/4-hour
+or 选学/optional (see :mod:`teaching_plan`): the build writes the label into each section
+heading of both notebooks and the plan tables into ``course/README.md`` (between the
+``<!-- plan:zh -->`` / ``<!-- plan:en -->`` markers and their ``<!-- /plan:… -->`` ends), and
+refuses a plan that does not fit the class hours, names a missing section, leaves a section
+unlabelled or teaches a section without one it needs.
+
 Output is deterministic: no outputs, no execution counts, cell ids derived
 from the language and position, JSON written the way nbformat writes it
 (indent 1, sorted keys, UTF-8), so a rebuild is byte-identical.
@@ -50,6 +59,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 COURSE = Path(__file__).resolve().parent
+sys.path.insert(0, str(COURSE))  # course/ is not a package: teaching_plan.py sits beside this script
+import teaching_plan  # noqa: E402
+
 SRC = COURSE / "_src"
 LANGS = ("zh", "en")
 OUT_DIRS = {"zh": COURSE, "en": COURSE / "en"}
@@ -725,8 +737,10 @@ def _lines(text: str) -> list[str]:
     return parts
 
 
-def render(cells: list[Cell], lang: str, stem: str) -> str:
+def render(cells: list[Cell], lang: str, stem: str, labels: list[str] | None = None) -> str:
     """The notebook JSON for one language, as a string (deterministic).
+
+    ``labels`` (one per ``##`` section, from the teaching plan) are written into the headings.
 
     Raises :class:`SourceError` naming every comment the notebook would show in the other
     language (file, cell, source line), and any code cell :func:`localize` refuses.
@@ -734,11 +748,14 @@ def render(cells: list[Cell], lang: str, stem: str) -> str:
     source = f"course/_src/{stem}.md"
     out = []
     problems = []
+    section = 0
     terms = load_terms()
     for cell in cells:
         if cell.lang not in (None, lang):
             continue
         text = cell.text.replace("{{LANG}}", lang).replace("{{ROOT}}", ROOTS[lang])
+        if cell.kind == "markdown" and labels is not None:
+            text, section = teaching_plan.label_headings(text, labels, lang, section)
         if cell.kind == "code":
             where = f"{source}: {lang} code cell {len(out)} (marker line {cell.line})"
             problems += comment_problems(cell, lang, where)
@@ -778,20 +795,64 @@ def render(cells: list[Cell], lang: str, stem: str) -> str:
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+README = COURSE / "README.md"
+_PLAN_REGION = "<!-- plan:{lang} -->"
+_PLAN_END = "<!-- /plan:{lang} -->"
+
+
+def parse_all() -> dict[str, list[Cell]]:
+    """Every lecture source, parsed: {stem: cells}.  Raises :class:`SourceError` listing every problem."""
+    parsed, problems = {}, []
+    for source in sorted(SRC.glob("*.md")):
+        if source.name == "README.md":
+            continue
+        try:
+            parsed[source.stem] = parse_source(source.read_text(encoding="utf-8"),
+                                               name=str(source.relative_to(COURSE.parent)))
+        except SourceError as error:  # report every source's problems at once
+            problems.append(str(error))
+    if problems:
+        raise SourceError("\n".join(problems))
+    return parsed
+
+
+def load_plan(parsed: dict[str, list[Cell]] | None = None, text: str | None = None) -> teaching_plan.Plan:
+    """The checked teaching plan (plan.toml, or ``text``); a refused plan raises :class:`SourceError`."""
+    try:
+        return teaching_plan.load(parse_all() if parsed is None else parsed, text)
+    except teaching_plan.PlanError as error:
+        raise SourceError(f"teaching plan refused:\n{error}") from None
+
+
+def readme_with_plan(readme: str, plan: teaching_plan.Plan) -> str:
+    """course/README.md with its plan regions rewritten (refused if a marker is missing)."""
+    for lang in LANGS:
+        begin, end = _PLAN_REGION.format(lang=lang), _PLAN_END.format(lang=lang)
+        if readme.count(begin) != 1 or readme.count(end) != 1 or readme.index(begin) > readme.index(end):
+            raise SourceError(f"course/README.md: needs one line {begin} and, after it, one line {end} "
+                              "(the build writes the plan tables between them)")
+        head, rest = readme.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        note = ("<!-- generated by build.py from _src/plan.toml: edit the plan, not this table -->"
+                if lang == "en" else "<!-- 由 build.py 根据 _src/plan.toml 生成：请修改计划文件，不要改这里 -->")
+        readme = f"{head}{begin}\n{note}\n\n{teaching_plan.plan_tables(plan, lang)}\n\n{end}{tail}"
+    return readme
+
+
 def targets(prefixes: list[str] | None = None) -> dict[Path, str]:
     """Map every notebook path to the text it should have; without ``prefixes`` also the pages and
-    source notebooks with a part generated from course/_src/assignments.toml and terms.toml."""
+    source notebooks with a part generated from course/_src/assignments.toml, terms.toml and plan.toml."""
     result: dict[Path, str] = {}
-    sources = sorted(SRC.glob("*.md"))
-    sources = [s for s in sources if s.name != "README.md"]
-    if prefixes:
-        sources = [s for s in sources if any(s.stem.startswith(p) for p in prefixes)]
+    parsed = parse_all()
+    plan = load_plan(parsed)
     problems = []
-    for source in sources:
+    for stem, cells in parsed.items():
+        if prefixes and not any(stem.startswith(p) for p in prefixes):
+            continue
+        labels = [s.label for s in plan.notebooks[stem]]
         try:
-            cells = parse_source(source.read_text(encoding="utf-8"), name=str(source.relative_to(COURSE.parent)))
             for lang in LANGS:
-                result[OUT_DIRS[lang] / f"{source.stem}.ipynb"] = render(cells, lang, source.stem)
+                result[OUT_DIRS[lang] / f"{stem}.ipynb"] = render(cells, lang, stem, labels)
         except SourceError as error:  # report every source's problems at once
             problems.append(str(error))
     if not prefixes:
@@ -801,6 +862,8 @@ def targets(prefixes: list[str] | None = None) -> dict[Path, str]:
             problems.append(str(error))
     if problems:
         raise SourceError("\n".join(problems))
+    if not prefixes:  # course/README.md: the assignments' part (above) and the plan tables
+        result[README] = readme_with_plan(result.get(README, README.read_text(encoding="utf-8")), plan)
     return result
 
 
@@ -827,9 +890,25 @@ def main(argv: list[str] | None = None) -> int:
                         help="rewrite these files (lecture sources, notebooks, Markdown pages) with full-width "
                              "punctuation next to Chinese (see fix_file), then build")
     parser.add_argument("prefixes", nargs="*", help="only sources whose name starts with one of these")
+    parser.add_argument("--plan", action="store_true", help="print the teaching plan with minutes, then exit")
+    parser.add_argument("--plan-json", action="store_true", help="print the teaching plan as JSON, then exit")
+    parser.add_argument("--plan-sections", action="store_true", help="print every section's counts and minutes")
     args = parser.parse_args(argv)
     for path in args.fix_punctuation or []:
         print(f"{path}: {'rewritten' if fix_file(path) else 'unchanged'}", file=sys.stderr)
+    if args.plan or args.plan_json or args.plan_sections:
+        try:
+            plan = load_plan()
+        except SourceError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if args.plan_json:
+            print(json.dumps(teaching_plan.as_json(plan), ensure_ascii=False, indent=1))
+        elif args.plan_sections:
+            print(teaching_plan.section_report(plan))
+        else:
+            print(teaching_plan.plan_tables(plan, "zh"))
+        return 0
     try:
         wanted = targets(args.prefixes)
     except SourceError as error:
@@ -852,7 +931,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"{len(wanted)} notebooks and pages up to date", file=sys.stderr)
         return 0
-    print(f"wrote {len(stale)} of {len(wanted)} notebooks", *rel, sep="\n  " if rel else "", file=sys.stderr)
+    print(f"wrote {len(stale)} of {len(wanted)} files (notebooks and course/README.md)", *rel, sep="\n  " if rel else "", file=sys.stderr)
     return 0
 
 

@@ -43,6 +43,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from helpers._validation import check_int, check_probability, check_rng, fail
+from helpers.i18n import tr
 
 __all__ = ["clopper_pearson", "Event", "AuditResult", "epsilon_lower_bound"]
 
@@ -402,7 +403,6 @@ class AuditResult:
 
     def __str__(self) -> str:
         # printed in the notebooks: in the notebook's language (helpers.i18n)
-        from helpers.i18n import tr
 
         pair = "M(d') vs M(d)" if self.swapped else "M(d) vs M(d')"
         text = tr(zh=(f"ε >= {self.epsilon:.4f}（置信度 {self.confidence:g}；"

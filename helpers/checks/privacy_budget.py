@@ -70,7 +70,10 @@ from helpers.checks.core import (
 from helpers.checks.core import _expect_value_error as _core_expect_value_error
 from helpers.checks.forbidden import find_forbidden_calls
 from helpers.checks.laplace import _laplace_cdf
+from helpers.checks.reference import CARROTS as _CARROTS
+from helpers.checks.reference import CARROTS_OVER_55 as _CARROTS_OVER_55
 from helpers.checks.stats import binomial_test, ks_test
+from helpers.queries import danger_probability
 
 __all__ = [
     "check_accountant_basics",
@@ -84,14 +87,6 @@ __all__ = [
 _RNG_NAMES = ("rng.", "generator.", "gen.", "random_state.")
 _PLAIN_SCALARS = (type(None), bool, int, float, str)
 
-#: Animals' daily carrots (experiment 6-1 asks how many eat more than 55); values at exactly 55 are not counted.
-_CARROTS = np.array([12.0, 55.0, 56.0, 70.5, 55.0, 80.0, 40.0, 55.5, 90.0, 30.0, 61.0, 55.0, 101.0, 3.0, 58.0,
-                     75.0, 20.0, 55.01, 66.0, 44.0])
-_CARROTS_OVER_55 = int(np.sum(_CARROTS > 55))
-# Read-only: one warm grading worker checks many students, and changes a student's code makes to
-# its arguments come back across the boundary; nothing may write into what the next student is
-# checked against (the proxy leaves read-only arrays alone).
-_CARROTS.setflags(write=False)
 #: Queries per ledger in the statistical checks (a ledger may grow with every answer).
 _BATCH = 10
 #: helpers.queries.danger_probability(ε, k) for the graded settings (importing scipy.integrate/stats in
@@ -644,8 +639,6 @@ def check_attack_success_rate(averaging_attack: Callable, seed: int | None = Non
     for epsilon, k, trials in settings:
         exact = EXACT_DANGER.get((epsilon, k))
         if exact is None:
-            from helpers.queries import danger_probability
-
             exact = danger_probability(epsilon, k)
         answers = true_count + rng.laplace(0.0, 1.0 / epsilon, size=(trials, k))
         hits = sum(_guess(averaging_attack, answers[t]) == true_count for t in range(trials))

@@ -25,8 +25,11 @@ import numpy as np
 
 from helpers import ldp
 from helpers._validation import check_epsilon, check_int, check_probability, check_real, fail
+from helpers.histograms import range_mse_by_length, tree_height
 from helpers.lectures.plots import label, new_figure
 from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
+from helpers.shuffle import fmt_amplified_epsilon, fmt_is_valid
+from helpers.synthetic import all_marginals, fit_marginal_model, sample_model, workload_error
 
 __all__ = [
     "ldp_outputs_widget",
@@ -235,8 +238,6 @@ def shuffle_amplification_widget(eps0: float = 2.0, delta: float = 1e-6,
     closed form does not apply (ε0 > ln(n/(16 ln(2/δ)))) no amplification
     is claimed and the curve stays at ε0 (dotted part).
     """
-    from helpers.shuffle import fmt_amplified_epsilon, fmt_is_valid
-
     func = "shuffle_amplification_widget"
     check_epsilon(eps0, func=func, name="eps0")
     check_probability(delta, func=func, name="delta", low_open=True, high_open=True)
@@ -292,10 +293,6 @@ def range_mse_widget(counts: Sequence[float], epsilon: float = 1.0, b: int = 2, 
     curves together; the slider is the branching factor b.
     ``counts`` must have a length that is a power of every b in ``branchings``.
     """
-    from helpers.histograms import range_mse_by_length
-
-    from helpers.histograms import tree_height
-
     counts = np.asarray(counts, dtype=float)
     n = counts.size
     if b not in branchings:
@@ -361,8 +358,6 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
     The same seed is used at every ε; ε steps through 0.1, 0.2, 0.5, 1, 2, 5, 10, each
     computed when the figure is built.
     """
-    from helpers.synthetic import all_marginals, fit_marginal_model, sample_model, workload_error
-
     func = "synthetic_utility_widget"
     data = np.asarray(data)
     domains = tuple(int(d) for d in domains)

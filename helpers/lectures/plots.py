@@ -23,6 +23,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from helpers._validation import fail
 from helpers.fonts import cjk_available as _cjk_available  # the name label() looks up (tests replace it)
 from helpers.fonts import configure_fonts
 from helpers.i18n import get_lang, tr
@@ -85,8 +86,6 @@ def use_backend(mode: str | None = None) -> str:
     configure_fonts()
     mode = mode or os.environ.get("DP_COURSE_BACKEND") or None
     if mode not in (None, "widget", "inline"):
-        from helpers._validation import fail
-
         raise fail("use_backend", "mode", "None, 'widget' or 'inline'", mode)
     try:
         from IPython import get_ipython

@@ -19,14 +19,15 @@ import math
 from typing import Any, Callable
 
 from helpers._validation import fail
+from helpers.approx_dp import posterior_bound
+from helpers.budget import gaussian_rdp_epsilon
 from helpers.i18n import tr
+from helpers.selection import utility_threshold
 
 __all__ = ["QUESTIONS", "SelfCheckFailed", "expected_answer", "check_answer", "expect"]
 
 
 def _guarantee() -> float:
-    from helpers.selection import utility_threshold
-
     return utility_threshold(300.0, 40, 0.5, 4.0, math.log(20))
 
 
@@ -43,8 +44,6 @@ def _selection_epsilon() -> float:
 
 
 def _posterior() -> float:
-    from helpers.approx_dp import posterior_bound
-
     return posterior_bound(0.01, 2.0)
 
 
@@ -53,8 +52,6 @@ def _exposed() -> float:
 
 
 def _rdp_reference(sigma: float, k: int, delta: float) -> float:
-    from helpers.budget import gaussian_rdp_epsilon
-
     return gaussian_rdp_epsilon(sigma, 1.0, k, delta)
 
 

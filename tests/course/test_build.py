@@ -79,10 +79,24 @@ def test_bad_sources_are_refused_with_a_clear_message(text, message):
         build.parse_source(text, "bad.md")
 
 
-def test_check_fails_and_lists_a_stale_notebook(tmp_path):
+# A course of one source without sections: the plan has only the method, README.md only the plan markers.
+TINY_PLAN = ("[method]\nchars_per_minute = 200\nseconds_per_inline_formula = 2\nseconds_per_display_formula = 15\n"
+             "seconds_per_code_cell = 20\nseconds_per_figure = 45\nseconds_per_live_figure = 90\nquestion_minutes = 2\n")
+
+
+def _tiny_course(tmp_path: Path) -> Path:
     course = tmp_path / "course"
     (course / "_src").mkdir(parents=True)
     shutil.copy(BUILD, course / "build.py")
+    shutil.copy(BUILD.parent / "teaching_plan.py", course / "teaching_plan.py")
+    (course / "_src" / "plan.toml").write_text(TINY_PLAN, encoding="utf-8")
+    (course / "README.md").write_text("<!-- plan:zh -->\n<!-- /plan:zh -->\n<!-- plan:en -->\n<!-- /plan:en -->\n",
+                                      encoding="utf-8")
+    return course
+
+
+def test_check_fails_and_lists_a_stale_notebook(tmp_path):
+    course = _tiny_course(tmp_path)
     (course / "_src" / "demo.md").write_text(SAMPLE, encoding="utf-8")
     run = lambda *a: subprocess.run([sys.executable, str(course / "build.py"), *a],
                                     capture_output=True, text=True, timeout=60)
@@ -100,9 +114,7 @@ def test_check_fails_and_lists_a_stale_notebook(tmp_path):
 def test_check_compares_content_so_a_run_and_saved_notebook_stays_up_to_date(tmp_path):
     """A student runs and saves a lecture notebook (outputs, counts, widget state): still up to date;
     an edited cell is not."""
-    course = tmp_path / "course"
-    (course / "_src").mkdir(parents=True)
-    shutil.copy(BUILD, course / "build.py")
+    course = _tiny_course(tmp_path)
     (course / "_src" / "demo.md").write_text(SAMPLE, encoding="utf-8")
     run = lambda *a: subprocess.run([sys.executable, str(course / "build.py"), *a],
                                     capture_output=True, text=True, timeout=60)
