@@ -11,8 +11,9 @@ What ``make lab`` does, with the standard library and pip only, on Linux, macOS 
    and ``release_assignment``, again only when ``source/`` or ``nbgrader_config.py`` changed
    (a course root only: the student bundle has ``release/`` but no ``source/``);
 4. starts JupyterLab in Chinese (``.lab-settings/``) on the table of contents,
-   ``course/README.md``. Everything after ``lab`` goes to JupyterLab
-   (``--port=8890``, ``--no-browser``, ...).
+   ``course/README.md``, with the course's own extension (``course/labextensions/``: nbgrader's
+   Submit and Validate save the assignment's open notebooks first). Everything after ``lab``
+   goes to JupyterLab (``--port=8890``, ``--no-browser``, ...).
 
 pip runs as a child process with the caller's environment, so a school's package mirror set
 with ``PIP_INDEX_URL`` (or ``pip config set global.index-url ...``, pip's own config files) is
@@ -194,6 +195,8 @@ def lab_command(root: Path, python: PurePath, transport: str, extra: list[str]) 
     command = [str(python), "-m", "jupyter", "lab", f"--ServerApp.root_dir={root}",
                "--LabApp.default_url=/lab/tree/course/README.md",
                f"--LabApp.app_settings_dir={root / '.lab-settings'}",
+               # the course's own JupyterLab extension (course/labextensions/): Submit saves first
+               f"--LabApp.extra_labextensions_path={root / 'course' / 'labextensions'}",
                f"--KernelManager.transport={transport}"]
     # Jupyter refuses to start as root without --allow-root (containers, CI).
     if getattr(os, "geteuid", lambda: 1)() == 0 and "--allow-root" not in extra:
