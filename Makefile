@@ -35,7 +35,7 @@ ASSIGNMENTS := laplace exponential randomized_response private_mean privacy_budg
 # default viewer), live ipympl figures (no MPLBACKEND, see helpers/plots.py), kernels over IPC
 # sockets where their paths fit, and the six assignments released into the course's own
 # exchange (nbgrader_exchange/, or NBGRADER_EXCHANGE), redone only when source/ or the config
-# changed. LAB_ARGS go to JupyterLab. tests/browser/test_browser.py starts JupyterLab through
+# changed. LAB_ARGS go to JupyterLab. tests/browser/test_lectures.py starts JupyterLab through
 # this target.
 lab: install
 	@$(PYTHON) -m course lab $(LAB_ARGS)
