@@ -32,7 +32,7 @@ import pytest
 
 from course import launcher
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = launcher.ASSIGNMENTS
 
 
@@ -134,7 +134,10 @@ def test_fresh_copy_without_make_reaches_jupyterlab_in_chinese(tmp_path):
         home, _ = _get(f"{url}/", token)
         assert home.endswith("/lab/tree/course/README.md"), home
         _, body = _get(f"{url}/lab/api/settings/@jupyterlab/translation-extension:plugin", token)
-        assert json.loads(body)["settings"]["locale"] == "zh_CN"
+        plugin = json.loads(body)          # .lab-settings/overrides.json changes the schema's default
+        assert plugin["settings"].get("locale", plugin["schema"]["properties"]["locale"]["default"]) == "zh_CN"
+        _, body = _get(f"{url}/lab", token)
+        assert b'"dp-course-submit"' in body, "the course's Submit extension is not loaded"
         _, body = _get(f"{url}/lab/api/translations/zh_CN", token)
         assert json.loads(body)["data"], "the zh_CN language pack is not installed"
         _, body = _get(f"{url}/api/contents/course/README.md?content=0", token)
