@@ -41,9 +41,11 @@ ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", 
 RELEASED_MARK = ".dp-course-released"
 #: Written into the environment after the student's packages went in: the digest of what went in.
 INSTALLED_MARK = ".dp-course-student"
-#: A kernel's IPC socket path (runtime folder + "/kernel-<uuid>-ipc-<port>") may not exceed 107
-#: bytes: kernels go over IPC only under a runtime folder of at most this many characters.
-IPC_RUNTIME_MAX = 54
+#: A kernel's IPC socket path (runtime folder + "/kernel-<uuid>-ipc-<port>", up to 53 characters
+#: more) may not exceed 107 bytes on Linux, 103 on macOS: kernels go over IPC only under a runtime
+#: folder of at most this many bytes (a deeper one, a network home say, made every kernel
+#: fail with "File name too long").
+IPC_RUNTIME_MAX = (107 if sys.platform.startswith("linux") else 103) - 53
 
 #: Messages in Chinese, then English (the student reads the first).
 SAY = {
@@ -187,7 +189,7 @@ def kernel_transport(python: Path, env: dict[str, str]) -> str:
     done = subprocess.run([str(python), "-m", "jupyter", "--runtime-dir"], env=env, capture_output=True,
                           text=True)
     runtime = done.stdout.strip()
-    return "ipc" if done.returncode == 0 and 0 < len(runtime) <= IPC_RUNTIME_MAX else "tcp"
+    return "ipc" if done.returncode == 0 and 0 < len(os.fsencode(runtime)) <= IPC_RUNTIME_MAX else "tcp"
 
 
 def lab_command(root: Path, python: PurePath, transport: str, extra: list[str]) -> list[str]:

@@ -65,6 +65,14 @@ def test_tool_env_puts_the_environment_first_and_drops_mplbackend(monkeypatch):
     assert "MPLBACKEND" not in env and env["PIP_INDEX_URL"] == "https://mirrors.example.edu.cn/pypi/simple"
 
 
+def test_kernels_over_tcp_under_a_deep_runtime_folder(tmp_path):
+    """IPC sockets only where their paths fit (a deep network home made every kernel fail)."""
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR="/tmp/dp-rt")
+    assert launcher.kernel_transport(Path(sys.executable), env) == ("ipc" if os.name == "posix" else "tcp")
+    env["JUPYTER_RUNTIME_DIR"] = str(tmp_path / ("deep-network-home-" * 4) / "runtime")
+    assert launcher.kernel_transport(Path(sys.executable), env) == "tcp"
+
+
 def test_usage_without_a_command(capsys):
     assert launcher.main([]) == 2
     assert "py -m course lab" in capsys.readouterr().err
