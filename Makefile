@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 # xdist_group keeps the hub chain and the make-lab chain on one worker each.
 JOBS ?= 2
 
-.PHONY: install lab exchange test browser sandbox bench notebooks release clean hub
+.PHONY: install lab test browser sandbox bench notebooks release clean hub
 
 install: $(STAMP)
 
@@ -39,11 +39,6 @@ ASSIGNMENTS := laplace exponential randomized_response private_mean privacy_budg
 # this target.
 lab: install
 	@$(PYTHON) -m course lab $(LAB_ARGS)
-
-exchange:
-	@if [ -z "$$NBGRADER_EXCHANGE" ]; then mkdir -p nbgrader_exchange && chmod 777 nbgrader_exchange; \
-	else mkdir -p "$$NBGRADER_EXCHANGE" && chmod 777 "$$NBGRADER_EXCHANGE" 2>/dev/null || \
-	  test -w "$$NBGRADER_EXCHANGE" || { echo "NBGRADER_EXCHANGE=$$NBGRADER_EXCHANGE is not a writable folder" >&2; exit 1; }; fi
 
 # The real-browser test needs Debian's Chromium; installed here when missing.
 browser:
