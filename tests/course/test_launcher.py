@@ -10,7 +10,8 @@
   environment (its cache, its config: the machine's mirror settings), as a student's would.
 
 Cost: the fresh-copy test pip-installs the student's packages into a new environment (from pip's
-cache when it is warm): measured 125 s (2 cores, load ~8), the whole test 160 s.
+cache when it is warm): JupyterLab answered after 187 s, the test took 188 s (2 cores, load ~11;
+325 s under a load of 10-15).
 """
 
 from __future__ import annotations
