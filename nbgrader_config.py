@@ -60,21 +60,21 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
                                     LimitOutput, SaveAutoGrades)
 
-from autograder.formgrader import TrustedAutograde  # noqa: E402
+from autograder.nbgrader.formgrader import TrustedAutograde  # noqa: E402
 
 c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # Feedback made by `nbgrader generate_feedback` or the Formgrader's "Generate feedback"
-# (the same converter) is the trusted grader's page (autograder/feedback.py, feedback_html):
+# (the same converter) is the trusted grader's page (autograder/render/feedback.py, feedback_html):
 # Chinese first, the score and each test's name with ✓/✗ on top (the gradebook's scores, after
 # manual grading, late penalty and the graders' comments included), hidden tests' code and
 # outputs removed (nbgrader issue #917; a hidden failure shows the grader's generic message),
 # formulas as MathML (no script, no network: the page shows opened from disk or the hub).
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
-from autograder.feedback import StripHiddenTests  # noqa: E402
-from autograder.formgrader import CourseFeedbackExporter  # noqa: E402
+from autograder.nbgrader.formgrader import CourseFeedbackExporter  # noqa: E402
+from autograder.render.feedback import StripHiddenTests  # noqa: E402
 
 c.GenerateFeedback.exporter_class = CourseFeedbackExporter
 c.GenerateFeedback.preprocessors = [GetGrades, StripHiddenTests]

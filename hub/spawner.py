@@ -4,7 +4,7 @@
 student's OS account, setuid from the root hub) with, around each student's server and
 everything it starts (kernels, terminals, their children):
 
-- **one cgroup per student** (:class:`autograder.jail.Cgroup`, v1 or v2, chosen at run
+- **one cgroup per student** (:class:`autograder.jail.cgroup.Cgroup`, v1 or v2, chosen at run
   time): total memory ``mem_limit`` over all the student's processes, shared memory and
   tmpfs pages included, no swap (the kernel OOM-kills inside the group, the host is
   untouched); at most ``pids_limit`` tasks; a CPU share (``cpu.shares``/``cpu.weight``) equal
@@ -42,7 +42,7 @@ from pathlib import Path
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Bool, Integer, Unicode
 
-from autograder.jail import Cgroup   # the grader's cgroup code (the course's Python has the project installed)
+from autograder.jail.cgroup import Cgroup   # the grader's cgroup code (the course's Python has the project installed)
 
 _CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
 _MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000

@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback
+from autograder.render import feedback
 
 HERE = Path(__file__).resolve().parent
 from tests.support import corpus as build
@@ -218,7 +218,7 @@ def test_feedback_summary_shows_the_gradebooks_scores():
 
 
 def test_grader_comments_are_shown_as_text():
-    from autograder.formgrader import _grader_comments
+    from autograder.nbgrader.formgrader import _grader_comments
 
     cell = nbformat.v4.new_code_cell("x = 1", metadata={
         "nbgrader": {"solution": True, "grade_id": "answer", "comment": "好 <script>alert(1)</script>\nline 2"}})

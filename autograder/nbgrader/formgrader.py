@@ -38,7 +38,8 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Int, default
 
-from autograder import feedback, scorer
+from autograder import scorer
+from autograder.render import feedback
 from autograder.students import MAX_NOTEBOOK_BYTES
 
 #: The error a test cell shows when the grader gave it no points but left no error output.
@@ -169,7 +170,7 @@ def _grader_comments(nb) -> None:
 
 class CourseFeedbackExporter(HTMLExporter):
     """nbgrader's ``GenerateFeedback`` (the command and the Formgrader's button) through the
-    trusted grader's renderer, :func:`autograder.feedback.feedback_html`: one page whichever way
+    trusted grader's renderer, :func:`autograder.render.feedback.feedback_html`: one page whichever way
     the instructor graded (Chinese first, the score and each test's name with ✓/✗ on top, no
     script, the same sanitizing and hidden-test safety net).
 
