@@ -243,7 +243,9 @@ def test_submit_sends_what_is_on_screen(lab, page):
     """Issue 28: the student's walk in the Assignments panel. Fetch laplace, a wrong edit, Validate,
     Submit; fix the cell and re-run it (the tab shows unsaved changes, the file on disk still has
     the wrong code), click Submit: the submission holds the fix (course/labextensions/: Submit
-    saves the assignment's open notebooks first, and says so in Chinese and English)."""
+    saves the assignment's open notebooks first, and says so in Chinese and English). The
+    instructor grades it and releases feedback; Fetch Feedback, then "(view feedback)" opens the
+    course's feedback page (score on top), not only its folder."""
     import getpass
 
     url, token = lab["url"], lab["token"]
@@ -252,6 +254,11 @@ def test_submit_sends_what_is_on_screen(lab, page):
     aside = ROOT / COURSE / f".laplace-before-test-{time.time_ns()}"
     if fetched_dir.exists():
         fetched_dir.rename(aside)
+    graded_aside = {}                            # this user's own graded laplace, if any, kept aside
+    for step in ("submitted", "autograded", "feedback"):
+        graded_aside[step] = ROOT / step / student / f".laplace-before-test-{time.time_ns()}"
+        if (ROOT / step / student / "laplace").exists():
+            (ROOT / step / student / "laplace").rename(graded_aside[step])
     from jupyter_core.paths import jupyter_data_dir
 
     cache = Path(jupyter_data_dir()) / "nbgrader_cache" / COURSE   # nbgrader's record of submissions
@@ -308,10 +315,43 @@ def test_submit_sends_what_is_on_screen(lab, page):
         assert _cell_source(latest, "laplace_noise").strip() == right.strip()
         assert _cell_source(notebook, "laplace_noise").strip() == right.strip()
         assert not page.locator(".jp-mod-dirty").count()
+
+        # the instructor grades it and releases feedback (nbgrader's commands, the course's config);
+        # the student fetches it in the panel and "(view feedback)" opens the page, not only its folder
+        env = build.nbgrader_env(NBGRADER_EXCHANGE=str(lab["exchange"]))
+        for step in (("collect", "laplace"), ("autograde", "laplace", f"--student={student}", "--force"),
+                     ("generate_feedback", "laplace", f"--student={student}", "--force"),
+                     ("release_feedback", "laplace", f"--student={student}")):
+            build.run_nbgrader(ROOT, *step, env=env)
+        page.reload()
+        page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
+        page.get_by_text("Assignment List", exact=True).first.click()
+        submitted = page.locator("#submitted_assignments_list")
+        submitted.locator("button", has_text="Fetch Feedback").first.click(timeout=120_000)
+        submitted.get_by_text("view feedback").first.click(timeout=120_000)
+        viewer = page.frame_locator(".jp-HTMLViewer iframe").first
+        viewer.get_by_text("得分 / Score").first.wait_for(timeout=60_000)
+        score = viewer.locator(".dp-score").first.inner_text()
+        assert "laplace_noise" in score and "✓" in score, score
     finally:
         shutil.rmtree(fetched_dir, ignore_errors=True)
         if aside.exists():
             aside.rename(fetched_dir)
+        for step, folder in graded_aside.items():
+            shutil.rmtree(ROOT / step / student / "laplace", ignore_errors=True)
+            if folder.exists():
+                folder.rename(ROOT / step / student / "laplace")
+        for empty in [*(ROOT / step / student for step in graded_aside), *(ROOT / step for step in graded_aside),
+                      ROOT / COURSE]:
+            try:
+                empty.rmdir()                    # only what the walk left empty
+            except OSError:
+                pass
+        # the gradebook's row for this computer's user, as make lab leaves it (no submission)
+        env = build.nbgrader_env()
+        build.run_nbgrader(ROOT, "db", "student", "remove", student, "--force", env=env, check=False)
+        build.run_nbgrader(ROOT, "db", "student", "add", student, f"--last-name={student}",
+                           "--first-name=(this computer)", env=env, check=False)
         inbound = lab["exchange"] / COURSE / "inbound"
         for folder in inbound.glob(f"{student}+laplace+*") if inbound.is_dir() else []:
             shutil.rmtree(folder, ignore_errors=True)

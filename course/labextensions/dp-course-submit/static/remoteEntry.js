@@ -4,7 +4,8 @@
  * files: an edited, unsaved notebook was submitted stale, with no warning. This plugin listens
  * for clicks on those buttons (capture phase, before nbgrader's own handler), saves the
  * assignment's open notebooks that have unsaved changes, then lets the click through; when one
- * cannot be saved, nothing is submitted and a message says so (Chinese, then English).
+ * cannot be saved, nothing is submitted and a message says so (Chinese, then English). The
+ * panel's "(view feedback)" also opens the feedback pages, not only their folder.
  *
  * A JupyterLab federated extension written by hand, with no build step: this file is the
  * container JupyterLab loads (window._JUPYTERLAB[name] with init/get, as webpack's module
@@ -84,11 +85,42 @@
     }, true);
   }
 
+  /* "(view feedback)" in the panel only moved the file browser to the feedback folder: open the
+   * feedback pages in it too (JupyterLab's HTML viewer; the pages have no script). The folder is
+   * the one nbgrader's own handler goes to (its filebrowser:go-to-path command, seen executed). */
+  function openFeedbackPages(app) {
+    var clicked = 0;
+    document.addEventListener("click", function (event) {
+      var link = event.target && event.target.closest ? event.target.closest("a") : null;
+      if (link && link.closest("#submitted_assignments_list") && /view feedback/.test(link.textContent)) {
+        clicked = Date.now();
+      }
+    }, true);
+    app.commands.commandExecuted.connect(function (_, executed) {
+      if (executed.id !== "filebrowser:go-to-path" || Date.now() - clicked > 5000) return;
+      clicked = 0;
+      var folder = executed.args && executed.args.path;
+      if (typeof folder !== "string") return;
+      Promise.resolve(executed.result)
+        .then(function () { return app.serviceManager.contents.get(folder, { content: true }); })
+        .then(function (model) {
+          (model.content || []).filter(function (item) { return item.type === "file" && /\.html$/.test(item.name); })
+            .forEach(function (item) {
+              app.commands.execute("docmanager:open", { path: item.path, factory: "HTML Viewer" });
+            });
+        })
+        .catch(function (error) { console.error("dp-course-submit: feedback pages of " + folder, error); });
+    });
+  }
+
   var plugin = {
     id: NAME + ":plugin",
     description: "Save the assignment's open notebooks before nbgrader's Submit and Validate.",
     autoStart: true,
-    activate: activate
+    activate: function (app) {
+      activate(app);
+      openFeedbackPages(app);
+    }
   };
 
   window._JUPYTERLAB = window._JUPYTERLAB || {};
