@@ -26,6 +26,8 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.grade import default_course
+
 INCLUDE = ("course", "release", "helpers", "requirements.txt", "requirements-student.txt", "pyproject.toml",
            "Makefile", ".lab-settings")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".pytest_cache",
@@ -109,8 +111,6 @@ def _release_complete(course: Path) -> bool:
 
 def build_bundle(out, course=None) -> Path:
     """Write the student bundle to the folder ``out`` (or ``out`` ending in .zip)."""
-    from autograder.grade import default_course
-
     course = Path(course) if course else default_course()
     out = Path(out)
     if not (course / "source").is_dir():

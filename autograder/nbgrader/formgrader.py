@@ -39,6 +39,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Int, default
 
 from autograder import scorer
+from autograder.cells import source_text
 from autograder.render import feedback
 from autograder.students import MAX_NOTEBOOK_BYTES
 
@@ -114,7 +115,7 @@ def _fallback(nb):
     """nbgrader's sanitized notebook, fit to show: hidden blocks out, no outputs, markup cleaned."""
     for cell in nb.cells:
         if cell.cell_type == "code":
-            cell.source = feedback.strip_hidden(scorer._text(cell.source))[0]  # noqa: SLF001
+            cell.source = feedback.strip_hidden(source_text(cell.source))[0]
             cell.outputs = []
             cell.execution_count = None
     return feedback.gradebook_notebook(nb)

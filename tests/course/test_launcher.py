@@ -102,6 +102,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1500)
 def test_fresh_copy_without_make_reaches_jupyterlab_in_chinese(tmp_path):
     clone = tmp_path / "dp-course"

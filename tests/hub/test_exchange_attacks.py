@@ -32,7 +32,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.support.hubserver import HUB, ROOT, SIZES, course_venv, modes_above
+from tests.support.hubserver import ROOT, SIZES, course_venv, modes_above
 
 ASSIGNMENT = "laplace"
 GRADER = "grader-dp-course"
@@ -285,7 +285,6 @@ def test_inbound_cannot_fill_the_host_disk(klass, graded):
     host's disk, the course root and the homes are elsewhere, and Collect names the folder
     as too large instead of copying it."""
     c: Class = klass["class"]
-    sys.path.insert(0, str(HUB))
     from provision import size_bytes
 
     cap = size_bytes(SIZES["DP_HUB_EXCHANGE_LIMIT"])
@@ -318,7 +317,6 @@ def test_provisioning_refuses_a_planted_course_python(klass, tmp_path):
     ``bin/jupyterhub-singleuser`` as the course account and as every student.
     """
     c: Class = klass["class"]
-    sys.path.insert(0, str(HUB))
     import provision
 
     checkout = f"/work/not-yet-tested-{os.getpid()}"
@@ -355,7 +353,6 @@ def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass)
     The last hub test of the session: it stops the shared hub first (Ctrl-C, as before
     running `sudo make hub` again), whose sessions and tokens this provisioning voids.
     """
-    sys.path.insert(0, str(HUB))
     import provision
 
     server = klass["server"]
@@ -395,7 +392,6 @@ def test_an_earlier_plain_exchange_moves_into_the_image(tmp_path):
     disk; provisioning again mounts the same image (after a reboot, say)."""
     if os.geteuid() != 0 or not shutil.which("mkfs.ext4"):
         pytest.skip("needs root and mkfs.ext4 (loop mounts)")
-    sys.path.insert(0, str(HUB))
     import provision
 
     srv = tmp_path / "srv"
