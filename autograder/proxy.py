@@ -288,9 +288,18 @@ class CellBudget:
 
     def __init__(self, seconds: float = float("inf")):
         self.seconds, self.used = seconds, 0.0
+        self.last: dict = {}  # sandbox -> its CPU time at the start of the last call made to it
 
     def restart(self, seconds: float) -> None:
-        self.seconds, self.used = float(seconds), 0.0
+        self.seconds, self.used, self.last = float(seconds), 0.0, {}
+
+    def reading(self, sandbox, now: float | None) -> None:
+        """The CPU time of ``sandbox`` read at the start of a call: what it used since the start of the
+        previous call to it (that call, since it sits idle between calls) is spent."""
+        before = self.last.get(id(sandbox))
+        if now is not None and before is not None:
+            self.spend(now - before)
+        self.last[id(sandbox)] = now
 
     def left(self) -> float:
         return self.seconds - self.used
@@ -414,7 +423,8 @@ class Proxy:
         self._sandbox.send(request, bytes(payload))
         what = f"a call of {name}" if repeat is None else f"{repeat} calls of {name}"
         sandbox = self._sandbox
-        step, started = sandbox.step(limit + GRACE), time.monotonic()
+        now = sandbox.cpu_seconds() if hasattr(sandbox, "cpu_seconds") else None
+        step, started = sandbox.step(limit + GRACE, now), time.monotonic()
         try:
             while True:
                 reply, data = sandbox.recv(limit + GRACE, what, step)
@@ -428,11 +438,13 @@ class Proxy:
         finally:
             for server in served:  # what was drawn and refused stays on record, whatever the outcome
                 server.record()
-            used = step.used()
-            self._cell.spend(used if used is not None else time.monotonic() - started)
+            if now is None:  # no CPU accounting: the cell's limit counts wall time
+                self._cell.spend(time.monotonic() - started)
+            else:
+                self._cell.reading(sandbox, now)
         if isinstance(outcome, BaseException):
             if type(outcome).__name__ == "CellTimeoutError" and "slept" not in str(outcome):
-                raise TimeoutError(call_timeout_message(name, args, kwargs, repeat, used, limit)) from None
+                raise TimeoutError(call_timeout_message(name, args, kwargs, repeat, step.used(), limit)) from None
             raise outcome
         return outcome
 

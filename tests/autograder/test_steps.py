@@ -806,7 +806,7 @@ class _FakeSandbox:
     def send(self, header, payload=b""):
         self.header = header
 
-    def step(self, seconds):
+    def step(self, seconds, cpu0=None):
         return _FakeStep()
 
     def recv(self, seconds, what, step=None):
