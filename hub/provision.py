@@ -395,6 +395,62 @@ def prepare_exchange(srv: Path, grader: pwd.struct_passwd) -> Path:
     return exchange
 
 
+def _mount_targets() -> list[str]:
+    with open("/proc/self/mounts", encoding="utf-8") as handle:
+        return [line.split()[1].replace("\\040", " ") for line in handle]
+
+
+def stop_class(srv: Path, roster: list[dict]) -> list[str]:
+    """Stop what runs of the roster's class as a reboot would, with the hub already stopped; what it did.
+
+    Every roster member's server and what it left (the processes of each ``dphub-*`` cgroup of
+    hub/spawner.py, killed), their network namespaces (``dphub-*``), the home images mounted
+    over the roster's homes, and the exchange image. Their files stay: ``sudo make hub`` mounts the
+    exchange again and each server's start its home (hub/README.md, "Restarts"). Used by the
+    tests to leave the machine as they found it, and by ``--stop``.
+    """
+    sys.path.insert(0, str(REPO / "hub"))
+    from spawner import NETNS_PREFIX, remove_netns
+
+    from autograder.jail import Cgroup
+
+    done = []
+    ids = {person["id"] for person in roster}
+    groups: dict[str, tuple[int, list[Path]]] = {}
+    with open("/proc/self/mounts", encoding="utf-8") as handle:
+        hierarchies = [(line.split()[1], line.split()[2]) for line in handle if line.split()[2] in ("cgroup", "cgroup2")]
+    for top, kind in hierarchies:
+        for root, dirs, _ in os.walk(top):
+            # the spawner's groups are dphub-<id>-<pid>-<ns>: only this class's students'
+            for name in [d for d in dirs if d.startswith(NETNS_PREFIX) and d[len(NETNS_PREFIX):].rsplit("-", 2)[0] in ids]:
+                groups.setdefault(name, (2 if kind == "cgroup2" else 1, []))[1].append(Path(root) / name)
+                dirs.remove(name)
+    for name, (version, dirs) in groups.items():
+        Cgroup(dirs, version).remove()          # kills every process in it first
+        done.append(f"stopped {name}")
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout if shutil.which("ip") else ""
+    for line in listed.splitlines():
+        name = line.split()[0] if line.split() else ""
+        if name.startswith(NETNS_PREFIX) and name[len(NETNS_PREFIX):] in ids:
+            remove_netns(name)
+            done.append(f"removed network namespace {name}")
+    homes = set()
+    for person in roster:
+        try:
+            homes.add(os.path.realpath(pwd.getpwnam(person["id"]).pw_dir))
+        except KeyError:
+            pass
+    for target in _mount_targets():
+        if target in homes:
+            if run_tool(["umount", target]):
+                run_tool(["umount", "--lazy", target])
+            done.append(f"unmounted {target}")
+    if os.path.ismount(srv / "exchange"):
+        unmount_exchange(srv)
+        done.append(f"unmounted {srv / 'exchange'}")
+    return done
+
+
 def has_demo_password(name: str) -> bool:
     """Whether ``name``'s password is still ``demo-<name>`` (compared with /etc/shadow)."""
     import warnings
@@ -533,7 +589,16 @@ def main(argv=None) -> int:
                              "only); without it, earlier demo passwords are removed")
     parser.add_argument("--reset", action="store_true",
                         help="delete the course, exchange and the members' course folders first (demo/tests)")
+    parser.add_argument("--stop", action="store_true",
+                        help="with the hub stopped: stop every student's server, unmount the homes and the "
+                             "exchange (what a reboot does; files stay), then exit")
     args = parser.parse_args(argv)
+    if args.stop:
+        if os.geteuid() != 0:
+            parser.error("--stop needs root")
+        for line in stop_class(args.srv, read_roster(args.roster)):
+            print(line)
+        return 0
     try:
         result = provision(args.roster, args.srv, demo_passwords=args.demo_passwords, reset=args.reset,
                            venv=args.venv)

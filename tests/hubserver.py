@@ -14,6 +14,15 @@ The modules use it in collection order on one xdist worker (``xdist_group("hub")
 refused folders in the inbound), ``tests/browser/test_hub_isolation.py``,
 ``tests/test_hub_attacks_exchange.py`` (its last hub test stops the hub and provisions again).
 
+The session leaves the machine as it found it (issue 26): at its end, also after a failure or
+Ctrl-C (pytest runs the finalizer; SIGTERM is turned into Ctrl-C), ``teardown`` stops the hub,
+then every server, namespace and mount of the class (``provision.stop_class``), deletes the OS
+accounts that provisioning created (recorded in ``SRV/.dp-hub-test.json`` before provisioning),
+the hub's address on ``lo`` if the hub added it, and the folders. A session killed outright
+(SIGKILL, a lost machine) leaves its ledger behind: the next session's ``sweep`` tears such a class
+down first. Kept on purpose: the course's Python in /var/tmp (``course_venv``, minutes to build;
+one per checkout).
+
 Needs root (useradd, PAM, setuid spawning, cgroups, mounts); the fixtures skip with the reason
 otherwise (CI runs as root).
 """
@@ -72,6 +81,82 @@ def skip_reason(*tools: str) -> str | None:
         if not (Path(tool).exists() if tool.startswith("/") else shutil.which(tool)):
             return f"{tool} not found" + (": run tests/browser/ensure_chromium.sh" if tool == CHROMIUM else "")
     return None
+
+
+LEDGER = ".dp-hub-test.json"
+#: the class server's hub address (hub/jupyterhub_config.py's default DP_HUB_NETNS_SUBNET)
+HUB_ADDRESS = "169.254.64.1"
+
+
+def _accounts(names) -> set[str]:
+    import pwd
+
+    found = set()
+    for name in names:
+        try:
+            pwd.getpwnam(name)
+            found.add(name)
+        except KeyError:
+            pass
+    return found
+
+
+def _on_lo(address: str) -> bool:
+    shown = subprocess.run(["ip", "-o", "-4", "addr", "show", "dev", "lo"], capture_output=True, text=True).stdout
+    return f" {address}/" in shown
+
+
+def teardown(srv: Path, roster: Path) -> list[str]:
+    """Remove what the session with this ``srv`` made (its ledger says what); what was removed."""
+    sys.path.insert(0, str(HUB))
+    import provision
+
+    ledger = json.loads((srv / LEDGER).read_text()) if (srv / LEDGER).exists() else {}
+    people = provision.read_roster(roster) if roster.exists() else [{"id": a} for a in ledger.get("accounts", [])]
+    done = provision.stop_class(srv, people)
+    for account in ledger.get("accounts", []):
+        if _accounts([account]):
+            # processes of the account outside the servers (a test's runuser) are the session's too
+            for proc in Path("/proc").iterdir():
+                try:
+                    if proc.name.isdigit() and proc.stat().st_uid == pwd_uid(account):
+                        os.kill(int(proc.name), signal.SIGKILL)
+                except OSError:
+                    pass
+            subprocess.run(["userdel", "--remove", "--force", account], capture_output=True)
+            done.append(f"removed account {account}")
+    if not ledger.get("hub_address_was_there", True) and _on_lo(HUB_ADDRESS):
+        subprocess.run(["ip", "addr", "del", f"{HUB_ADDRESS}/32", "dev", "lo"], capture_output=True)
+        done.append(f"removed {HUB_ADDRESS} from lo")
+    if os.path.ismount(srv / "exchange"):
+        subprocess.run(["umount", "--lazy", str(srv / "exchange")], check=False)
+    shutil.rmtree(srv, ignore_errors=True)
+    roster.unlink(missing_ok=True)
+    return done
+
+
+def pwd_uid(name: str) -> int:
+    import pwd
+
+    return pwd.getpwnam(name).pw_uid
+
+
+def sweep() -> list[str]:
+    """Tear down the classes of earlier sessions that did not (killed): their ledger's pid is gone."""
+    done = []
+    for srv in Path("/var/tmp").glob("dp-hub-*"):
+        if not (srv / LEDGER).is_file():
+            continue
+        pid = json.loads((srv / LEDGER).read_text()).get("pid", 0)
+        try:
+            os.kill(pid, 0)
+            continue            # a live session's (another worker's or checkout's) class
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        done += teardown(srv, srv.parent / f"{srv.name}-roster.csv")
+    return done
 
 
 def modes_above(path: Path) -> dict[str, int]:
@@ -141,23 +226,32 @@ def class_server():
     reason = skip_reason("useradd", "chpasswd", "usermod", "runuser", "bwrap", "mkfs.ext4")
     if reason:
         pytest.skip(reason)
+    swept = sweep()
+    if swept:
+        print("tore down an earlier session's class:", "; ".join(swept))
     srv = Path(tempfile.mkdtemp(prefix="dp-hub-", dir="/var/tmp"))   # not /tmp: servers get a private one
     srv.chmod(0o755)
     roster = srv.parent / f"{srv.name}-roster.csv"
     roster.write_text((HUB / "roster.csv").read_text(encoding="utf-8").rstrip("\n") + "\n" + ATTACK_ROSTER,
                       encoding="utf-8")
+    names = [line.split(",")[0] for line in roster.read_text(encoding="utf-8").splitlines()[1:]] + ["grader-dp-course"]
+    # before anything is made: what teardown will remove (accounts that were there stay)
+    (srv / LEDGER).write_text(json.dumps({"pid": os.getpid(), "accounts": sorted(set(names) - _accounts(names)),
+                                          "hub_address_was_there": _on_lo(HUB_ADDRESS)}))
     server = ClassServer(srv, roster)
     server.above = {**modes_above(ROOT), **modes_above(Path(sys.base_prefix))}   # before provisioning
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous in (signal.SIG_DFL, None):      # a plain `kill`: tear down as on Ctrl-C
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         first = subprocess.run([*server.provision, "--demo-passwords"], env=server.env, capture_output=True, text=True)
         assert first.returncode == 0, first.stdout + first.stderr
         yield server
     finally:
         server.stop_hub(check=False)
-        if os.path.ismount(server.exchange):     # provision.py's exchange image
-            subprocess.run(["umount", "--lazy", str(server.exchange)], check=False)
-        shutil.rmtree(srv, ignore_errors=True)
-        roster.unlink(missing_ok=True)
+        print("teardown:", "; ".join(teardown(srv, roster)))
+        if previous in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGTERM, previous)
 
 
 @pytest.fixture(scope="session")
