@@ -79,18 +79,33 @@ students = [r["id"] for r in roster if r["role"] == "student"]
 STATE.mkdir(parents=True, exist_ok=True)
 STATE.chmod(0o700)
 
+
+def hub_port() -> int:
+    """The hub API's port, the same at every start: the servers that outlive a restart call it."""
+    saved = STATE / "hub-port"
+    if saved.exists() and saved.read_text().strip().isdigit():
+        return int(saved.read_text())
+    port = free_port()
+    saved.write_text(str(port))
+    return port
+
+
 # --- network: the public proxy on IP:PORT (host-routed subdomains); hub API and proxy API on
 # free loopback ports
 c.JupyterHub.bind_url = f"http://{IP}:{PORT}"
 c.JupyterHub.subdomain_host = PUBLIC_URL
-c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{free_port()}"
+c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{hub_port()}"
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{free_port()}"
 c.ConfigurableHTTPProxy.command = [str(HUB / "node_modules" / ".bin" / "configurable-http-proxy")]
 c.ConfigurableHTTPProxy.pid_file = str(STATE / "proxy.pid")
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
-c.JupyterHub.cleanup_servers = True      # stopping the hub stops the students' servers
+# A restart of the hub (an upgrade, a crash, Ctrl-C and `sudo make hub` again) keeps the students'
+# servers and kernels running: the restarted hub finds them (hub/spawner.py keeps what it needs in the
+# hub's database), and the new proxy gets their routes back. Stopping the class: the hub's admin page,
+# the idle culler, or `hub/provision.py --stop` with the hub stopped (hub/README.md, "Restarts").
+c.JupyterHub.cleanup_servers = False
 # The periodic service health check only logs; during shutdown (Ctrl-C, SIGTERM) it can run after
 # the services were stopped and end the hub with a traceback (JupyterHub 6.1: Server.from_orm(None)).
 c.JupyterHub.service_check_interval = 0
@@ -225,7 +240,7 @@ else:
     # listens on an address of the subnet, the one address the servers have a route to.
     _hub_ip, _why = hub_address(NETNS_SUBNET) if NETNS_SUBNET else (None, "DP_HUB_NETNS_SUBNET is empty")
     if _hub_ip:
-        c.JupyterHub.hub_bind_url = f"http://{_hub_ip}:{free_port()}"
+        c.JupyterHub.hub_bind_url = f"http://{_hub_ip}:{hub_port()}"
         c.CourseSpawner.netns_subnet = NETNS_SUBNET
     else:
         print(f"warning: students' servers share the host's network namespace ({_why}): one student can "

@@ -303,6 +303,25 @@ class CourseSpawner(LocalProcessSpawner):
         await super().stop(now=now)
         await asyncio.get_running_loop().run_in_executor(None, self._cleanup)
 
+    # --- across a restart of the hub (cleanup_servers = False): what stopping the server needs
+    def get_state(self):
+        state = super().get_state()
+        group = getattr(self, "cgroup", None)
+        if group is not None:
+            state["cgroup"] = {"dirs": [str(d) for d in group.dirs], "version": group.version,
+                               "where": {k: str(v) for k, v in group.where.items()}}
+        if getattr(self, "netns", None):
+            state["netns"] = self.netns
+        return state
+
+    def load_state(self, state):
+        super().load_state(state)
+        if "cgroup" in state:
+            saved = state["cgroup"]
+            self.cgroup = Cgroup([Path(d) for d in saved["dirs"]], saved["version"],
+                                 {k: Path(v) for k, v in saved["where"].items()})
+        self.netns = state.get("netns")
+
     def _cleanup(self) -> None:
         group = getattr(self, "cgroup", None)
         if group is not None:

@@ -83,6 +83,9 @@ def skip_reason(*tools: str) -> str | None:
     return None
 
 
+#: where the students' servers are (hub/jupyterhub_config.py's default DP_HUB_USER_DOMAIN for a hub on
+#: *.localhost): another registrable domain than the hub's and the Formgrader's
+USER_DOMAIN = "users.localhost"
 LEDGER = ".dp-hub-test.json"
 #: the class server's hub address (hub/jupyterhub_config.py's default DP_HUB_NETNS_SUBNET)
 HUB_ADDRESS = "169.254.64.1"
@@ -172,7 +175,8 @@ class ClassServer:
         self.env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
                         DP_HUB_SRV=str(srv), DP_HUB_STATE=str(srv / "hub"), DP_HUB_PORT=str(self.port),
                         DP_HUB_VENV=str(course_venv()), DP_HUB_ROSTER=str(roster), **SIZES)
-        self.env.pop("DP_HUB_URL", None)
+        for name in ("DP_HUB_URL", "DP_HUB_USER_DOMAIN", "DP_HUB_NETNS_SUBNET"):     # the demo's defaults
+            self.env.pop(name, None)
         #: `sudo make hub`'s provisioning of this class (``--demo-passwords`` added the first time)
         self.provision = [sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--roster", str(roster),
                           "--venv", str(course_venv()), "--reset"]
@@ -268,7 +272,7 @@ def _running_hub(class_server):
            "local": f"http://127.0.0.1:{port}",               # the Formgrader (scripts: the Host header)
            "headers": {"Host": f"hub.localhost:{port}"},
            "formgrader": f"http://dp-course--service.hub.localhost:{port}/services/dp-course",
-           "server": lambda name: f"http://{name}.hub.localhost:{port}/user/{name}",
+           "server": lambda name: f"http://{name}.{USER_DOMAIN}:{port}/user/{name}",
            "class": class_server}
     class_server.stop_hub()
 
@@ -309,7 +313,7 @@ class Student:
         import requests
 
         self.hub, self.name = hub, name
-        self.host = f"{name}.hub.localhost:{hub['port']}"
+        self.host = f"{name}.{USER_DOMAIN}:{hub['port']}"
         http = requests.Session()
 
         def sent_over_http():

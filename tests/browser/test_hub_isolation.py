@@ -360,3 +360,78 @@ def test_ports_are_per_student(hub, students):
         carol.hub_api("DELETE", "/users/carol/server")
     finally:
         alice.run("import os, signal\n[os.kill(p.pid, signal.SIGKILL) for p in binders]\n[p.wait() for p in binders]\n")
+
+
+def _course_record(course: Path) -> dict:
+    """What grading has kept: gradebook rows (submissions, grades, comments) and the feedback files."""
+    import sqlite3
+
+    with sqlite3.connect(course / "gradebook.db") as db:
+        rows = {table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                for table in ("submitted_assignment", "grade", "comment")}
+    feedback = sorted(str(p.relative_to(course)) for p in (course / "feedback").rglob("*") if p.is_file()) \
+        if (course / "feedback").is_dir() else []
+    return {"rows": rows, "feedback": feedback}
+
+
+def test_restart_and_reboot_keep_the_class(hub, students):
+    """The hub restarts mid-class (servers and kernels running, alice's submission on its way): nothing
+    is lost or duplicated, her kernel carries on behind the restored route. Then a reboot, simulated
+    (every server, mount and namespace of the class gone), and `sudo make hub DEMO=1`: the exchange is
+    mounted again with her submission, her home holds her file. Runs last in this module."""
+    import subprocess
+
+    server = hub["class"]
+    alice = students["alice"]
+    exchange, course = server.exchange, server.course
+    inbound = exchange / "dp-course" / "inbound"
+    grader = ["runuser", "-u", "grader-dp-course", "--", "env", f"PATH={Path(server.env['DP_HUB_VENV']) / 'bin'}:/usr/bin:/bin",
+              f"NBGRADER_EXCHANGE={exchange}", f"JUPYTER_CONFIG_PATH={server.srv / 'jupyter' / 'grader'}", "nbgrader"]
+    for step in ("generate_assignment", "release_assignment"):
+        done = subprocess.run([*grader, step, "laplace", "--force"], cwd=course, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+    mine = lambda: {p.name for p in inbound.iterdir() if p.name.startswith("alice+laplace+")}   # noqa: E731
+    before, record = mine(), _course_record(course)
+    kernel_pid = alice.run(
+        "import os, pathlib, subprocess\n"
+        "subprocess.run(['nbgrader', 'fetch_assignment', 'laplace'], capture_output=True)\n"
+        "pathlib.Path.home().joinpath('restart-proof.txt').write_text('still here')\n"
+        "kept = 41\n"
+        # her Submit, sent while the hub restarts (her server, not the hub, writes it into the exchange)
+        "sub = subprocess.Popen(['bash', '-c', 'sleep 2; nbgrader submit laplace'], stdout=subprocess.PIPE,"
+        " stderr=subprocess.STDOUT, text=True)\n"
+        "print(os.getpid())\n").strip()
+    began = time.perf_counter()
+    server.stop_hub()
+    server.start_hub()
+    restart = time.perf_counter() - began
+    out = alice.run("print(sub.wait(), kept + 1, os.getpid())\nprint(sub.stdout.read()[-300:])")
+    status, value, pid = out.splitlines()[0].split()
+    print(f"hub restarted in {restart:.1f} s; alice's submit during it: exit {status}")
+    assert (value, pid) == ("42", kernel_pid), f"alice's kernel did not survive the restart: {out}"
+    arrived = mine() - before
+    assert status == "0" and len(arrived) == 1, f"alice's submission during the restart: {out}; arrived {arrived}"
+    assert _course_record(course) == record, "the restart changed the gradebook or the feedback"
+    assert alice.hub_api("GET", f"/users/{alice.name}").json()["servers"][""]["ready"]
+
+    # a reboot: nothing of the class runs or is mounted; then `sudo make hub DEMO=1` (provision, hub)
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "hub"))
+    import provision
+
+    began = time.perf_counter()
+    server.stop_hub()
+    provision.stop_class(server.srv, provision.read_roster(server.roster))
+    assert not os.path.ismount(exchange) and not os.path.ismount(Path("/home/alice"))
+    again = subprocess.run([a for a in server.provision if a != "--reset"] + ["--demo-passwords"], env=server.env,
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stdout + again.stderr
+    server.start_hub()
+    assert os.path.ismount(exchange) and arrived <= mine(), "the exchange came back without alice's submission"
+    back = Student(hub, "alice")
+    back.start()
+    assert back.run("import pathlib; print(pathlib.Path.home().joinpath('restart-proof.txt').read_text())").strip() \
+        == "still here"
+    assert _course_record(course) == record
+    print(f"reboot to a running server of alice: {time.perf_counter() - began:.1f} s")
