@@ -75,6 +75,7 @@ ROLES = ("instructor", "student")
 ID_PATTERN = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 DEFAULT_SRV = Path(os.environ.get("DP_HUB_SRV", "/srv/dp-course"))
 EXCHANGE_LIMIT = os.environ.get("DP_HUB_EXCHANGE_LIMIT", "2G")
+INBOUND_LIMIT = os.environ.get("DP_HUB_INBOUND_LIMIT", "256M")
 
 
 def size_bytes(spec: str) -> int:
@@ -311,6 +312,10 @@ def run_tool(cmd: list[str]) -> str:
 
 
 def unmount_exchange(srv: Path) -> None:
+    inside = str((srv / "exchange").resolve()) + "/"
+    for target in sorted((t for t in _mount_targets() if t.startswith(inside)), key=len, reverse=True):
+        if run_tool(["umount", target]):        # the students' own inbound spaces first
+            run_tool(["umount", "--lazy", target])
     if os.path.ismount(srv / "exchange") and run_tool(["umount", str(srv / "exchange")]):
         run_tool(["umount", "--lazy", str(srv / "exchange")])     # busy: detach now, freed when closed
 
@@ -451,6 +456,54 @@ def stop_class(srv: Path, roster: list[dict]) -> list[str]:
     return done
 
 
+def mount_inbound_spaces(srv: Path, roster: list[dict], grader: pwd.struct_passwd, size: int) -> str:
+    """Each student's own inbound space; ``""``, or why the class shares ``inbound/`` (as before).
+
+    ``SRV/inbound/<id>.img`` (ext4, sparse, ``size`` bytes, its own inodes), loop-mounted
+    ``nosuid,nodev,noexec`` on ``exchange/dp-course/inbound/<id>``: owned by the student, readable
+    by the course account's group, by no one else (0750). Submit writes there (autograder.exchange),
+    Collect reads every space. A student who fills hers (blocks or inodes) stops only her own
+    submissions; ``inbound/`` itself becomes 1711: no one else writes into the exchange's own file
+    system, so classmates' submissions, releases and feedback keep their room.
+    """
+    inbound = srv / "exchange" / COURSE_ID / "inbound"
+    images = srv / "inbound"
+    images.mkdir(mode=0o700, exist_ok=True)
+    os.chown(images, 0, 0)
+    images.chmod(0o700)
+    for person in (p for p in roster if p["role"] == "student"):
+        user = pwd.getpwnam(person["id"])
+        space, image = inbound / person["id"], images / f"{person['id']}.img"
+        if os.path.ismount(space):
+            continue
+        if space.is_symlink() or (space.exists() and (not space.is_dir() or os.lstat(space).st_uid != 0)):
+            # made by someone while inbound/ was open to all (an earlier version): not the student's space
+            aside = srv / f"exchange-untrusted-{person['id']}-{int(os.lstat(space).st_mtime)}"
+            shutil.move(str(space), str(aside))
+            print(f"exchange: {space} was not made by provisioning: moved to {aside}")
+        space.mkdir(exist_ok=True)
+        os.chown(space, 0, 0)
+        space.chmod(0o755)
+        if not image.exists():
+            partial = image.with_suffix(".new")
+            with open(partial, "wb") as handle:
+                handle.truncate(size)
+            partial.chmod(0o600)
+            error = run_tool(["mkfs.ext4", "-q", "-F", "-m", "0", "-E",
+                              f"root_owner={user.pw_uid}:{grader.pw_gid}", str(partial)])
+            if error:
+                partial.unlink(missing_ok=True)
+                return f"mkfs.ext4: {error}"
+            partial.rename(image)
+        error = run_tool(["mount", "-o", "loop,nosuid,nodev,noexec", str(image), str(space)])
+        if error:
+            return f"mount -o loop: {error}"
+        os.chown(space, user.pw_uid, grader.pw_gid)
+        space.chmod(0o750)
+    inbound.chmod(0o1711)
+    return ""
+
+
 def has_demo_password(name: str) -> bool:
     """Whether ``name``'s password is still ``demo-<name>`` (compared with /etc/shadow)."""
     import warnings
@@ -503,7 +556,7 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
     if reset:
         unmount_exchange(srv)
         (srv / "exchange.img").unlink(missing_ok=True)
-        for sub in ("course", "exchange", "bundle", "homes"):   # homes: hub/spawner.py's home images
+        for sub in ("course", "exchange", "bundle", "homes", "inbound"):   # homes, inbound: the images
             shutil.rmtree(srv / sub, ignore_errors=True)
     srv.mkdir(parents=True, exist_ok=True)
     root_only(srv)      # again: someone may have created it between the first check and mkdir (red team)
@@ -555,6 +608,10 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
             locked.append(person["id"])
         if not demo_passwords and not password_set(person["id"]):
             without.append(person["id"])
+    if os.path.ismount(exchange):       # where loop devices work: a space of their own for each student
+        why_not = mount_inbound_spaces(srv, roster, grader, size_bytes(INBOUND_LIMIT))
+        if why_not:
+            print(f"warning: students share the exchange's inbound/ ({why_not}): one can fill it for all")
     if locked:
         print(f"removed the demo passwords of: {', '.join(locked)}")
         # Whoever logged in with a demo password keeps cookies and API tokens (red team: a token made
