@@ -34,7 +34,7 @@ LAB_ARGS ?=
 # makes Markdown Preview the default viewer), live ipympl figures (MPLBACKEND must be
 # empty, see helpers/plots.py), kernels over IPC sockets where their paths fit (no "running over
 # TCP without encryption" warning at every kernel start; see the lab target), and an nbgrader
-# exchange that exists. tests/browser/test_browser.py starts JupyterLab through this target.
+# exchange that exists. tests/browser/test_lectures.py starts JupyterLab through this target.
 LAB_FLAGS = --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/course/README.md \
 	--LabApp.app_settings_dir=$(CURDIR)/.lab-settings
 

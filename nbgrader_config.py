@@ -3,9 +3,9 @@
 Assignments: source/{laplace,exponential,randomized_response}/ (instructor
 versions, with solutions and hidden tests); release/ holds the student
 versions made by ``nbgrader generate_assignment`` and is committed
-(``.venv/bin/python tests/corpus/build.py release`` regenerates it; a test
+(``.venv/bin/python -m tests.support.corpus release`` regenerates it; a test
 fails when it is out of date). The instructor loop is in README.md and is
-exercised end to end by tests/test_instructor_loop.py.
+exercised end to end by tests/course/test_instructor_loop.py.
 
 Copied unchanged into temporary course roots by the tests: paths are taken
 relative to this file, never to the repository.
@@ -100,7 +100,7 @@ c.HTMLExporter.extra_template_basedirs = [next((d for d in _TEMPLATES if os.path
 # nbgrader 0.9.6 with SQLAlchemy 2.x prints "SAWarning: Object of type <SubmittedAssignment>
 # not in session, add operation along ... will not proceed" several times per autograded
 # submission: its gradebook code relies on an autoflush cascade SQLAlchemy 2 no longer does.
-# The rows are added explicitly right after (the grades are right; tests/test_assignments.py
+# The rows are added explicitly right after (the grades are right; tests/checks/test_assignments.py
 # checks them), there is no setting to change it, so exactly this message is silenced.
 import warnings  # noqa: E402
 

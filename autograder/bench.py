@@ -61,7 +61,7 @@ def _submissions(template: Path, assignment: str, out: Path, n: int) -> None:
     if (corpus_dir / "manifest.json").is_file():
         import importlib.util
 
-        spec = importlib.util.spec_from_file_location("corpus_build", corpus_dir / "build.py")
+        spec = importlib.util.spec_from_file_location("corpus_build", corpus_dir.parent / "support" / "corpus.py")
         corpus = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(corpus)
         variants = [dict(good, **entry["solutions"]) for entry in corpus.corpus_entries(assignment)]

@@ -233,7 +233,7 @@ def tree_sensitivity(n_leaves: int, b: int = 2, neighbours: str = "add_remove") 
     share the root (the total count does not change), and differ at every
     other level when the two leaves lie under different children of the
     root, each differing level contributing :math:`|{-1}| + |{+1}| = 2`.
-    Not :math:`2L`. ``tests/test_histograms.py`` checks both by enumeration.
+    Not :math:`2L`. ``tests/helpers/test_histograms.py`` checks both by enumeration.
     """
     func = "tree_sensitivity"
     neighbours = _check_neighbours(neighbours, func)

@@ -19,7 +19,7 @@ certainty and no finite ε holds. The bound then needs n protected too, e.g.
 the shuffler pads with a random number of dummy reports (dummy users running
 the same randomizer) drawn so that the total m is (ε_n, δ_n)-DP; given m,
 one more real user and one dummy fewer is a replacement, and the total is
-(ε + ε_n, δ + δ_n) by composition (``tests/test_shuffle.py`` audits the
+(ε + ε_n, δ + δ_n) by composition (``tests/helpers/test_shuffle.py`` audits the
 unpadded case).
 
 At n = 1e5, ε0 = 4, δ = 1e-6 this gives 0.5346. The closed-form function in

@@ -23,7 +23,7 @@ the same kernel) the move waits for it, and the figure redraws only when the ker
 is the "figure stuck for 25–30 s" once seen in 6.2 and 6.4 (their Run All takes that long on
 a loaded machine). A fast drag never builds a queue: ipywidgets' front end keeps one update
 per widget in flight and merges the values moved meanwhile into the next one
-(tests/browser/test_browser.py checks both).
+(tests/browser/test_lectures.py checks both).
 
 Tests call ``live.update(...)`` directly and inspect ``live.artists``;
 ``python -m helpers.lectures.widgets_bench`` times the redraws.

@@ -2,14 +2,13 @@
 has rendered, and every Chinese character is drawn from a font that has it (no tofu).
 
 The report is built by ``python -m autograder report`` (the CLI) from synthetic grading outputs
-of two assignments (``tests/report_bench.py``: diagnoses, audits, flags, clusters, errors), so no
-grading runs here; ``tests/test_assignments.py`` checks its numbers against real grading. A
+of two assignments (``tests/support/report_bench.py``: diagnoses, audits, flags, clusters, errors), so no
+grading runs here; ``tests/checks/test_assignments.py`` checks its numbers against real grading. A
 screenshot goes to ``artifacts/browser/class_report.png``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -26,10 +25,9 @@ pytestmark = [pytest.mark.browser]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("report_bench", ROOT / "tests" / "report_bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from tests.support import report_bench
+
+    return report_bench
 
 
 @pytest.fixture(scope="module")

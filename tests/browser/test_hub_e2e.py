@@ -1,6 +1,6 @@
 """The class server end to end, driven in Chromium as real people would (issue 11).
 
-The session's class server (``tests/hubserver.py``: ``hub/provision.py --reset
+The session's class server (``tests/support/hubserver.py``: ``hub/provision.py --reset
 --demo-passwords`` with the demo roster's OS accounts, the course account, a fresh course
 root and exchange in a temporary ``--srv`` folder, then JupyterHub with
 ``hub/jupyterhub_config.py`` and PAM on loopback at a random free port). Playwright, with Debian's Chromium:
@@ -26,7 +26,7 @@ found in their server's files. Screenshots: ``artifacts/hub-*.png``.
 Needs root (useradd, PAM, setuid spawning); skipped with the reason otherwise. The
 demo OS accounts stay (provisioning is idempotent); their ``~/course`` and fetched
 assignment folders are reset at the start. Runs before the exchange attacks of
-``tests/test_hub_attacks_exchange.py`` on the same hub (their refused folders would turn
+``tests/hub/test_exchange_attacks.py`` on the same hub (their refused folders would turn
 this test's Collect into an error).
 """
 
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from hubserver import ARTIFACTS, BROWSER_ARGS, CHROMIUM, ROOT, People
+from tests.support.hubserver import ARTIFACTS, BROWSER_ARGS, CHROMIUM, ROOT, People
 
 ASSIGNMENT = "laplace"
 SOLUTIONS = {   # typed into the notebook in the browser; tests/corpus variants
@@ -50,7 +50,7 @@ SOLUTIONS = {   # typed into the notebook in the browser; tests/corpus variants
 }
 EXPECTED = {"alice": 10.0, "bob": 8.0}
 
-# 900: the first hub test also provisions the class server (tests/hubserver.py; on a fresh machine the
+# 900: the first hub test also provisions the class server (tests/support/hubserver.py; on a fresh machine the
 # course's Python too, minutes). One worker runs every class-server test in turn (one shared hub).
 pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(900), pytest.mark.xdist_group("hub"),
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} not found: run tests/browser/ensure_chromium.sh")]

@@ -1,6 +1,6 @@
 """The class server keeps students apart: one origin per person, limits per student (issue 16).
 
-The session's class server (``tests/hubserver.py``: ``hub/provision.py --reset
+The session's class server (``tests/support/hubserver.py``: ``hub/provision.py --reset
 --demo-passwords`` into a temporary ``--srv``, then ``jupyterhub -f hub/jupyterhub_config.py``
 on a free port; the per-student sizes are set through the documented ``DP_HUB_*`` variables,
 smaller than the defaults so that filling them is quick). Students act through what every student has: they log in with
@@ -27,7 +27,7 @@ own server. The instructor is Chromium driven by Playwright.
   image size.
 - **CPU share.** alice runs 16 busy loops; bob's CPU-bound task is timed before and during.
 - The hub stops on Ctrl-C (SIGINT to its process group) without a traceback (checked when
-  ``tests/hubserver.py`` stops it).
+  ``tests/support/hubserver.py`` stops it).
 
 Needs root (useradd, PAM, setuid, cgroups, mounts); skipped with the reason otherwise.
 """
@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student
+from tests.support.hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student
 
 MIB = 2**20
 #: bob's task may take at most this many times longer while alice runs 16 busy loops (it was
@@ -52,7 +52,7 @@ MIB = 2**20
 #: bound separates "shares" from "no shares", the printed ratio is the measurement)
 CPU_RATIO_BOUND = 4.0
 
-# One worker runs every class-server test in turn (one shared hub, tests/hubserver.py).
+# One worker runs every class-server test in turn (one shared hub, tests/support/hubserver.py).
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600), pytest.mark.xdist_group("hub"),
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} not found: run tests/browser/ensure_chromium.sh")]
 

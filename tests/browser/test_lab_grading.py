@@ -1,13 +1,13 @@
 """A student alone and the instructor on one machine, after a fresh ``make lab`` (issues 16, 18).
 
-One JupyterLab started by ``make lab`` itself (``tests/labserver.py``, shared with
-tests/browser/test_browser.py: a free port, a token, throw-away settings), with a fresh, empty exchange folder
+One JupyterLab started by ``make lab`` itself (``tests/support/labserver.py``, shared with
+tests/browser/test_lectures.py: a free port, a token, throw-away settings), with a fresh, empty exchange folder
 (``NBGRADER_EXCHANGE``), so that the course-local release ``make lab`` makes is tested from
 nothing; one headless Debian Chromium (Playwright). In sequence:
 
 1. the student's Nbgrader ▸ Assignment List panel lists the six graded assignments, each
    with its Fetch button, with no Formgrader step;
-2. a student (nbgrader's own fetch/submit, as in tests/test_instructor_loop.py) hands in
+2. a student (nbgrader's own fetch/submit, as in tests/course/test_instructor_loop.py) hands in
    a correct laplace; the instructor clicks Collect, then Autograde in the Formgrader: the
    score shown is 10 / 10, graded by the trusted grader (the autograded notebook carries
    its metadata); the manual grading view of that submission typesets its formulas with the
@@ -25,7 +25,6 @@ feedback/ folders, the gradebook row) is removed afterwards. Skipped only if
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -35,7 +34,7 @@ import time
 from pathlib import Path
 
 import pytest
-from labserver import STUDENT
+from tests.support.labserver import STUDENT
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -48,14 +47,12 @@ COURSE = "dp-course"
 # One worker runs both tests that start `make lab` in this checkout (one exchange, one gradebook).
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("lab")]
 
-_spec = importlib.util.spec_from_file_location("corpus_build_lab_grading", ROOT / "tests" / "corpus" / "build.py")
-build = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(build)
+from tests.support import corpus as build
 
 
 @pytest.fixture(scope="module")
 def lab(make_lab):
-    """The one ``make lab`` of the "lab" group (``tests/labserver.py``), started with a fresh exchange."""
+    """The one ``make lab`` of the "lab" group (``tests/support/labserver.py``), started with a fresh exchange."""
     return make_lab
 
 

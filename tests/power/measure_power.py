@@ -36,7 +36,7 @@ from scipy import stats
 import helpers.checks as checks
 
 HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("corpus_build", HERE.parent / "corpus" / "build.py")
+_spec = importlib.util.spec_from_file_location("corpus_build", HERE.parent / "support" / "corpus.py")
 build = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build)
 

@@ -38,7 +38,7 @@ import helpers.checks.privacy_budget as pb
 import helpers.ldp as ldp
 
 HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("corpus_build", HERE.parent / "corpus" / "build.py")
+_spec = importlib.util.spec_from_file_location("corpus_build", HERE.parent / "support" / "corpus.py")
 build = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build)
 

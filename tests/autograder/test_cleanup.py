@@ -1,0 +1,88 @@
+"""A grader killed with SIGKILL leaves cgroups and uid-slot locks; the next start sweeps them.
+
+Through the real CLI: a submission whose cell sleeps, so that the worker holds its sandboxes
+(cgroups, uid slots) when the grader is killed. SIGKILL cannot be handled: the workers die with
+their parent (PR_SET_PDEATHSIG), the sandboxes with them, and their cgroup folders and lock files
+stay behind (asserted: otherwise the sweep would be tested on nothing). The next
+``python -m autograder grade`` removes them before it starts (their owner pids are gone), and
+leaves alone what live graders hold. (SIGTERM, which the grader handles, is checked in
+tests/autograder/test_attack_batch.py: nothing is left even before the next start.) ~1 min (5 min at load 20).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import jail
+
+REPO = Path(__file__).resolve().parents[2]
+SLEEPER = "import time\ntime.sleep(120)\n"
+
+pytestmark = [pytest.mark.nbgrader,
+              pytest.mark.skipif(jail.probe() is not None, reason="bubblewrap cannot run here")]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
+
+
+def _grade(subs: Path, out: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "autograder", "grade", "--assignment", "laplace",
+                             "--submissions", str(subs), "--out", str(out), "--jobs", "1", "--timeout", "60"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=out.parent)
+
+
+def test_sigkill_leftovers_are_swept_at_the_next_start(tmp_path):
+    if not jail.isolation()["memory_isolation"].startswith("cgroup"):
+        pytest.skip("no per-sandbox cgroup here")
+    release = nbformat.read(REPO / "release" / "laplace" / "laplace.ipynb", as_version=4)
+    subs = tmp_path / "subs"
+    for student in ("s1",):
+        nb = nbformat.read(REPO / "release" / "laplace" / "laplace.ipynb", as_version=4)
+        nb.cells.insert(1, nbformat.v4.new_code_cell(SLEEPER))
+        (subs / student / "laplace").mkdir(parents=True)
+        nbformat.write(nb, subs / student / "laplace" / "laplace.ipynb")
+    proc = _grade(subs, tmp_path / "out")
+    workers, groups, locks = [], [], []
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = _children(proc.pid)
+            groups, locks = jail.owned_by(workers)
+            # the worker holds its visible and hidden sandboxes' groups (and their CpuShare)
+            if len(groups) >= 2 and len(locks) >= 2:
+                break
+            time.sleep(0.5)
+        assert groups and locks, f"no sandbox was running when the grader was to be killed: {groups} {locks}"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    time.sleep(2)
+    left_groups, left_locks = jail.owned_by(workers)
+    assert left_groups and left_locks, "SIGKILL left nothing: the sweep below would test nothing"
+    assert not [w for w in workers if Path(f"/proc/{w}").exists()], "workers survived their grader"
+
+    (tmp_path / "subs2" / "s3" / "laplace").mkdir(parents=True)
+    nbformat.write(release, tmp_path / "subs2" / "s3" / "laplace" / "laplace.ipynb")
+    again = _grade(tmp_path / "subs2", tmp_path / "out2")
+    _, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err.decode(errors="replace")[-1500:]
+    still_groups, still_locks = jail.owned_by(workers)
+    assert not still_groups and not still_locks, f"not swept: {still_groups[:3]} {still_locks[:3]}"
+    assert not [g for g in left_groups if Path(g).exists()]

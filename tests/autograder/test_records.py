@@ -1,0 +1,347 @@
+"""Unit tests of the autograder's I/O modules (no nbgrader run, no sandbox): students, report,
+feedback, sanitize."""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import html
+import json
+import os
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import feedback, report, sanitize, students
+
+REPO = Path(__file__).resolve().parents[2]
+RELEASE = REPO / "release" / "laplace" / "laplace.ipynb"
+SOURCE = REPO / "source" / "laplace" / "laplace.ipynb"
+
+
+# --- students -------------------------------------------------------------------------------
+
+def test_student_id_is_printable_injective_and_keeps_plain_names():
+    names = ["alice", "张 三", 'a, "b"', ".dot", "new\nline", "back\\slash", "x\\x41",
+             os.fsdecode(b"caf\xe9"), "caf\\xe9", "tab\there", "\u202eevil"]
+    ids = [students.student_id(n) for n in names]
+    assert len(set(ids)) == len(ids)
+    assert all(i.isprintable() for i in ids)
+    assert ids[:4] == ["alice", "张 三", 'a, "b"', ".dot"]
+    assert ids[4] == "new\\u000aline" and ids[7] == "caf\\xe9" and ids[8] == "caf\\\\xe9"
+    assert students.student_id(b"caf\xe9") == ids[7]
+    for i in ids:
+        i.encode("utf-8")  # never a lone surrogate
+
+
+def test_list_submissions_one_entry_per_folder_or_link(tmp_path):
+    for name in (b"alice", b".hidden", b"caf\xe9", b"a b, \"c\"\nd"):
+        os.makedirs(os.path.join(os.fsencode(tmp_path), name, b"laplace"))
+    os.symlink("alice", tmp_path / "link_to_alice")
+    os.symlink("/nonexistent", tmp_path / "dangling")
+    (tmp_path / "README.txt").write_text("x", encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo")
+    subs = students.list_submissions(tmp_path)
+    by_id = {s.student: s for s in subs}
+    assert sorted(by_id) == sorted(["alice", ".hidden", "caf\\xe9", 'a b, "c"\\u000ad',
+                                    "link_to_alice", "dangling"])
+    assert by_id["alice"].path == tmp_path / "alice" and by_id["alice"].refused is None
+    assert by_id["caf\\xe9"].path.is_dir()  # the real folder, reachable through the surrogate name
+    for link in ("link_to_alice", "dangling"):
+        assert by_id[link].path is None and "symlinked student folder refused" in by_id[link].refused
+    assert students.ignored_entries(tmp_path) == ["README.txt", "fifo"]
+    assert [s.student for s in subs] == sorted(s.student for s in subs)
+
+
+def test_assignment_folder_refuses_links_and_reports_missing(tmp_path):
+    (tmp_path / "bob" / "laplace").mkdir(parents=True)
+    (tmp_path / "eve").mkdir()
+    os.symlink("../bob/laplace", tmp_path / "eve" / "laplace")
+    (tmp_path / "carl").mkdir()
+    (tmp_path / "dan").mkdir()
+    (tmp_path / "dan" / "laplace").write_text("not a folder", encoding="utf-8")
+    sub = {s.student: s for s in students.list_submissions(tmp_path)}
+    assert students.assignment_folder(sub["bob"], "laplace") == (tmp_path / "bob" / "laplace", None)
+    folder, why = students.assignment_folder(sub["eve"], "laplace")
+    assert folder is None and why.startswith("symlinked assignment folder refused")
+    assert "no submission folder" in students.assignment_folder(sub["carl"], "laplace")[1]
+    assert "not a folder" in students.assignment_folder(sub["dan"], "laplace")[1]
+
+
+def test_pick_notebooks_refuses_links_fifos_and_big_files(tmp_path):
+    (tmp_path / "other.ipynb").write_text("{}", encoding="utf-8")
+    os.symlink("other.ipynb", tmp_path / "a.ipynb")
+    os.mkfifo(tmp_path / "b.ipynb")
+    (tmp_path / "c.ipynb").write_bytes(b"x" * 2048)
+    (tmp_path / "d.ipynb").write_text("{}", encoding="utf-8")
+    got = students.pick_notebooks(tmp_path, ["a.ipynb", "b.ipynb", "c.ipynb", "d.ipynb", "e.ipynb"],
+                                  max_bytes=1024)
+    assert got["notebooks"] == {"d.ipynb": tmp_path / "d.ipynb"}
+    assert got["missing"] == ["e.ipynb"]
+    text = " | ".join(got["errors"])
+    assert "symlinked notebook a.ipynb refused" in text and "b.ipynb is not a regular file" in text
+    assert "c.ipynb too large" in text
+    # One expected notebook and one other submitted: graded in its place.
+    single = tmp_path / "single"
+    single.mkdir()
+    (single / "laplace (1).ipynb").write_text("{}", encoding="utf-8")
+    got = students.pick_notebooks(single, ["laplace.ipynb"])
+    assert got["notebooks"] == {"laplace.ipynb": single / "laplace (1).ipynb"} and got["repairs"]
+
+
+def test_read_regular_never_follows_links_or_blocks(tmp_path):
+    (tmp_path / "f").write_bytes(b"abc")
+    os.symlink("f", tmp_path / "l")
+    os.mkfifo(tmp_path / "p")
+    assert students.read_regular(tmp_path / "f") == b"abc"
+    with pytest.raises(OSError):
+        students.read_regular(tmp_path / "l")
+    with pytest.raises(ValueError, match="not a regular file"):
+        students.read_regular(tmp_path / "p")  # would block forever if opened blocking
+    with pytest.raises(ValueError, match="too large"):
+        students.read_regular(tmp_path / "f", max_bytes=2)
+
+
+# --- sanitize -------------------------------------------------------------------------------
+
+def test_read_notebook_accepts_a_bom_and_refuses_oversized_files(tmp_path):
+    text = RELEASE.read_text(encoding="utf-8")
+    (tmp_path / "bom.ipynb").write_bytes(codecs.BOM_UTF8 + text.encode("utf-8"))
+    nb, why = sanitize.read_notebook(tmp_path / "bom.ipynb")
+    assert why is None and len(nb.cells) > 5
+    nb, why = sanitize.read_notebook(tmp_path / "bom.ipynb", max_bytes=1000)
+    assert nb is None and "too large" in why
+    (tmp_path / "latin.ipynb").write_bytes(b'{"cells": "\xe9"}')
+    assert "not UTF-8" in sanitize.read_notebook(tmp_path / "latin.ipynb")[1]
+    (tmp_path / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert "malformed notebook" in sanitize.read_notebook(tmp_path / "deep.ipynb")[1]
+
+
+def test_sanitize_submission_refuses_symlinked_folder_and_notebook(tmp_path):
+    real = tmp_path / "bob"
+    real.mkdir()
+    (real / "laplace.ipynb").write_text(RELEASE.read_text(encoding="utf-8"), encoding="utf-8")
+    os.symlink(real, tmp_path / "eve")
+    found = sanitize.sanitize_submission(tmp_path / "eve", RELEASE.parent, tmp_path / "dest1")
+    assert found["notebooks"] == [] and "symlinked assignment folder refused" in found["errors"][0]
+    (tmp_path / "mallory").mkdir()
+    os.symlink(real / "laplace.ipynb", tmp_path / "mallory" / "laplace.ipynb")
+    found = sanitize.sanitize_submission(tmp_path / "mallory", RELEASE.parent, tmp_path / "dest2")
+    assert found["notebooks"] == [] and "symlinked notebook" in found["errors"][0]
+    found = sanitize.sanitize_submission(real, RELEASE.parent, tmp_path / "dest3")
+    assert found["notebooks"] == ["laplace.ipynb"] and not found["errors"]
+
+
+# --- report ---------------------------------------------------------------------------------
+
+def _row(student, score=5, status="ok", **extra):
+    return {"student": student, "assignment": "laplace", "score": score, "max_score": 10,
+            "status": status, **extra}
+
+
+def test_write_atomic_replaces_whole_files_and_leaves_no_temp(tmp_path):
+    path = tmp_path / "sub" / "grades.csv"
+    report.write_atomic(path, "one")
+    report.write_atomic(path, "two\n" + os.fsdecode(b"\xff"))
+    assert path.read_bytes() == b"two\n\\xff"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["grades.csv"]
+
+
+def test_hostile_rows_never_break_the_csv_or_the_json(tmp_path):
+    rows = [_row('a,"b"\r\nc=HYPERLINK("x")'), _row("nan", score=float("nan")),
+            _row("str", score="ten"), _row("big", score=11), _row("neg", score=-1),
+            _row("obj", score=None, cells=[{"x": float("inf")}], extra=object()),
+            _row(os.fsdecode(b"caf\xe9"), status="ok\nsecond line\x00"), "not a dict"]
+    report.write_outputs(tmp_path, rows, {"runs": [{"seed": 1, "assignment": "laplace"}]})
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
+        lines = list(csv.reader(handle))
+    assert lines[0] == list(report.COLUMNS)
+    assert len(lines) == len(rows) + 1 and all(len(line) == 5 for line in lines)
+    data = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"),
+                      parse_constant=lambda c: pytest.fail(f"non-standard JSON {c}"))
+    by = {r["student"]: r for r in data["submissions"]}
+    assert by['a,"b"\r\nc=HYPERLINK("x")']["score"] == 5
+    for student in ("nan", "str", "neg", "obj"):
+        assert by[student]["score"] == 0 and by[student]["status"].startswith("error: invalid score")
+    assert by["big"]["score"] == 10 and "above max_score" in by["big"]["status"]
+    assert by["caf\\xe9"]["status"] == "ok second line"
+    assert {r["student"] for r in report.read_grades(tmp_path / "grades.csv")} == set(by)
+
+
+def test_completed_resumes_only_the_same_run(tmp_path):
+    run = {"assignment": "laplace", "seed": 7, "source_checksum": "abc"}
+    assert report.completed(tmp_path, "laplace", "abc", 7) == {}
+    report.write_outputs(tmp_path, [_row("ann"), _row("bob")], {"runs": [run]})
+    done = report.completed(tmp_path, "laplace", "abc", 7)
+    assert sorted(done) == ["ann", "bob"] and done["ann"]["score"] == 5
+    with pytest.raises(ValueError, match="--seed 7"):
+        report.completed(tmp_path, "laplace", "abc", 8)
+    with pytest.raises(ValueError, match="changed"):
+        report.completed(tmp_path, "laplace", "xyz", 7)
+    with pytest.raises(ValueError, match="assignment"):
+        report.completed(tmp_path, "exponential", "abc", 7)
+    report.write_outputs(tmp_path, [_row("ann")], {"runs": [{"assignment": "laplace", "seed": 7}]})
+    with pytest.raises(ValueError, match="no source checksum"):
+        report.completed(tmp_path, "laplace", "abc", 7)
+    (tmp_path / "report.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ValueError, match="unreadable"):
+        report.completed(tmp_path, "laplace", "abc", 7)
+
+
+def test_source_checksum_changes_with_any_file(tmp_path):
+    (tmp_path / "a.ipynb").write_text("1", encoding="utf-8")
+    first = report.source_checksum(tmp_path)
+    assert report.source_checksum(tmp_path) == first
+    (tmp_path / "data.csv").write_text("x", encoding="utf-8")
+    assert report.source_checksum(tmp_path) != first
+
+
+def test_merge_of_shards_with_odd_ids(tmp_path):
+    for name, students_ in (("s1", ["ann", 'x, "y"']), ("s2", [os.fsdecode(b"caf\xe9")])):
+        report.write_outputs(tmp_path / name, [_row(s) for s in students_],
+                             {"runs": [{"assignment": "laplace", "seed": 1, "shard": name}]})
+    merged = report.merge([tmp_path / "s1", tmp_path / "s2"], tmp_path / "m")
+    assert len(merged["submissions"]) == 3
+    assert sorted(r["student"] for r in report.read_grades(tmp_path / "m" / "grades.csv")) == \
+        sorted(["ann", 'x, "y"', "caf\\xe9"])
+    with pytest.raises(ValueError, match="graded twice"):
+        report.merge([tmp_path / "s1", tmp_path / "s1"], tmp_path / "m2")
+
+
+# --- feedback -------------------------------------------------------------------------------
+
+XSS = "XSSMARK42"
+
+
+def _hostile_notebook():
+    nb = nbformat.read(SOURCE, as_version=4)
+    cell = nbformat.v4.new_code_cell("print(1)")
+    cell.metadata["tags"] = [f'x" onclick="{XSS}()']
+    out = nbformat.v4.new_output
+    cell.outputs = [
+        out("display_data", data={"text/html": f"<script>{XSS}()</script><img src=x onerror={XSS}()>"
+                                                f"<a href='javascript:{XSS}()'>a</a><b>bold</b>"}),
+        out("display_data", data={"image/svg+xml": f"<svg onload='{XSS}()'><script>{XSS}()</script></svg>"}),
+        out("display_data", data={"application/javascript": f"{XSS}()"}),
+        out("display_data", data={"text/markdown": f"<script>{XSS}()</script>[a](javascript:{XSS}())"}),
+        out("display_data", data={"image/png": f'AAAA" onerror="{XSS}()'}),
+        out("display_data", data={"image/png": "iVBORw0KGgo="},
+            metadata={"image/png": {"width": f"1 onerror={XSS}()"}}),
+        out("stream", name="stdout", text=f"<script>{XSS}()</script>"),
+        out("error", ename="E", evalue=f"<script>{XSS}()</script>", traceback=[f"<script>{XSS}()</script>"]),
+    ]
+    nb.cells.append(cell)
+    nb.cells.append(nbformat.v4.new_markdown_cell(f"<script>{XSS}()</script><img src=x onerror={XSS}()> "
+                                                  "math $x^2 < y$"))
+    nb.metadata["title"] = f"</title><script>{XSS}()</script>"
+    return nb
+
+
+def _secrets():
+    nb = nbformat.read(SOURCE, as_version=4)
+    return [line for c in nb.cells if c.cell_type == "code" for line in feedback.hidden_lines(c.source)]
+
+
+def test_feedback_html_is_inert_and_hides_the_hidden_tests():
+    page = feedback.feedback_html(_hostile_notebook(), _secrets())
+    assert feedback.active_content(page) == []
+    for m in re.finditer(XSS, page):  # the marker only ever appears as text
+        before = page[:m.start()]
+        assert before.rfind("<") < before.rfind(">"), page[before.rfind("<"):m.end()]
+        assert page.lower().rfind("<script", 0, m.start()) <= page.lower().rfind("</script", 0, m.start())
+    assert "<b>bold</b>" in page  # harmless HTML still renders
+    assert "<math" in page and "$x^2" not in page  # math rendered to MathML when the page is made
+    assert "BEGIN HIDDEN TESTS" not in page and feedback.text_leaks(page, _secrets()) == []
+    visible = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "check_laplace_noise_basics(laplace_noise)" in visible  # visible tests stay
+
+
+def test_feedback_shows_a_failed_check_as_the_notebook_does():
+    """A failed visible check in a test cell with hidden tests: its bilingual verdict under
+    the notebook's own header, not the exception's class name, and no traceback."""
+    nb = nbformat.read(SOURCE, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and feedback.strip_hidden(c.source)[1])
+    cell.outputs = [nbformat.v4.new_output("error", ename="CheckFailure", evalue="\n测得均值 0.48，期望 0。\n"
+                                           "mean 0.48, expected 0.", traceback=["Traceback", 'File "checks.py"'])]
+    visible = html.unescape(re.sub(r"<[^>]+>", "", feedback.feedback_html(nb, _secrets())))
+    assert "✗ 未通过 / check failed\n测得均值 0.48，期望 0。\nmean 0.48, expected 0." in visible
+    assert "CheckFailure" not in visible and "checks.py" not in visible
+    other = feedback.error_text({"ename": "ValueError", "evalue": "b must be > 0"})
+    assert other == "ValueError: b must be > 0"
+
+
+def test_strip_hidden_tests_takes_the_exporters_config_without_a_warning():
+    """Generate feedback's log must not start with a configuration warning an instructor would
+    take for a misconfiguration: nbconvert configures every preprocessor's
+    ``display_data_priority``."""
+    import logging
+
+    from traitlets import log as traitlets_log
+    from traitlets.config import Config
+
+    records: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: records.append(record.getMessage())
+    logger = traitlets_log.get_logger()
+    logger.addHandler(handler)
+    try:
+        feedback.StripHiddenTests(config=Config({"NbConvertBase": {"display_data_priority": ["text/html"]}}))
+    finally:
+        logger.removeHandler(handler)
+    assert not [r for r in records if "not recognized" in r], records
+
+
+def test_feedback_html_redacts_a_leaking_test_cell_and_is_no_oracle():
+    nb = nbformat.read(SOURCE, as_version=4)
+    test = next(c for c in nb.cells if (c.metadata.get("nbgrader") or {}).get("grade")
+                and not c.metadata["nbgrader"].get("solution") and c.cell_type == "code")
+    test.source = "check_visible()\n" + _secrets()[0]  # a hidden line outside its markers (our bug)
+    page = feedback.feedback_html(nb, _secrets())
+    assert feedback.text_leaks(page, _secrets()) == []
+    assert feedback.redact_hidden(nb, _secrets())[1] == [test.metadata["nbgrader"]["grade_id"]]
+    # A student cell printing a guessed hidden line is shown as is: a changed or withheld page
+    # would confirm the guess.
+    guess = nbformat.v4.new_code_cell("print(guess)")
+    guess.outputs = [nbformat.v4.new_output("stream", name="stdout", text=_secrets()[0])]
+    nb.cells.append(guess)
+    assert feedback.redact_hidden(nb, _secrets())[1] == [test.metadata["nbgrader"]["grade_id"]]
+    assert feedback.text_leaks(feedback.feedback_html(nb, _secrets()), _secrets()) == [_secrets()[0]]
+
+
+def test_feedback_html_caps_images_before_decoding():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("show()")
+    huge = "A" * (feedback.MAX_IMAGE_CHARS + 1)
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": huge}),
+                    nbformat.v4.new_output("stream", name="stdout",
+                                           text="y" * (feedback.MAX_TEXT_CHARS + 10))]
+    nb.cells.append(cell)
+    page = feedback.feedback_html(nb, [])
+    assert huge not in page and "not shown" in page
+    assert len(page) < feedback.MAX_TEXT_CHARS + 2_000_000
+
+
+def test_active_content_spots_what_the_template_did_not_write():
+    assert feedback.active_content("<p>hi</p>") == []
+    assert feedback.active_content("<script>x()</script>") != []
+    assert feedback.active_content("<img src=x onerror=y>") != []
+    assert feedback.active_content("<a href=' javascript:y'>a</a>") != []
+    assert feedback.active_content("<iframe src=x></iframe>") != []
+
+
+def test_gradebook_notebook_disarms_markdown_and_outputs():
+    nb = _hostile_notebook()
+    nb.cells.append(nbformat.v4.new_markdown_cell(f"[a](javascript:{XSS}()) [b]( JavaScript:{XSS}())"))
+    safe = feedback.gradebook_notebook(nb)
+    markdown = " ".join(c.source for c in safe.cells if c.cell_type == "markdown").lower()
+    assert "<script" not in markdown and "onerror" not in markdown and "javascript:" not in markdown
+    datas = [o.get("data", {}) for c in safe.cells if c.cell_type == "code" for o in c.outputs
+             if o.get("output_type") not in ("stream", "error")]
+    rich = json.dumps([{k: v for k, v in d.items() if k != "text/plain"} for d in datas]).lower()
+    assert "<script" not in rich and "onerror" not in rich and "javascript:" not in rich
+    assert not any(set(d) & {"application/javascript", "image/svg+xml"} for d in datas)
+    assert [c.metadata.get("nbgrader") for c in safe.cells[:len(nb.cells) - 3]] == \
+        [c.metadata.get("nbgrader") for c in nb.cells[:len(nb.cells) - 3]]
+    assert "title" not in safe.metadata

@@ -1,0 +1,725 @@
+"""Every Chinese lecture notebook in a real browser, the way a student meets it.
+
+One JupyterLab, started by ``make lab`` itself (same command, same environment: no
+backend override; only a free port, a token, throw-away settings/workspace folders and a
+fresh exchange are added; ``tests/support/labserver.py``, shared with ``test_lab_grading.py``), one headless Debian Chromium driven by Playwright (never a downloaded
+browser), the notebooks found by globbing ``course/*.ipynb``. (The English notebooks hold the
+same code, built from the same sources: they run headless in ``tests/course/test_lecture_notebooks.py``
+and ``tests/course/test_lab_notebooks.py``; here only their Markdown is rendered.) JupyterLab's own
+menus are Chinese (the zh_CN language pack). For each Chinese notebook, in sequence:
+
+* open it, Run All, wait until every code cell has run; no error output
+  (tracebacks, widget errors) anywhere;
+* the setup cell printed the live backend ("widget": ipympl), as a student sees it;
+* rendered Markdown has no strikethrough (``<del>``/``<s>``) and no table that fell
+  apart into a paragraph of pipes (JupyterLab's own renderer, ``marked``);
+* no output image or figure canvas is clipped by a box it sits in (its rendered
+  rectangle lies inside every ancestor that hides or scrolls overflow, and an image is
+  shown whole, not cropped);
+* for every slider of every slider figure: move it ``MOVES_PER_SLIDER`` steps with the
+  keyboard (five one way, then back past the start) and time each from the key press to
+  the first changed frame of the figure (the figure must change). The page's own kernel
+  messages (its WebSocket, observed by an init script) split each move into: the page
+  sending the new value (``send``), the message waiting for the kernel (``queue``), the
+  kernel's work from taking it up to going idle, on the kernel's clock (``kernel``: the
+  course's update, matplotlib's blit, ipympl's PNG diff and its sending), and the browser
+  from the image's arrival to new pixels (``paint``). Each slider's 95th percentiles are
+  printed as a table, written to ``artifacts/browser/timings.json`` (``sliders``); the
+  kernel's must stay within the course's goal of 150 ms and the whole move's within twice
+  that (both times the load factor measured during the run, see the end of the test);
+* a fast drag (``BURST_KEYS`` key presses with no pause on the first slider of each
+  notebook): the page never sends a widget's next value while the kernel is still handling
+  the previous one (checked over every move of every slider: ipywidgets keeps one update in
+  flight and merges the rest), and the figure settles within about two redraws of the
+  last key;
+* screenshots of the whole notebook after Run All (one per screen, scrolling) and of
+  every slider figure after the move go to ``artifacts/browser/<lang>/``.
+
+Also, in the same single test (so that ``pytest -n 2`` starts one server and one browser):
+the page ``make lab`` opens is the rendered table of contents (``course/README.md``: its
+tables intact, every notebook listed, the six graded assignments listed in its Chinese part,
+which holds no English-only text); JupyterLab's menu bar is Chinese; every other Markdown file of the repository renders
+without strikethrough or broken tables; the browser console shows no error (e.g. "widget
+model not found"); afterwards, the same server answers nbgrader's course list (the
+exchange exists), serves the local MathJax, and its log has no "running over TCP without
+encryption" warning.  Autosave is off in the throw-away settings so that the run leaves
+the repository's notebooks untouched; kernels are shut down after each notebook.
+
+Cost: the most expensive test of the suite. Measured 15 min on 2 cores under a load
+average of 15-25 (11 notebooks run, 11 English ones rendered, 27 sliders × 12 moves; now 8
+moves); each notebook's Run All dominates. With the message split and the fast drags: 7 min
+(423 s, 27 sliders × 8 moves, one fast drag per notebook) under a load average of 12-19. (Before: 11 min for 20 notebooks run, one move per
+figure, under a load average of 10-14.) On an idle machine (load factor 1.16, 2026-11-25): 264 s,
+every slider's 95th percentile key press to new pixels 62-126 ms (kernel 14-71 ms), median 65 ms,
+max 152 ms over the 216 moves.
+
+Skipped, with the reason, only if /usr/bin/chromium is absent (``tests/browser/ensure_chromium.sh``
+installs it and ``fonts-noto-cjk``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+import time
+import urllib.request
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "artifacts" / "browser"
+# The Chinese notebooks run in the browser; the English ones (same code, built from the same
+# sources) run headless in tests/course/test_lecture_notebooks.py and tests/course/test_lab_notebooks.py, and
+# here only their Markdown is rendered.
+NOTEBOOKS = sorted((ROOT / "course").glob("*.ipynb"))
+EN_NOTEBOOKS = sorted((ROOT / "course" / "en").glob("*.ipynb"))
+ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget", "local_frequency")
+# Each slider is moved this many times (five steps one way, then back): the 95th
+# percentile of its redraw times must stay within the goal.
+MOVES_PER_SLIDER = 8
+# Developers may narrow the run (e.g. DP_BROWSER_ONLY=6.1): a selection, never a different setup.
+ONLY = os.environ.get("DP_BROWSER_ONLY")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-renderer-backgrounding", "--disable-background-timer-throttling"]
+REDRAW_GOAL_MS = 150.0
+CELL_TIMEOUT_S = 150
+
+# One worker runs both tests that start `make lab` in this checkout (one exchange, one gradebook).
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("lab")]
+
+
+def _api(url: str, token: str, path: str, method: str = "GET"):
+    request = urllib.request.Request(f"{url}{path}", method=method, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        body = response.read()
+    return json.loads(body) if body else None
+
+
+@pytest.fixture(scope="module")
+def lab(make_lab):
+    """The one ``make lab`` of the "lab" group (``tests/support/labserver.py``): fresh exchange, no autosave."""
+    return make_lab["url"], make_lab["token"], make_lab["log"]
+
+
+@pytest.fixture(scope="module")
+def browser(lab):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+# --------------------------------------------------------------------------- page scripts
+
+# Markdown as JupyterLab rendered it: strikethrough, and tables that fell apart.
+MARKDOWN_JS = """() => {
+  const out = {strike: [], brokenTables: [], tables: 0};
+  for (const md of document.querySelectorAll('.jp-RenderedMarkdown')) {
+    for (const el of md.querySelectorAll('del, s, strike')) out.strike.push(el.parentElement.innerText.slice(0, 120));
+    for (const p of md.querySelectorAll('p')) {
+      const t = p.innerText.trim();
+      if (t.startsWith('|') && (t.match(/\\|/g) || []).length >= 3) out.brokenTables.push(t.slice(0, 120));
+    }
+    out.tables += md.querySelectorAll('table').length;
+  }
+  return out;
+}"""
+
+# Every output image and figure canvas: is any part of it hidden by a box around it?
+CLIPPING_JS = """() => {
+  const problems = [];
+  const items = document.querySelectorAll('.jp-OutputArea img, .jp-OutputArea canvas');
+  for (const el of items) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2) continue;           // e.g. ipympl's empty overlay canvas
+    const cell = el.closest('.jp-Cell');
+    const where = (cell ? [...cell.parentElement.children].indexOf(cell) : -1);
+    if (el.tagName === 'IMG' && el.naturalWidth) {
+      const shown = r.height / r.width, natural = el.naturalHeight / el.naturalWidth;
+      if (Math.abs(shown - natural) > 0.02 * natural)
+        problems.push(`cell ${where}: image ${el.naturalWidth}x${el.naturalHeight} shown distorted/cropped as ${Math.round(r.width)}x${Math.round(r.height)}`);
+    }
+    for (let a = el.parentElement; a && !a.classList.contains('jp-Notebook'); a = a.parentElement) {
+      const s = getComputedStyle(a);
+      const hides = (v) => v === 'hidden' || v === 'auto' || v === 'scroll' || v === 'clip';
+      const b = a.getBoundingClientRect();
+      if (hides(s.overflowY) && (r.bottom > b.bottom + 1 || r.top < b.top - 1) && a.scrollHeight > a.clientHeight + 1)
+        problems.push(`cell ${where}: ${el.tagName.toLowerCase()} ${Math.round(r.width)}x${Math.round(r.height)} cut at the bottom/top by a ${Math.round(b.width)}x${Math.round(b.height)} box (${a.className})`);
+      if (hides(s.overflowX) && a.scrollWidth > a.clientWidth + 1 && (r.right > b.right + 1 || r.left < b.left - 1))
+        problems.push(`cell ${where}: ${el.tagName.toLowerCase()} ${Math.round(r.width)}x${Math.round(r.height)} wider than its ${Math.round(b.width)} px box (${a.className})`);
+      if (a.classList.contains('jp-Cell')) break;
+    }
+  }
+  return problems;
+}"""
+
+ERRORS_JS = """() => {
+  const out = [];
+  for (const o of document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')) {
+    const t = o.innerText;
+    if (/Traceback|Error|Exception/.test(t)) out.push(t.slice(0, 600));
+  }
+  return out;
+}"""
+
+# The landing page's Chinese part (everything before the "English" heading): every block of
+# text (paragraph, list item, table row, heading) must hold Chinese characters.
+LANDING_JS = """() => {
+  const md = document.querySelector('.jp-RenderedMarkdown');
+  const out = {englishOnly: [], chinese: '', foundEnglish: false};
+  for (const el of md.children) {
+    if (/^H1$/.test(el.tagName) && el.innerText.trim().startsWith('English')) { out.foundEnglish = true; break; }
+    out.chinese += el.innerText + '\\n';
+    const blocks = el.matches('p, h1, h2, h3, h4') ? [el] : [...el.querySelectorAll('li, tr')];
+    for (const b of blocks) {
+      const t = b.innerText.trim();
+      if (t && !/[\\u4e00-\\u9fff]/.test(t)) out.englishOnly.push(t.slice(0, 120));
+    }
+  }
+  return out;
+}"""
+
+PROMPTS_JS = """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')].map(p => p.innerText.trim())"""
+
+# Arm a timer: resolves with the ms from the next keydown to the first animation frame in
+# which the figure in slider box `index` shows different pixels (canvas) or a new image (PNG).
+ARM_JS = """([index, timeoutMs]) => {
+  const box = window.__sliderBoxes()[index];
+  const signature = () => {
+    const canvas = box.querySelector('.jupyter-matplotlib-canvas-div canvas, canvas');
+    if (canvas && canvas.width) {
+      const ctx = canvas.getContext('2d');
+      const d = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      let h = 0;
+      for (let i = 0; i < d.length; i += 4 * 7) h = (h * 31 + d[i] + 3 * d[i + 1] + 7 * d[i + 2]) | 0;
+      return 'c' + h;
+    }
+    const img = box.querySelector('img');
+    return img ? 'i' + img.src.length + img.src.slice(-200) : 'none';
+  };
+  const before = signature();
+  window.__redraw = new Promise((resolve) => {
+    let t0 = null;
+    const onKey = () => { if (t0 === null) t0 = performance.now(); };
+    document.addEventListener('keydown', onKey, true);
+    const started = performance.now();
+    const tick = () => {
+      if (t0 !== null && signature() !== before) {
+        document.removeEventListener('keydown', onKey, true);
+        const now = performance.now();
+        resolve({ms: now - t0, key: performance.timeOrigin + t0, painted: performance.timeOrigin + now});
+      } else if (performance.now() - started > timeoutMs) {
+        document.removeEventListener('keydown', onKey, true);
+        resolve({ms: null});
+      } else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  return before;
+}"""
+
+# Slider boxes: a widget VBox that holds a slider and a figure (ipympl canvas or PNG output).
+SLIDER_BOXES_JS = """() => {
+  window.__sliderBoxes = () => [...document.querySelectorAll('.jp-OutputArea .widget-vbox')].filter(b =>
+      b.querySelector('.widget-slider, .widget-hslider') &&
+      b.querySelector('.jupyter-matplotlib, .jupyter-matplotlib-canvas-div, .widget-output img') &&
+      !b.parentElement.closest('.widget-vbox'));
+  return window.__sliderBoxes().length;
+}"""
+
+
+# Kernel messages as the page sends and receives them (the page's own WebSocket, observed, not
+# changed): the test splits each slider move into the page's send, the kernel's work on the
+# slider's message (its iopub "busy" to "idle", kernel clock), and the browser's paint after
+# the figure's image arrived. Only comm and status messages are kept (their headers).
+WS_RECORDER_JS = """(() => {
+  const Native = window.WebSocket;
+  const log = window.__wsLog = [];
+  const text = new TextDecoder();
+  const parse = (data, protocol) => {
+    if (typeof data === 'string') { const m = JSON.parse(data); return [m.channel, m.header, m.parent_header, m.content]; }
+    const buf = data instanceof ArrayBuffer ? data : (ArrayBuffer.isView(data) ? data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) : null);
+    if (!buf || protocol !== 'v1.kernel.websocket.jupyter.org') return null;
+    const view = new DataView(buf);
+    const n = Number(view.getBigUint64(0, true));
+    const off = [...Array(n).keys()].map(i => Number(view.getBigUint64(8 * (i + 1), true)));
+    const part = (i) => text.decode(new Uint8Array(buf, off[i], off[i + 1] - off[i]));
+    const header = JSON.parse(part(1));
+    if (header.msg_type !== 'comm_msg' && header.msg_type !== 'status') return [part(0), header, {}, {}];
+    return [part(0), header, JSON.parse(part(2)), JSON.parse(part(4))];
+  };
+  const record = (direction, data, protocol) => {
+    const t = performance.timeOrigin + performance.now();
+    try {
+      const parsed = parse(data, protocol);
+      if (!parsed) return;
+      const [channel, header, parent, content] = parsed;
+      if (header.msg_type !== 'comm_msg' && header.msg_type !== 'status') return;
+      const d = content.data || {};
+      log.push({dir: direction, t, channel, type: header.msg_type, id: header.msg_id, date: header.date,
+                parent: parent.msg_id || null, comm: content.comm_id || null, method: d.method || null,
+                state: d.state || null, image: JSON.stringify(d.content || d.data || '').includes('binary'),
+                exec: content.execution_state || null});
+    } catch (e) { log.push({dir: direction, t, error: String(e)}); }
+  };
+  class Recorded extends Native {
+    constructor(...args) {
+      super(...args);
+      if (String(args[0]).includes('/api/kernels/')) this.addEventListener('message', (e) => record('in', e.data, this.protocol));
+    }
+    send(data) {
+      if (String(this.url).includes('/api/kernels/')) record('out', data, this.protocol);
+      return super.send(data);
+    }
+  }
+  window.WebSocket = Recorded;
+})();"""
+
+
+def _p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[-1] if len(values) > 1 else values[0]
+
+
+def _kernel_ms(date: str) -> float:
+    """A kernel message header's date (ISO 8601, kernel clock) in ms since the epoch."""
+    return datetime.fromisoformat(date.replace("Z", "+00:00")).timestamp() * 1000.0
+
+
+def _split_move(records: list[dict], key_t: float, painted_t: float) -> dict | None:
+    """One slider move, from the page's kernel messages: the first widget update the page sent
+    after the key press, and what the kernel answered to it (same machine: one wall clock).
+
+    ``send_ms``  key press → the page sends the slider's new value;
+    ``queue_ms`` sent → the kernel takes the message up (its iopub "busy");
+    ``kernel_ms`` "busy" → "idle" on the kernel's clock: the course's update, matplotlib's
+    blit, ipympl's PNG diff and sending it: what the course controls;
+    ``paint_ms`` the figure's image arrived → its pixels changed on the canvas.
+    """
+    sent = next((r for r in records if r.get("dir") == "out" and r.get("method") == "update" and r["t"] >= key_t - 1),
+                None)
+    if sent is None:
+        return None
+    answer = [r for r in records if r.get("dir") == "in" and r.get("parent") == sent["id"]]
+    busy = next((r for r in answer if r["exec"] == "busy"), None)
+    idle = next((r for r in answer if r["exec"] == "idle"), None)
+    image = next((r for r in answer if r["image"]), None)
+    if busy is None or idle is None:
+        return None
+    return {"send_ms": round(sent["t"] - key_t, 1), "queue_ms": round(_kernel_ms(busy["date"]) - sent["t"], 1),
+            "kernel_ms": round(_kernel_ms(idle["date"]) - _kernel_ms(busy["date"]), 1),
+            "paint_ms": round(painted_t - image["t"], 1) if image else None}
+
+
+def _overlapping_updates(records: list[dict]) -> list[str]:
+    """Widget updates the page sent while an earlier one of the same widget was still being
+    handled by the kernel (sent before that one's "idle" arrived): a queue of redraws."""
+    idle_at = {r["parent"]: r["t"] for r in records if r.get("dir") == "in" and r.get("exec") == "idle"}
+    pending: dict[str, dict] = {}
+    overlaps = []
+    for r in sorted((r for r in records if r.get("dir") == "out" and r.get("method") == "update"), key=lambda r: r["t"]):
+        before = pending.get(r["comm"])
+        if before is not None and idle_at.get(before["id"], float("inf")) > r["t"]:
+            overlaps.append(f"comm {r['comm'][:8]}: update {r['state']} sent {r['t'] - before['t']:.0f} ms after "
+                            f"{before['state']}, before the kernel had finished that one")
+        pending[r["comm"]] = r
+    return overlaps
+
+
+def _drain(page) -> list[dict]:
+    return page.evaluate("() => window.__wsLog.splice(0)")
+
+
+def _wait_idle(page, records: list[dict], timeout_s: float = 15.0) -> None:
+    """Collect messages until every update the page sent has its "idle" (or ``timeout_s``)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        idle = {r["parent"] for r in records if r.get("dir") == "in" and r.get("exec") == "idle"}
+        if all(r["id"] in idle for r in records if r.get("dir") == "out" and r.get("method") == "update") \
+                or time.monotonic() > deadline:
+            return
+        page.wait_for_timeout(20)
+        records += _drain(page)
+
+
+def _shutdown_kernels(url: str, token: str) -> None:
+    for session in _api(url, token, "/api/sessions"):
+        try:
+            _api(url, token, f"/api/sessions/{session['id']}", method="DELETE")
+        except OSError:
+            pass
+
+
+def _screenshots(page, stem: Path) -> int:
+    """Scroll through the notebook and save one screenshot per screen; returns how many."""
+    scroller = ".jp-NotebookPanel .jp-WindowedPanel-outer"
+    height = page.evaluate(f"() => {{ const s = document.querySelector('{scroller}'); return [s.scrollHeight, s.clientHeight]; }}")
+    total, screen = height
+    shots = 0
+    position = 0
+    while shots < 40:
+        page.evaluate(f"(y) => {{ document.querySelector('{scroller}').scrollTop = y; }}", position)
+        page.wait_for_timeout(100)
+        page.screenshot(path=f"{stem}-{shots:02d}.png")
+        shots += 1
+        position += max(screen - 80, 200)
+        if position >= total:
+            break
+    return shots
+
+
+def _run_notebook(browser, url: str, token: str, path: Path, console: list[str]) -> dict:
+    rel = path.relative_to(ROOT).as_posix()
+    lang = "en" if path.parent.name == "en" else "zh"
+    out_dir = ARTIFACTS / lang
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / path.stem
+    result = {"notebook": rel, "redraw_ms": [], "problems": []}
+    # tall: fewer screenshots per notebook (each costs a scroll, a settle and an encode)
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    page.add_init_script(WS_RECORDER_JS)
+    page.on("console", lambda m: console.append(f"{rel}: {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: console.append(f"{rel}: pageerror: {e}"))
+    started = time.perf_counter()
+    try:
+        page.goto(f"{url}/lab/tree/{rel}?reset&token={token}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+        page.wait_for_function("() => /Idle|空闲/.test(document.body.innerText)", timeout=60_000)
+        page.get_by_role("menuitem", name="运行", exact=True).click()            # JupyterLab in Chinese (zh_CN pack)
+        page.get_by_role("menuitem", name="运行所有单元格", exact=True).click()
+        page.wait_for_function(
+            "() => { const p = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]"
+            ".map(x => x.innerText.trim()); return p.length > 0 && p.every(t => /\\[\\d+\\]/.test(t)); }",
+            timeout=CELL_TIMEOUT_S * 1000, polling=250)
+        page.wait_for_timeout(800)                      # last widget views and figures arrive
+        result["run_s"] = round(time.perf_counter() - started, 1)
+        text = page.inner_text(".jp-Notebook")
+        chosen = re.search(r"(?:绘图后端|plotting backend):\s*(\w+)", text)
+        result["backend"] = chosen.group(1) if chosen else None
+        for error in page.evaluate(ERRORS_JS):
+            result["problems"].append(f"error output: {error}")
+        markdown = page.evaluate(MARKDOWN_JS)
+        result["problems"] += [f"strikethrough in Markdown: {t!r}" for t in markdown["strike"]]
+        result["problems"] += [f"table rendered as a paragraph: {t!r}" for t in markdown["brokenTables"]]
+        result["problems"] += page.evaluate(CLIPPING_JS)
+        result["screens"] = _screenshots(page, stem)
+
+        n_boxes = page.evaluate(SLIDER_BOXES_JS)
+        result["sliders"] = n_boxes
+        result["per_slider"] = []
+        messages: list[dict] = []
+        for index in range(n_boxes):
+            box = page.evaluate_handle(f"() => window.__sliderBoxes()[{index}]").as_element()
+            box.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            handle = None
+            for handle in box.query_selector_all(".noUi-handle, .slider-handle"):
+                name = handle.evaluate("h => (h.closest('.widget-slider, .widget-hslider')"
+                                       "?.querySelector('.widget-label')?.innerText || '').trim()")
+                times, stuck, splits = [], [], []
+                direction = "ArrowRight"
+                for move in range(MOVES_PER_SLIDER):
+                    if move in (5, 15):
+                        direction = "ArrowLeft" if direction == "ArrowRight" else "ArrowRight"
+                    # at an end a step does nothing: turn round
+                    if handle.get_attribute("aria-valuenow") == handle.get_attribute(
+                            "aria-valuemax" if direction == "ArrowRight" else "aria-valuemin"):
+                        direction = "ArrowLeft" if direction == "ArrowRight" else "ArrowRight"
+                    messages += _drain(page)
+                    page.evaluate(ARM_JS, [index, 15_000])
+                    handle.focus()
+                    page.keyboard.press(direction)
+                    timing = page.evaluate("() => window.__redraw")
+                    if timing["ms"] is None:
+                        stuck.append(handle.get_attribute("aria-valuenow"))
+                    else:
+                        times.append(round(timing["ms"], 1))
+                    page.wait_for_timeout(60)          # a student's next key press, not a queue of them
+                    move = _drain(page)
+                    _wait_idle(page, move)
+                    split = _split_move(move, timing["key"], timing["painted"]) if timing["ms"] is not None else None
+                    if split:
+                        splits.append(split)
+                    messages += move
+                kernel = [m["kernel_ms"] for m in splits]
+                entry = {"figure": index + 1, "slider": name, "redraw_ms": times,
+                         "p95_ms": _p95(times) if times else None, "moves": splits,
+                         "kernel_p95_ms": _p95(kernel) if kernel else None,
+                         **{f"{part}_p95_ms": _p95(v) if (v := [m[f"{part}_ms"] for m in splits if m[f"{part}_ms"] is not None]) else None
+                            for part in ("send", "queue", "paint")}}
+                if len(splits) < len(times):
+                    result["problems"].append(f"slider figure {index + 1}, slider {name!r}: the kernel's answer to "
+                                              f"{len(times) - len(splits)} of {len(times)} moves was not found in the "
+                                              "page's messages")
+                result["per_slider"].append(entry)
+                result["redraw_ms"] += times
+                if stuck:
+                    result["problems"].append(f"slider figure {index + 1}, slider {name!r}: the figure did not change "
+                                              f"within 15 s at {len(stuck)} of {MOVES_PER_SLIDER} moves (values {stuck})")
+            if index == 0 and handle is not None:
+                result["burst"] = _burst(page, handle)
+                messages += result["burst"].pop("records")
+            page.wait_for_timeout(300)
+            box.screenshot(path=f"{stem}-slider{index + 1}.png")
+        # a fast drag never queues redraws: the page holds a widget's next value back until the
+        # kernel has finished the previous one (ipywidgets' one-message-in-flight throttle)
+        result["problems"] += [f"queued redraw: {o}" for o in _overlapping_updates(messages)]
+        # a moved slider must not leave a clipped figure or an error behind either
+        result["problems"] += [f"after moving sliders: {p}" for p in page.evaluate(CLIPPING_JS)]
+        for error in page.evaluate(ERRORS_JS):
+            if f"error output: {error}" not in result["problems"]:
+                result["problems"].append(f"error output after moving sliders: {error}")
+    except Exception as error:  # keep the evidence, then report
+        page.screenshot(path=f"{stem}-failure.png")
+        result["problems"].append(f"{type(error).__name__}: {str(error)[:500]}")
+    finally:
+        page.close()
+        _shutdown_kernels(url, token)
+    result["total_s"] = round(time.perf_counter() - started, 1)
+    return result
+
+
+BURST_KEYS = 8
+
+
+def _burst(page, handle) -> dict:
+    """A fast drag: ``BURST_KEYS`` key presses with no pause (a student holding an arrow key),
+    towards the slider's farther end. Returns how many updates the page sent, how many
+    redraws the kernel made, and the ms from the last key press that moved the slider until
+    the kernel finished its last redraw (what a student waits)."""
+    records = _drain(page)
+    handle.focus()
+    now, low, high = (float(handle.get_attribute(a)) for a in ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
+    key = "ArrowLeft" if now - low > high - now else "ArrowRight"
+    start = last_key = time.time() * 1000.0
+    for _ in range(BURST_KEYS):
+        before, pressed = handle.get_attribute("aria-valuenow"), time.time() * 1000.0
+        page.keyboard.press(key)
+        if handle.get_attribute("aria-valuenow") != before:
+            last_key = pressed
+    records += _drain(page)
+    _wait_idle(page, records)
+    sent = [r for r in records if r.get("dir") == "out" and r.get("method") == "update" and r["t"] >= start - 1]
+    idle = {r["parent"]: r for r in records if r.get("dir") == "in" and r.get("exec") == "idle"}
+    done = [_kernel_ms(idle[r["id"]]["date"]) for r in sent if r["id"] in idle]
+    return {"keys": BURST_KEYS, "updates_sent": len(sent), "redraws": len(done),
+            "settled_ms": round(max(done) - last_key, 1) if done else None, "records": records}
+
+
+def _table_of_contents(browser, url: str, token: str) -> list[str]:
+    """What `make lab` opens first: course/README.md as rendered Markdown, its tables intact."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(f"{url}/?token={token}")     # make lab's default URL: the README
+        page.wait_for_selector(".jp-RenderedMarkdown table", timeout=60_000)
+        opened = page.url
+        markdown = page.evaluate(MARKDOWN_JS)
+        page.screenshot(path=str(ARTIFACTS / "README.png"), full_page=True)
+        toc = page.inner_text(".jp-RenderedMarkdown")
+        landing = page.evaluate(LANDING_JS)
+        menus = page.evaluate("() => [...document.querySelectorAll('#jp-menu-panel .lm-MenuBar-itemLabel, "
+                              ".lm-MenuBar-content .lm-MenuBar-itemLabel')].map(e => e.innerText.trim())")
+    finally:
+        page.close()
+    problems = [] if "course/README.md" in opened else [f"make lab opened {opened}, not course/README.md"]
+    problems += [f"course/README.md: strikethrough {t!r}" for t in markdown["strike"]]
+    problems += [f"course/README.md: table rendered as a paragraph {t!r}" for t in markdown["brokenTables"]]
+    if markdown["tables"] < 3:
+        problems.append(f"course/README.md: {markdown['tables']} tables rendered, expected >= 3")
+    # every lecture notebook is in the rendered table of contents
+    problems += [f"{p.stem} missing from the table of contents" for p in NOTEBOOKS if p.stem not in toc]
+    # the student's landing page: a Chinese part without English-only text, the six assignments
+    problems += [f"course/README.md: English-only text in the Chinese part: {t!r}" for t in landing["englishOnly"]]
+    if not landing["foundEnglish"]:
+        problems.append("course/README.md: no '# English' heading after the Chinese part")
+    problems += [f"course/README.md: assignment {a} not listed in the Chinese part" for a in ASSIGNMENTS
+                 if a not in landing["chinese"]]
+    # JupyterLab itself in Chinese (the zh_CN language pack selected by .lab-settings)
+    for english, chinese in (("File", "文件"), ("Edit", "编辑"), ("View", "查看"), ("Run", "运行"), ("Kernel", "内核"),
+                             ("Help", "帮助")):
+        if english in menus or chinese not in menus:
+            problems.append(f"JupyterLab menu bar not in Chinese: {menus}")
+            break
+    return problems
+
+
+DOCUMENT_TAB = '#jp-main-dock-panel .lm-TabBar-tab[data-type="document-title"]'
+
+
+def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: str, settle_ms: int) -> list[str]:
+    """Open each file in one JupyterLab page, one at a time; strikethrough or broken tables in its Markdown."""
+    problems = []
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    previous = ""
+    try:
+        for i, path in enumerate(paths):
+            rel = path.relative_to(ROOT).as_posix()
+            if i == 0:
+                page.goto(f"{url}/lab/tree/{rel}?reset&token={token}")
+            else:
+                # As a person does, without reloading JupyterLab (a reload per file cost about 3 s):
+                # close the previous file's tab, then File ▸ Open from Path…
+                problems += _dismiss_dialog(page, previous)
+                page.locator(DOCUMENT_TAB + " .lm-TabBar-tabCloseIcon").click()   # the one document open
+                # closed at once, or first a question (a dialog may take a moment to appear)
+                page.wait_for_function("(tab) => !document.querySelector(tab) || document.querySelector('.jp-Dialog')",
+                                       arg=DOCUMENT_TAB, timeout=30_000)
+                problems += _dismiss_dialog(page, previous)
+                page.wait_for_function("(tab) => !document.querySelector(tab)", arg=DOCUMENT_TAB, timeout=30_000)
+                page.locator("#jp-menu-panel .lm-MenuBar-itemLabel", has_text="文件").first.click()
+                page.locator(".lm-Menu-itemLabel", has_text="从路径打开").first.click()
+                page.locator(".jp-Dialog input").fill(rel)
+                page.keyboard.press("Enter")
+            # the file's tab is the only document tab, the current one, and its Markdown has rendered
+            page.wait_for_function(
+                """([name, ready]) => {
+                     const tabs = document.querySelectorAll('#jp-main-dock-panel .lm-TabBar-tab[data-type="document-title"]');
+                     return tabs.length === 1 && tabs[0].classList.contains('lm-mod-current')
+                            && tabs[0].title.includes(name) && document.querySelector(ready);
+                   }""", arg=[rel, ready], timeout=60_000)
+            page.wait_for_timeout(settle_ms)
+            markdown = page.evaluate(MARKDOWN_JS)
+            problems += [f"{rel}: strikethrough {t!r}" for t in markdown["strike"]]
+            problems += [f"{rel}: table rendered as a paragraph {t!r}" for t in markdown["brokenTables"]]
+            previous = rel
+        problems += _dismiss_dialog(page, previous)
+    finally:
+        page.close()
+    return problems
+
+
+def _dismiss_dialog(page, rel: str) -> list[str]:
+    """A dialog JupyterLab opened over ``rel``: none is expected, except "save your changes?" on
+    closing a notebook whose kernel started (its language_info metadata was filled in), which is
+    answered "discard" (autosave is off: the repository's files stay as they are)."""
+    dialog = page.locator(".jp-Dialog")
+    if not dialog.count():
+        return []
+    text = dialog.first.inner_text()
+    discard = dialog.first.locator(".jp-Dialog-button.jp-mod-warn")
+    if discard.count():
+        discard.first.click()
+        page.wait_for_timeout(50)
+        return []
+    page.screenshot(path=str(ARTIFACTS / f"dialog-{Path(rel).stem}.png"))
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(200)
+    return [f"{rel}: JupyterLab opened a dialog: {' '.join(text.split())[:300]!r}"]
+
+
+def _markdown_files(browser, url: str, token: str) -> list[str]:
+    """Every Markdown file of the repository (notebook sources excepted: their cells are
+    checked in the notebooks) rendered by JupyterLab's Markdown Preview."""
+    files = [p for p in sorted(ROOT.rglob("*.md"))
+             if not any(part in {".venv", "_src", "corpus", "node_modules", "artifacts", ".git"} or part.startswith(".")
+                        for part in p.relative_to(ROOT).parts)]
+    problems = [] if any(p.name == "README.md" for p in files) else ["no README.md found"]
+    return problems + _rendered_markdown(browser, url, token, files, ".jp-RenderedMarkdown", 300)
+
+
+def _english_markdown(browser, url: str, token: str) -> list[str]:
+    """The English notebooks' Markdown as JupyterLab renders it (their code runs headless elsewhere)."""
+    try:
+        return _rendered_markdown(browser, url, token, EN_NOTEBOOKS, ".jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown",
+                                  500)
+    finally:
+        _shutdown_kernels(url, token)
+
+
+def _server_side(url: str, token: str, log: Path) -> list[str]:
+    """After the notebooks ran: the same server's nbgrader, MathJax and log."""
+    problems = []
+    # nbgrader's Assignments panel asks for the courses: works without any exchange setup
+    courses = _api(url, token, "/courses")
+    if courses.get("success") is not True:
+        problems.append(f"nbgrader /courses failed: {str(courses)[:500]}")
+    # MathJax for the Formgrader and feedback pages is served locally
+    for path in ("/static/jupyter_server_mathjax/MathJax.js",
+                 "/static/jupyter_server_mathjax/config/TeX-AMS-MML_HTMLorMML-full.js"):
+        request = urllib.request.Request(f"{url}{path}", headers={"Authorization": f"token {token}"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                if response.status != 200 or len(response.read()) < 1000:
+                    problems.append(f"{path} not served")
+        except OSError as error:
+            problems.append(f"{path}: {error}")
+    # kernels over IPC sockets: no "running over TCP without encryption" at every kernel start
+    if "TCP without encryption" in Path(log).read_text(encoding="utf-8", errors="replace"):
+        problems.append("kernels started by make lab warn about TCP without encryption")
+    return problems
+
+
+def test_the_course_in_the_browser(lab, browser):
+    """One test (one server, one browser, also under xdist): TOC, Markdown, notebooks, server."""
+    url, token, log = lab
+    assert len(NOTEBOOKS) >= 10 and len(EN_NOTEBOOKS) == len(NOTEBOOKS), (NOTEBOOKS, EN_NOTEBOOKS)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pages, seconds = [], []
+    for check in (_table_of_contents, _markdown_files, _english_markdown):
+        started = time.monotonic()
+        pages += check(browser, url, token)
+        seconds.append(time.monotonic() - started)
+    print("pages: table of contents {:.1f} s, Markdown files {:.1f} s, English notebooks' Markdown {:.1f} s"
+          .format(*seconds))
+    console: list[str] = []
+    chosen = [p for p in NOTEBOOKS if not ONLY or p.stem.startswith(ONLY)]
+    load_before = os.getloadavg()[0]
+    results = [_run_notebook(browser, url, token, path, console) for path in chosen]
+    redraws = [ms for r in results for ms in r["redraw_ms"]]
+    sliders = [{"notebook": r["notebook"], **s} for r in results for s in r.get("per_slider", [])]
+    (ARTIFACTS / "timings.json").write_text(json.dumps({"sliders": sliders, "results": results, "console_errors": console,
+                                                        "loadavg": [load_before, os.getloadavg()[0]]},
+                                                       ensure_ascii=False, indent=1), encoding="utf-8")
+    for r in results:
+        print(f"{r['notebook']}: run {r.get('run_s')} s, total {r['total_s']} s, {r.get('sliders', 0)} slider "
+              f"figures, redraw ms {r['redraw_ms']}, {len(r['problems'])} problems")
+    print(f"{'notebook':<36} {'fig':>3} {'slider':<8} {'moves':>5} {'p95 key→pixels':>14} {'kernel':>7} "
+          f"{'send':>6} {'queue':>6} {'paint':>6}   (95th percentiles, ms)")
+    for e in sliders:
+        print(f"{e['notebook']:<36} {e['figure']:>3} {e['slider'][:8]:<8} {len(e['redraw_ms']):>5} "
+              + " ".join(f"{e[k]:>{w}.0f}" if e.get(k) is not None else f"{'-':>{w}}"
+                         for k, w in (("p95_ms", 14), ("kernel_p95_ms", 7), ("send_p95_ms", 6),
+                                      ("queue_p95_ms", 6), ("paint_p95_ms", 6))))
+    for r in results:
+        if r.get("burst"):
+            print(f"{r['notebook']}: fast drag of {r['burst']['keys']} keys -> {r['burst']['updates_sent']} updates sent, "
+                  f"{r['burst']['redraws']} redraws, settled {r['burst']['settled_ms']} ms after the last key")
+    if redraws:
+        print(f"redraw input -> new pixels: median {statistics.median(redraws):.0f} ms, "
+              f"max {max(redraws):.0f} ms over {len(redraws)} moves of {len(sliders)} sliders")
+    problems = pages + [f"{r['notebook']}: {p}" for r in results for p in r["problems"]]
+    # e.g. the "widget model not found" error once seen on first runs of 6.1 and 6.2
+    problems += [f"browser console: {line}" for line in console]
+    problems += [f"{r['notebook']}: the setup cell chose the {r['backend']!r} backend, not the live ipympl one"
+                 for r in results if r.get("backend") not in (None, "widget")]
+    problems += _server_side(url, token, log)
+    assert any(r.get("backend") == "widget" for r in results), "no notebook printed its plotting backend"
+    assert not problems, "\n".join(problems)
+    assert len(sliders) >= (15 if not ONLY else 1), "too few sliders were found in the page"
+    # The goal holds on an otherwise idle machine; on a shared one (CI runners, the other
+    # xdist worker) the bound grows with the load measured during the run.
+    load = max(1.0, (load_before + os.getloadavg()[0]) / 2 / (os.cpu_count() or 1))
+    print(f"load factor {load:.2f}: bound {REDRAW_GOAL_MS * load:.0f} ms for every slider's 95th percentile")
+    # The kernel's part of a move (the course's update and render) is held to the goal; the whole
+    # move (key press to new pixels) also holds the page, the server and Chromium's paint, which on a
+    # shared machine stalls on its own (a CI run measured 144 ms in the kernel and 360 ms of paint
+    # for one move at load 3.4): it is held to twice the goal. The table above reports both.
+    slow = [f"{e['notebook']} figure {e['figure']} slider {e['slider']!r}: p95 {what} {e[key]:.0f} ms"
+            for e in sliders for key, what, factor in (("p95_ms", "key press to new pixels", 2.0),
+                                                       ("kernel_p95_ms", "in the kernel", 1.0))
+            if e.get(key) is not None and e[key] > factor * REDRAW_GOAL_MS * load]
+    # A fast drag: at most one redraw in flight and one merged value waiting, so a student waits
+    # at most about two redraws (and transport) after the last key, never a queue of them.
+    slow += [f"{r['notebook']}: a fast drag settled {r['burst']['settled_ms']:.0f} ms after the last key"
+             for r in results if r.get("burst") and r["burst"]["settled_ms"] is not None
+             and r["burst"]["settled_ms"] > 3 * REDRAW_GOAL_MS * load]
+    assert not slow, f"redraw goal {REDRAW_GOAL_MS:.0f} ms x load {load:.2f} exceeded:\n" + "\n".join(slow)

@@ -1,0 +1,230 @@
+"""The class server's configuration, checked without starting anything (issue 11).
+
+- ``hub/jupyterhub_config.py`` loads under JupyterHub's own config loader (PAM and LTI 1.3)
+  and sets what nbgrader's JupyterHub docs require: the Formgrader service named after
+  the course, running as the grader account; its access scope only for the
+  instructors' group; students in no such group; the idle culler with its scopes;
+  every config key is a real trait of the class it configures;
+- students' Jupyter configuration disables the Formgrader and create-assignment
+  (server and lab extensions); the grader's enables the Formgrader;
+- the roster parser rejects bad rows with a message naming the row;
+- ``hub/z2jh/values.yaml`` loads and uses only keys the Zero to JupyterHub chart's schema
+  allows (``hub/z2jh/schema_keys.json``), and the checker catches a misspelt key.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from traitlets.config import PyFileConfigLoader
+
+ROOT = Path(__file__).resolve().parents[2]
+HUB = ROOT / "hub"
+
+
+def _module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _load(tmp_path, monkeypatch, auth: str = "pam"):
+    monkeypatch.setenv("DP_HUB_SRV", str(tmp_path / "srv"))
+    monkeypatch.setenv("DP_HUB_STATE", str(tmp_path / "state"))
+    monkeypatch.setenv("DP_HUB_AUTH", auth)
+    # no network namespaces: loading the config would put the hub's address on this machine's lo
+    monkeypatch.setenv("DP_HUB_NETNS_SUBNET", "")
+    return PyFileConfigLoader("jupyterhub_config.py", path=str(HUB)).load_config()
+
+
+def _traits_exist(config) -> list[str]:
+    """Config sections/keys that are not configurable traits of a JupyterHub class."""
+    from jupyterhub.app import JupyterHub
+    from jupyterhub.auth import PAMAuthenticator
+    from jupyterhub.proxy import ConfigurableHTTPProxy
+    from jupyterhub.spawner import LocalProcessSpawner
+    from ltiauthenticator.lti13.auth import LTI13Authenticator
+
+    course_spawner = _module(HUB / "spawner.py", "spawner").CourseSpawner
+    classes = {cls.__name__: cls for cls in (JupyterHub, PAMAuthenticator, ConfigurableHTTPProxy,
+                                             LocalProcessSpawner, LTI13Authenticator, course_spawner)}
+    classes.update(Authenticator=PAMAuthenticator, Spawner=LocalProcessSpawner)
+    problems = []
+    for section, values in config.items():
+        cls = classes.get(section)
+        if cls is None:
+            problems.append(section)
+            continue
+        names = set(cls.class_trait_names(config=True))
+        problems += [f"{section}.{key}" for key in values if key not in names]
+    return problems
+
+
+def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
+    config = _load(tmp_path, monkeypatch)
+    assert _traits_exist(config) == []
+    roster = _module(HUB / "provision.py", "provision").read_roster(HUB / "roster.csv")
+    instructors = [r["id"] for r in roster if r["role"] == "instructor"]
+    students = [r["id"] for r in roster if r["role"] == "student"]
+    assert instructors == ["teacher"] and len(students) == 3
+
+    hub = config.JupyterHub
+    services = {s["name"]: s for s in hub.services}
+    formgrader = services["dp-course"]
+    assert formgrader["user"] == "grader-dp-course"
+    # provisioning's copy outside the checkout, run by the course's Python outside it too
+    assert formgrader["environment"]["JUPYTER_CONFIG_PATH"].endswith("srv/jupyter/grader")
+    assert formgrader["command"][0].endswith("srv/venv/bin/jupyterhub-singleuser")
+    assert "jupyterhub_idle_culler" in services["idle-culler"]["command"]
+
+    roles = {r["name"]: r for r in hub.load_roles}
+    access = "access:services!service=dp-course"
+    assert access in roles["formgrade-dp-course"]["scopes"]
+    assert roles["formgrade-dp-course"]["groups"] == ["formgrade-dp-course"]
+    assert hub.load_groups["formgrade-dp-course"]["users"] == instructors
+    # no role gives students (or everyone) the Formgrader
+    for role in roles.values():
+        if access in role["scopes"]:
+            assert set(role.get("users", [])) | set(role.get("groups", [])) <= {"formgrade-dp-course"}
+    # instructors cannot open students' servers (what such a server serves would run with their cookies)
+    assert not [role["name"] for role in roles.values() if any(s.startswith("access:servers") for s in role["scopes"])]
+    assert set(roles["idle-culler"]["scopes"]) >= {"list:users", "read:users:activity", "delete:servers"}
+    assert config.Authenticator.allowed_users == set(instructors + students)
+    assert not config.Authenticator.admin_users
+
+    env = config.Spawner.environment
+    assert env["JUPYTER_CONFIG_PATH"].endswith("srv/jupyter/student")
+    assert config.Spawner.cmd[0].endswith("srv/venv/bin/jupyterhub-singleuser")
+    assert config.Spawner.notebook_dir == "~" and "source" not in config.Spawner.default_url
+    assert config.Spawner.mem_limit == 2 * 2**30
+    assert hub.bind_url.startswith("http://127.0.0.1:")
+    # one origin per person: users' servers and the Formgrader on subdomains of the hub
+    assert hub.subdomain_host == "http://hub.localhost:8000"
+    # ... but the students' servers on a registrable domain of their own (cookies: issue 26)
+    assert hub.subdomain_hook("alice", "hub.localhost", "user") == "alice.users.localhost"
+    assert hub.subdomain_hook("dp-course", "hub.localhost", "service") == "dp-course--service.hub.localhost"
+    assert "netns_subnet" not in config.CourseSpawner     # DP_HUB_NETNS_SUBNET="": the host's namespace
+    limits = config.CourseSpawner
+    assert limits.shm_limit == 256 * 2**20 and limits.home_limit == 2 * 2**30
+    # a private /tmp would hide course folders that live under /tmp (as this test's do)
+    under_tmp = (tmp_path / "srv").resolve().is_relative_to("/tmp")
+    assert limits.tmp_limit == (0 if under_tmp else 512 * 2**20)
+    # JupyterLab in Chinese for everyone; instructors get a menu that opens the Formgrader's origin
+    lab = Path(tmp_path / "srv" / "lab-settings")
+    student_lab = json.loads((lab / "student" / "settings" / "overrides.json").read_text())
+    teacher_lab = json.loads((lab / "instructor" / "settings" / "overrides.json").read_text())
+    assert student_lab["@jupyterlab/translation-extension:plugin"]["locale"] == "zh_CN"
+    assert "@jupyterlab/mainmenu-extension:plugin" not in student_lab
+    item = teacher_lab["@jupyterlab/mainmenu-extension:plugin"]["menus"][0]["items"][0]
+    assert item["args"]["url"] == "http://dp-course--service.hub.localhost:8000/services/dp-course/formgrader"
+
+
+def test_user_domain_must_be_its_own(tmp_path, monkeypatch):
+    """A user domain under the hub's host (or holding it) would share cookies with the hub: refused."""
+    for domain in ("users.hub.example.edu", "example.edu"):
+        monkeypatch.setenv("DP_HUB_URL", "https://hub.example.edu")
+        monkeypatch.setenv("DP_HUB_USER_DOMAIN", domain)
+        with pytest.raises(SystemExit, match="registrable domain of its own"):
+            _load(tmp_path, monkeypatch)
+    monkeypatch.setenv("DP_HUB_USER_DOMAIN", "dpcourse-users.net")
+    hook = _load(tmp_path, monkeypatch).JupyterHub.subdomain_hook
+    assert hook("alice", "hub.example.edu", "user") == "alice.dpcourse-users.net"
+
+
+def test_hub_config_lti13(tmp_path, monkeypatch):
+    config = _load(tmp_path, monkeypatch, auth="lti13")
+    assert config.JupyterHub.authenticator_class == "ltiauthenticator.lti13.auth.LTI13Authenticator"
+    assert config.LTI13Authenticator.username_key == "custom_uname"
+    assert _traits_exist(config) == []
+
+
+def test_student_and_grader_jupyter_config():
+    student = json.loads((HUB / "jupyter/student/jupyter_server_config.json").read_text())
+    extensions = student["ServerApp"]["jpserver_extensions"]
+    assert extensions["nbgrader.server_extensions.formgrader"] is False
+    assert extensions["nbgrader.server_extensions.assignment_list"] is True
+    disabled = json.loads((HUB / "jupyter/student/labconfig/page_config.json").read_text())["disabledExtensions"]
+    assert disabled["@jupyter/nbgrader:formgrader"] and disabled["@jupyter/nbgrader:create-assignment"]
+    grader = json.loads((HUB / "jupyter/grader/jupyter_server_config.json").read_text())
+    assert grader["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is True
+
+
+@pytest.mark.parametrize("row, message", [
+    ("Alice,Alice Chen,student", "not a valid Unix user name"),
+    ("alice,Alice Chen,teacher", "role 'teacher'"),
+    ("grader-dp-course,X,student", "reserved"),
+])
+def test_roster_errors_name_the_row(tmp_path, row, message):
+    provision = _module(HUB / "provision.py", "provision")
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"id,name,role\n{row}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as info:
+        provision.read_roster(roster)
+    assert ":2:" in str(info.value)
+
+
+def test_roster_names_split_for_the_gradebook():
+    provision = _module(HUB / "provision.py", "provision")
+    rows = {r["id"]: r for r in provision.read_roster(HUB / "roster.csv")}
+    assert (rows["alice"]["first_name"], rows["alice"]["last_name"]) == ("Alice", "Chen")
+
+
+def test_z2jh_values_match_the_chart_schema():
+    keys = _module(HUB / "z2jh" / "schema_keys.py", "schema_keys")
+    tree = json.loads(keys.KEYS.read_text(encoding="utf-8"))
+    values = yaml.safe_load((HUB / "z2jh" / "values.yaml").read_text(encoding="utf-8"))
+    assert keys.unknown_keys(values, tree) == []
+    assert values["hub"]["services"]["dp-course"]["url"]
+    assert values["cull"]["enabled"] and values["singleuser"]["memory"]["limit"]
+    # the checker is not vacuous: a misspelt or misplaced key is caught
+    values["singleuser"]["memmory"] = {"limit": "1G"}
+    values["hub"]["loadGroups"] = {}
+    assert keys.unknown_keys(values, tree) == ["hub.loadGroups", "singleuser.memmory"]
+    manifests = list(yaml.safe_load_all((HUB / "z2jh" / "formgrader.yaml").read_text(encoding="utf-8")))
+    assert {m["kind"] for m in manifests} == {"PersistentVolumeClaim", "Service", "Deployment"}
+
+
+def test_z2jh_students_get_the_uids_the_exchange_checks():
+    """On Kubernetes the exchange's identity is the pod's uid: values.yaml's extraConfig
+    spawns each student with autograder.exchange.uid_for, the Formgrader's Collect expects
+    the same (DP_EXCHANGE_UID_BASE), and a colliding uid refuses the spawn."""
+    from types import SimpleNamespace
+
+    from traitlets.config import Config
+
+    from autograder.exchange import uid_for
+
+    values = yaml.safe_load((HUB / "z2jh" / "values.yaml").read_text(encoding="utf-8"))
+    c = Config()
+    namespace = {"c": c}
+    exec(values["hub"]["extraConfig"]["dp-course-uids"], namespace)   # noqa: S102  (our own file)
+    spawn_uid = c.KubeSpawner.uid
+    manifests = list(yaml.safe_load_all((HUB / "z2jh" / "formgrader.yaml").read_text(encoding="utf-8")))
+    pod = next(m for m in manifests if m["kind"] == "Deployment")["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+    base = int(env["DP_EXCHANGE_UID_BASE"])
+    assert base == namespace["DP_UID_BASE"]
+    assert pod["securityContext"]["runAsUser"] < base        # the course account is no student
+
+    class Query:
+        def __init__(self, names):
+            self.names = names
+
+        def __call__(self, _model):
+            return [SimpleNamespace(name=n) for n in self.names]
+
+    names = ["alice", "bob", "carol", "王小明"]
+    uids = {spawn_uid(SimpleNamespace(user=SimpleNamespace(name=n), db=SimpleNamespace(query=Query(names))))
+            for n in names}
+    assert uids == {uid_for(n, base) for n in names} and len(uids) == len(names)
+    clash = SimpleNamespace(user=SimpleNamespace(name="alice"), db=SimpleNamespace(query=Query(["alice", "x"])))
+    namespace["dp_uid"] = lambda name: base     # every name maps to one uid: the spawn is refused
+    with pytest.raises(RuntimeError, match="collides"):
+        spawn_uid(clash)
+    layout = " ".join(pod["initContainers"][0]["command"])
+    assert "chmod 1777" in layout and "chmod 3733 $x/dp-course/inbound" in layout
