@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student
+from tests.support.hubserver import BROWSER_ARGS, CHROMIUM, HUB, SIZES, People, Student
 
 MIB = 2**20
 #: bob's task may take at most this many times longer while alice runs 16 busy loops (it was
@@ -417,7 +417,7 @@ def test_restart_and_reboot_keep_the_class(hub, students):
     # a reboot: nothing of the class runs or is mounted; then `sudo make hub DEMO=1` (provision, hub)
     import sys
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "hub"))
+    sys.path.insert(0, str(HUB))
     import provision
 
     began = time.perf_counter()

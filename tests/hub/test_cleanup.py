@@ -3,7 +3,7 @@
 A hub test session that was killed (SIGKILL: no finalizer ran) leaves its class behind: an OS
 account, its home under a mounted image, a server still running in its cgroup and network
 namespace, another process of the account, the class folder. The next session's ``sweep``
-(``tests/hubserver.py``, run before it provisions) must remove all of it, and only a dead session's.
+(``tests/support/hubserver.py``, run before it provisions) must remove all of it, and only a dead session's.
 The same ``teardown`` ends every session (Ctrl-C and failures included).
 
 Needs root; skipped with the reason otherwise (CI runs as root).
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from hubserver import LEDGER, skip_reason, sweep
+from tests.support.hubserver import LEDGER, skip_reason, sweep
 
 pytestmark = [pytest.mark.xdist_group("hub")]
 
@@ -32,7 +32,7 @@ def test_sweep_removes_a_killed_sessions_class():
         pytest.skip(reason)
     import sys
 
-    from hubserver import HUB
+    from tests.support.hubserver import HUB
     sys.path.insert(0, str(HUB))
     from spawner import NETNS_PREFIX
 
