@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import time
 import uuid
@@ -414,24 +415,42 @@ def test_restart_and_reboot_keep_the_class(hub, students):
     assert _course_record(course) == record, "the restart changed the gradebook or the feedback"
     assert alice.hub_api("GET", f"/users/{alice.name}").json()["servers"][""]["ready"]
 
-    # a reboot: nothing of the class runs or is mounted; then `sudo make hub DEMO=1` (provision, hub)
+    # a backup while the class runs (hub/backup.py, a nightly job)
     import sys
+    import tempfile
 
     sys.path.insert(0, str(HUB))
+    import backup
     import provision
 
+    roster = provision.read_roster(server.roster)
     began = time.perf_counter()
-    server.stop_hub()
-    provision.stop_class(server.srv, provision.read_roster(server.roster))
-    assert not os.path.ismount(exchange) and not os.path.ismount(Path("/home/alice"))
-    again = subprocess.run([a for a in server.provision if a != "--reset"] + ["--demo-passwords"], env=server.env,
-                           capture_output=True, text=True)
-    assert again.returncode == 0, again.stdout + again.stderr
-    server.start_hub()
-    assert os.path.ismount(exchange) and arrived <= mine(), "the exchange came back without alice's submission"
-    back = Student(hub, "alice")
-    back.start()
-    assert back.run("import pathlib; print(pathlib.Path.home().joinpath('restart-proof.txt').read_text())").strip() \
-        == "still here"
-    assert _course_record(course) == record
-    print(f"reboot to a running server of alice: {time.perf_counter() - began:.1f} s")
+    saved = backup.backup(server.srv, roster, Path(tempfile.mkdtemp(prefix="dp-hub-backup-", dir="/var/tmp")))
+    print(f"backup of the running class: {time.perf_counter() - began:.1f} s")
+    try:
+        # a reboot: nothing of the class runs or is mounted ...
+        began = time.perf_counter()
+        server.stop_hub()
+        provision.stop_class(server.srv, roster)
+        assert not os.path.ismount(exchange) and not os.path.ismount(Path("/home/alice"))
+        # ... and the disk lost the gradebook, the graded work, the exchange and alice's home: restore
+        for lost in ("course/gradebook.db", "exchange.img", "inbound/alice.img", "homes/alice.img"):
+            (server.srv / lost).unlink()
+        for lost in ("submitted", "feedback"):
+            shutil.rmtree(course / lost, ignore_errors=True)
+        backup.restore(server.srv, roster, saved)
+        provision.stop_class(server.srv, roster)    # as after the restore: nothing mounted, `sudo make hub`
+        again = subprocess.run([a for a in server.provision if a != "--reset"] + ["--demo-passwords"],
+                               env=server.env, capture_output=True, text=True)
+        assert again.returncode == 0, again.stdout + again.stderr
+        server.start_hub()
+        assert os.path.ismount(exchange) and os.path.ismount(inbound / "alice")
+        assert arrived <= mine(), "the exchange came back without alice's submission"
+        back = Student(hub, "alice")
+        back.start()
+        kept = back.run("import pathlib; print(pathlib.Path.home().joinpath('restart-proof.txt').read_text())")
+        assert kept.strip() == "still here"
+        assert _course_record(course) == record, "the gradebook or the feedback did not come back"
+        print(f"reboot, restore and `sudo make hub` to a running server of alice: {time.perf_counter() - began:.1f} s")
+    finally:
+        shutil.rmtree(saved.parent, ignore_errors=True)
