@@ -391,7 +391,7 @@ def test_restart_and_reboot_keep_the_class(hub, students):
     for step in ("generate_assignment", "release_assignment"):
         done = subprocess.run([*grader, step, "laplace", "--force"], cwd=course, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
-    mine = lambda: {p.name for p in inbound.iterdir() if p.name.startswith("alice+laplace+")}   # noqa: E731
+    mine = lambda: {p.name for p in (inbound / "alice").iterdir() if p.name.startswith("alice+laplace+")}  # noqa: E731
     before, record = mine(), _course_record(course)
     kernel_pid = alice.run(
         "import os, pathlib, subprocess\n"
@@ -405,6 +405,10 @@ def test_restart_and_reboot_keep_the_class(hub, students):
     began = time.perf_counter()
     server.stop_hub()
     server.start_hub()
+    deadline = time.monotonic() + 60        # the new proxy gets the servers' routes as the hub starts
+    while alice.server_api("GET", "/status").status_code != 200:
+        assert time.monotonic() < deadline, "alice's route did not come back after the restart"
+        time.sleep(0.5)
     restart = time.perf_counter() - began
     out = alice.run("print(sub.wait(), kept + 1, os.getpid())\nprint(sub.stdout.read()[-300:])")
     status, value, pid = out.splitlines()[0].split()

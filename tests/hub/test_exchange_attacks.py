@@ -315,7 +315,9 @@ def test_a_full_inbound_blocks_only_its_owner(klass, graded):
     assert len(devices) == 3 and not devices & {c.srv.stat().st_dev, c.course.stat().st_dev,
                                                 Path(pwd.getpwnam(BOB).pw_dir).stat().st_dev}
     folder = own / f"{ALICE}+{ASSIGNMENT}+{FUTURE}+eeee"
-    chunk = cap // 8     # files under nbgrader's max_file_size, together over its max_dir_size
+    # files under nbgrader's max_file_size (100 MB), together over its max_dir_size (100 MB): her space
+    # (160 MiB in the tests, 256 MiB by default) holds more than Collect takes
+    chunk = cap // 8
     fill = c.shell(ALICE, f'mkdir "{folder}" && for i in $(seq 16); do head -c {chunk} /dev/zero > "{folder}/part-$i" || exit 1; done')
     try:
         assert fill.returncode != 0 and "No space left on device" in fill.stderr, (fill.returncode, fill.stderr)

@@ -55,7 +55,7 @@ BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 #: per-student sizes (``DP_HUB_*`` of hub/jupyterhub_config.py) and the exchange's (hub/provision.py),
 #: smaller than the defaults so that filling them is quick
 SIZES = {"DP_HUB_MEM_LIMIT": "2G", "DP_HUB_TMP_LIMIT": "64M", "DP_HUB_SHM_LIMIT": "32M",
-         "DP_HUB_HOME_LIMIT": "256M", "DP_HUB_EXCHANGE_LIMIT": "256M", "DP_HUB_INBOUND_LIMIT": "64M"}
+         "DP_HUB_HOME_LIMIT": "256M", "DP_HUB_EXCHANGE_LIMIT": "256M", "DP_HUB_INBOUND_LIMIT": "160M"}
 #: the attack tests' class, next to the demo roster (their own accounts: nothing of the demo's)
 ATTACK_ROSTER = ("dpx-teacher,Tess Teacher,instructor\ndpx-alice,Alice A,student\n"
                  "dpx-bob,Bob B,student\ndpx-carol,Carol C,student\n")
@@ -184,7 +184,7 @@ class ClassServer:
         self.hub_ran = False
 
     def start_hub(self) -> None:
-        self.log = open(self.srv / "hub.log", "w")
+        self.log = open(self.srv / "hub.log", "a")      # a restart (tests) adds to it
         self.proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB / "jupyterhub_config.py")],
                                      cwd=self.srv, env=self.env, stdin=subprocess.DEVNULL, stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
