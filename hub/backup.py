@@ -16,8 +16,10 @@ still run): it mounts the exchange and the students' inbound spaces as provision
 extracts the course root, the gradebook, the exchange and the homes over what is there (files that
 are newer than the backup and not in it stay). Then ``sudo make hub``.
 
-Tested: ``tests/browser/test_hub_isolation.py::test_restart_and_reboot_keep_the_class`` backs up a
-class, loses its gradebook, a submission and a home file, restores and finds them again.
+Tested: ``tests/hub/test_exchange_attacks.py::test_reboot_and_restore_lose_nothing`` backs up the
+class the hub tests share, loses its gradebook, graded work, exchange, a student's inbound space and a
+file of her home, restores and finds them again (her home there is a folder: the path that reads a
+home image is not exercised by a test).
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ def restore(srv: Path, roster: list[dict], src: Path) -> None:
     if why_not:
         print(f"warning: the exchange is a plain folder ({why_not})")
     grader = pwd.getpwnam(provision.GRADER)
+    provision.prepare_exchange(srv, grader)         # an exchange image made anew is empty: its layout first
     if os.path.ismount(srv / "exchange"):
         provision.mount_inbound_spaces(srv, roster, grader, provision.size_bytes(provision.INBOUND_LIMIT))
     (srv / "course").mkdir(exist_ok=True)

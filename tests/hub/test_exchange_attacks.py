@@ -27,6 +27,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -379,6 +380,56 @@ def test_provisioning_refuses_a_planted_course_python(klass, tmp_path):
     finally:
         venv.unlink(missing_ok=True)
         shutil.rmtree(mine, ignore_errors=True)
+
+
+def _course_record(course: Path) -> dict:
+    """What grading has kept: gradebook rows (submissions, grades, comments) and the feedback files."""
+    import sqlite3
+
+    with sqlite3.connect(course / "gradebook.db") as db:
+        rows = {table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                for table in ("submitted_assignment", "grade", "comment")}
+    return {"rows": rows, "feedback": sorted(str(p.relative_to(course)) for p in (course / "feedback").rglob("*")
+                                             if p.is_file())}
+
+
+def test_reboot_and_restore_lose_nothing(klass, graded):
+    """A backup (hub/backup.py), a reboot (nothing of the class runs or is mounted), a disk that lost
+    the gradebook, the graded work, the exchange, alice's inbound space and a file of her home; the
+    restore brings all of it back, and `sudo make hub`'s provisioning mounts the exchange again.
+    Stops the shared hub (the next test, the last, needs it stopped)."""
+    sys.path.insert(0, str(HUB))
+    import backup
+    import provision
+
+    server, c = klass["server"], klass["class"]
+    server.stop_hub()
+    roster = provision.read_roster(server.roster)
+    home = Path(pwd.getpwnam(ALICE).pw_dir)
+    assert c.shell(ALICE, 'echo "my notes" > ~/notes.txt').returncode == 0
+    record, theirs = _course_record(c.course), c.entries()
+    assert record["rows"]["grade"] and record["feedback"] and any(e.startswith(f"{ALICE}/") for e in theirs)
+    saved = backup.backup(c.srv, roster, Path(tempfile.mkdtemp(prefix="dp-hub-backup-", dir="/var/tmp")))
+    try:
+        provision.stop_class(c.srv, roster)          # a reboot
+        assert not os.path.ismount(c.exchange)
+        for lost in ("course/gradebook.db", "exchange.img", f"inbound/{ALICE}.img"):
+            (c.srv / lost).unlink()
+        for lost in ("submitted", "feedback", "autograded"):
+            shutil.rmtree(c.course / lost, ignore_errors=True)
+        (home / "notes.txt").unlink()
+        backup.restore(c.srv, roster, saved)
+        provision.stop_class(c.srv, roster)          # restored with the hub stopped; then `sudo make hub`
+        again = subprocess.run([*[a for a in klass["provision"] if a != "--reset"], "--demo-passwords"],
+                               env=server.env, capture_output=True, text=True)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert os.path.ismount(c.exchange) and os.path.ismount(c.inbound / ALICE)
+        assert c.entries() == theirs, "submissions lost or added by the reboot and restore"
+        assert _course_record(c.course) == record, "the gradebook or the feedback did not come back"
+        assert (home / "notes.txt").read_text() == "my notes\n"
+        assert (home / "notes.txt").stat().st_uid == pwd.getpwnam(ALICE).pw_uid
+    finally:
+        shutil.rmtree(saved.parent, ignore_errors=True)
 
 
 def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass):
