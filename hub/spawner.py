@@ -22,7 +22,7 @@ everything it starts (kernels, terminals, their children):
   ``dphub-<student>``, a network namespace with its own loopback and ports, joined to the host by a
   veth pair (a /30 of ``netns_subnet``: the host's end ``.1``, the server's ``.2``); the server
   listens on its own address, where the proxy reaches it, and reaches the hub's API at the
-  hub's address (``host_network``: a /32 of the subnet on the host's ``lo``), its only route.
+  hub's address (``hub_address``: a /32 of the subnet on the host's ``lo``), its only route.
   A student who binds every port binds her own namespace's ports: classmates' servers, the hub
   and the proxy keep theirs (red team: 28,131 of the host's 28,232 ephemeral ports, then no
   classmate's server could start). Nothing on the host's 127.0.0.1 (the Formgrader's port,
@@ -111,11 +111,6 @@ def hub_address(subnet: str) -> tuple[str | None, str]:
         if error:
             return None, f"ip addr add {address}/32 dev lo: {error}"
     return address, ""
-
-
-def remove_hub_address(subnet: str) -> None:
-    """Undo :func:`hub_address` (tests, and ``provision.py --stop``)."""
-    _run(["ip", "addr", "del", f"{ipaddress.ip_network(subnet)[1]}/32", "dev", "lo"])
 
 
 def remove_netns(name: str) -> None:
