@@ -60,7 +60,7 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
                                     LimitOutput, SaveAutoGrades)
 
-from autograder.formgrader import TrustedAutograde  # noqa: E402
+from autograder.nbgrader.formgrader import TrustedAutograde  # noqa: E402
 
 c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
@@ -71,8 +71,8 @@ c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMet
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
-from autograder.feedback import StripHiddenTests  # noqa: E402
-from autograder.mathml import MathToMathML  # noqa: E402
+from autograder.render.feedback import StripHiddenTests  # noqa: E402
+from autograder.render.mathml import MathToMathML  # noqa: E402
 
 # Hidden blocks' code and outputs go (a hidden failure shows the trusted grader's generic
 # message); formulas become MathML when the page is made, so that feedback opened from disk

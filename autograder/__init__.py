@@ -12,7 +12,7 @@ Grades come from a process that never runs student code:
   graded function is a :class:`autograder.proxy.Proxy` that exchanges plain
   data with the sandbox;
 * :mod:`autograder.students`, :mod:`autograder.sanitize`,
-  :mod:`autograder.feedback`, :mod:`autograder.report` read submissions,
+  :mod:`autograder.render.feedback`, :mod:`autograder.reports.report` read submissions,
   render safe feedback and write the outputs; :mod:`autograder.astcheck`
   notes suspicious code for the instructor (never points).
 

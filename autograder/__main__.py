@@ -76,13 +76,13 @@ def main(argv=None) -> int:
                   seed=args.seed, shard=args.shard, course=args.course, quiet=args.quiet,
                   resume=args.resume, sandbox=not args.no_sandbox)
         elif args.command == "merge":
-            from autograder.report import merge
+            from autograder.reports.report import merge
 
             merged = merge(args.inputs, args.out)
             print(f"merged {len(merged['submissions'])} rows into {args.out / 'grades.csv'}",
                   file=sys.stderr)
         elif args.command == "report":
-            from autograder.classreport import build_report
+            from autograder.reports.classreport import build_report
 
             built = build_report(args.inputs, args.out, gradebook=args.gradebook)
             print(f"class report (instructors only) written to {args.out} in {built['seconds']:.1f} s",
@@ -93,7 +93,7 @@ def main(argv=None) -> int:
             path = build_bundle(args.out, course=args.course)
             print(f"student bundle written to {path}", file=sys.stderr)
         elif args.command == "import-gradebook":
-            from autograder.gradebook import import_results
+            from autograder.nbgrader.gradebook import import_results
 
             for r in import_results(args.course, args.out, args.assignment):
                 print(f"{r['student']}: {r['score']:g} in the gradebook (grades.csv {r['expected']:g}); "

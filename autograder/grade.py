@@ -33,7 +33,7 @@ from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder import report, shard as sharding
+from autograder.reports import report, shard as sharding
 from autograder.students import assignment_folder, list_submissions
 from autograder.scorer import DIAGNOSIS
 from autograder.worker import MAX_RESULT, SLACK, expected_cells
@@ -492,7 +492,7 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
             signal.signal(sig, handler)
     _log(f"wrote {out / 'grades.csv'} ({len(rows)} rows) in {run['duration_s']} s", quiet)
     try:
-        from autograder.classreport import REPORT_NAME, build_report
+        from autograder.reports.classreport import REPORT_NAME, build_report
 
         build_report([out], out / REPORT_NAME)
         _log(f"class report (instructors only): {out / REPORT_NAME}", quiet)

@@ -148,7 +148,7 @@ def executed_notebook(student_nb, scored: dict):
 
     import nbformat
 
-    from autograder.feedback import error_text
+    from autograder.render.feedback import error_text
 
     nb = copy.deepcopy(student_nb)
     tests = {t["grade_id"]: t for t in scored["tests"]}
@@ -194,7 +194,8 @@ def grade_one(task: dict, spec: dict) -> dict:
     """Grade one submission; always returns a JSON-able result."""
     import nbformat
 
-    from autograder import feedback, sanitize
+    from autograder import sanitize
+    from autograder.render import feedback
 
     started = time.monotonic()
     result = {"cells": [], "errors": [], "flags": [], "repairs": [], "notes": [], "similarity": [],

@@ -401,8 +401,8 @@ class AuditResult:
         return self.epsilon > float(claim)
 
     def __str__(self) -> str:
-        # printed in the notebooks: in the notebook's language (helpers.lectures.i18n)
-        from helpers.lectures.i18n import tr
+        # printed in the notebooks: in the notebook's language (helpers.i18n)
+        from helpers.i18n import tr
 
         pair = "M(d') vs M(d)" if self.swapped else "M(d) vs M(d')"
         text = tr(zh=(f"ε >= {self.epsilon:.4f}(置信度 {self.confidence:g};"

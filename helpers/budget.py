@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from helpers._validation import check_epsilon, check_real, check_rng, fail
-from helpers.lectures.i18n import tr
+from helpers.i18n import tr
 
 __all__ = ["BudgetExceededError", "BudgetRecord", "BudgetAccountant", "RELATIVE_TOLERANCE"]
 
@@ -118,7 +118,7 @@ class BudgetAccountant:
         return max(0.0, self.total_delta - self.spent_delta)
 
     def __repr__(self) -> str:
-        # printed in the lecture notebooks, so in the notebook's language (helpers.lectures.i18n)
+        # printed in the lecture notebooks, so in the notebook's language (helpers.i18n)
         return tr(
             zh=(f"BudgetAccountant(已花费 ε = {self.spent:g} / {self.total_epsilon:g},"
                 f"δ = {self.spent_delta:g} / {self.total_delta:g},共 {len(self.history)} 个查询)"),

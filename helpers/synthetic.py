@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from helpers._validation import check_epsilon, check_int, check_probability, check_rng, fail
-from helpers.lectures.i18n import get_lang, tr
+from helpers.i18n import get_lang, tr
 
 __all__ = [
     "TABLE_6_5_AGES", "TABLE_6_5_DOMAIN",

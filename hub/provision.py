@@ -19,7 +19,7 @@ Then the course itself, as nbgrader's "Using nbgrader with JupyterHub" docs lay 
   ``source/``, ``release/`` and ``nbgrader_config.py``, and ``gradebook.db`` whose
   student roster is filled from the same roster file (first and last names, so the
   Formgrader shows names, not "None, None");
-- ``SRV/exchange/``: nbgrader's exchange for ``autograder.exchange`` (hub/README.md,
+- ``SRV/exchange/``: nbgrader's exchange for ``autograder.nbgrader.exchange`` (hub/README.md,
   "The exchange"), on its own file system: an ext4 image ``SRV/exchange.img`` of
   ``$DP_HUB_EXCHANGE_LIMIT`` bytes (default 2G; sparse), loop-mounted ``nosuid,nodev,noexec``
   (again by every run, e.g. after a reboot), so that what students write into ``inbound/``

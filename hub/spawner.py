@@ -4,7 +4,7 @@
 student's OS account, setuid from the root hub) with, around each student's server and
 everything it starts (kernels, terminals, their children):
 
-- **one cgroup per student** (:class:`autograder.jail.Cgroup`, v1 or v2, chosen at run
+- **one cgroup per student** (:class:`autograder.jail.cgroup.Cgroup`, v1 or v2, chosen at run
   time): total memory ``mem_limit`` over all the student's processes, shared memory and
   tmpfs pages included, no swap (the kernel OOM-kills inside the group, the host is
   untouched); at most ``pids_limit`` tasks; a CPU share (``cpu.shares``/``cpu.weight``) equal
@@ -53,7 +53,7 @@ from pathlib import Path
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Bool, Integer, Unicode
 
-from autograder.jail import Cgroup   # the grader's cgroup code (the course's Python has the project installed)
+from autograder.jail.cgroup import Cgroup   # the grader's cgroup code (the course's Python has the project installed)
 
 _CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
 #: a student's network namespace is ``dphub-<name>`` (``ip netns``), its host-side veth ``dph<slot>``

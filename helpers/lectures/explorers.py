@@ -24,7 +24,7 @@ def _explorer_figure():
     """A 6 × 3 in figure whose text can be Chinese (the course's bundled CJK font)."""
     import matplotlib.pyplot as plt
 
-    from helpers.lectures.plots import configure_fonts
+    from helpers.fonts import configure_fonts
 
     configure_fonts()  # before any text is created: legends below are bilingual
     fig, ax = plt.subplots(figsize=(6, 3))
@@ -146,9 +146,9 @@ def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: i
     """Histogram of the student's ``private_mean`` on 40 ages in [0, 100]; ε on a log slider."""
     import matplotlib.pyplot as plt
 
-    from helpers.lectures.plots import _configure_fonts
+    from helpers.fonts import configure_fonts
 
-    _configure_fonts()  # the bilingual labels need a CJK font (no tofu)
+    configure_fonts()  # the bilingual labels need a CJK font (no tofu)
     ages = np.array([23, 35, 41, 29, 52, 67, 38, 45, 31, 58, 26, 49, 72, 33, 44, 39, 61, 28, 36, 47,
                      55, 30, 42, 64, 37, 50, 25, 46, 34, 59, 40, 53, 27, 48, 69, 32, 43, 57, 24, 51], dtype=float)
     truth = float(ages.mean())
@@ -190,10 +190,10 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
     """
     import matplotlib.pyplot as plt
 
-    from helpers.lectures.plots import _configure_fonts
+    from helpers.fonts import configure_fonts
     from helpers.queries import danger_probability
 
-    _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
+    configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
 
     fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
     plt.close(fig)
@@ -248,9 +248,9 @@ def grr_explorer(grr_perturb: Callable, grr_estimate: Callable, k: int = 6, n: i
     (± 2 sd of the reference variance); ε on a log slider."""
     import matplotlib.pyplot as plt
 
-    from helpers.lectures.plots import _configure_fonts
+    from helpers.fonts import configure_fonts
 
-    _configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
+    configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
 
     fig, ax = plt.subplots(figsize=(6, 3))
     plt.close(fig)

@@ -3,7 +3,7 @@
 Each function draws on an ``Axes`` it is given (or makes one) and returns the
 artists it created, so the interactive versions in :mod:`helpers.lectures.widgets`
 can reuse it and then only update the artists' data when a slider moves.
-Labels go through :func:`helpers.lectures.i18n.tr`, so the same code draws Chinese or
+Labels go through :func:`helpers.i18n.tr`, so the same code draws Chinese or
 English figures.
 
 :func:`use_backend` chooses how slider figures are shown: a live ``ipympl``
@@ -14,7 +14,6 @@ everywhere.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 from typing import Any
@@ -24,7 +23,9 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from helpers.lectures.i18n import get_lang, tr
+from helpers.fonts import cjk_available as _cjk_available  # the name label() looks up (tests replace it)
+from helpers.fonts import configure_fonts
+from helpers.i18n import get_lang, tr
 
 __all__ = [
     "use_backend",
@@ -55,53 +56,6 @@ __all__ = [
 #: Widest live (ipympl) figure in CSS pixels: fits JupyterLab's output area next to the file browser.
 LIVE_MAX_WIDTH_PX = 860
 
-# CJK glyphs: the first family matplotlib finds wins; DejaVu Sans is the fallback.
-_CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
-              "Source Han Sans SC", "SimHei", "Microsoft YaHei", "PingFang SC", "DejaVu Sans"]
-
-
-@functools.lru_cache(maxsize=1)
-def _register_bundled_cjk_font() -> None:
-    """Register Noto Sans CJK SC shipped by the ``mplfonts`` wheel (see requirements.txt).
-
-    Registering the file directly (rather than running mplfonts' installer) leaves
-    matplotlib's own font folder untouched; machines with a system CJK font need neither.
-    """
-    try:
-        from importlib.resources import files
-
-        from matplotlib import font_manager
-
-        path = files("mplfonts") / "fonts" / "NotoSansCJKsc-Regular.otf"
-        if path.is_file():
-            font_manager.fontManager.addfont(str(path))
-    except (ImportError, OSError):  # the English fallback labels still teach
-        pass
-
-
-def _configure_fonts() -> None:
-    from matplotlib import font_manager
-
-    _register_bundled_cjk_font()
-    available = {f.name for f in font_manager.fontManager.ttflist}
-    families = [f for f in _CJK_FONTS if f in available] or ["DejaVu Sans"]
-    rest = [f for f in matplotlib.rcParams["font.sans-serif"] if f not in families]
-    matplotlib.rcParams["font.sans-serif"] = families + rest
-    # Glyph fallback works across the families named in font.family, not through the
-    # "sans-serif" alias: CJK fonts lack some Greek letters (π) that DejaVu Sans has.
-    matplotlib.rcParams["font.family"] = list(dict.fromkeys(families + ["DejaVu Sans"]))
-    matplotlib.rcParams["axes.unicode_minus"] = False
-
-
-@functools.lru_cache(maxsize=1)
-def _cjk_available() -> bool:
-    from matplotlib import font_manager
-
-    _register_bundled_cjk_font()
-    available = {f.name for f in font_manager.fontManager.ttflist}
-    return any(f in available for f in _CJK_FONTS[:-1])
-
-
 def _live_frontend() -> bool:
     """True in a kernel that a Jupyter server started for a browser session.
 
@@ -128,7 +82,7 @@ def use_backend(mode: str | None = None) -> str:
     ("widget" / "inline") forces a choice.  Outside IPython nothing is changed
     and "inline" is returned.
     """
-    _configure_fonts()
+    configure_fonts()
     mode = mode or os.environ.get("DP_COURSE_BACKEND") or None
     if mode not in (None, "widget", "inline"):
         from helpers._validation import fail
@@ -156,13 +110,8 @@ def use_backend(mode: str | None = None) -> str:
     # cropped to their content and are kept in a saved notebook. Slider figures get their
     # own ipympl canvas from new_figure() when the live canvas is available.
     shell.run_line_magic("matplotlib", "inline")
-    _configure_fonts()
+    configure_fonts()
     return mode
-
-
-def configure_fonts() -> None:
-    """Make matplotlib find the bundled CJK font (for figures not made through this module)."""
-    _configure_fonts()
 
 
 _LIVE_CANVAS = False  # set by use_backend(): slider figures get ipympl canvases
@@ -472,10 +421,10 @@ def label(zh: str, en: str) -> str:
 
     The course installs Noto Sans CJK SC (``mplfonts`` in requirements.txt).
     Should no CJK font be found, matplotlib would draw empty boxes, so the
-    English text is used instead.  Printed text uses :func:`helpers.lectures.i18n.tr` unconditionally.
+    English text is used instead.  Printed text uses :func:`helpers.i18n.tr` unconditionally.
     """
     if get_lang() == "zh" and _cjk_available():
-        _configure_fonts()  # a figure built outside use_backend() must find the glyphs too
+        configure_fonts()  # a figure built outside use_backend() must find the glyphs too
         return zh
     return en
 

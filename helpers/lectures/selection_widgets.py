@@ -15,7 +15,7 @@ import numpy as np
 from helpers import mechanisms as mech
 from helpers import selection
 from helpers._validation import check_epsilon, check_int
-from helpers.lectures.i18n import tr  # widget text; figure text uses label (CJK-font aware)
+from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
 from helpers.lectures.plots import label, new_figure
 from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
 

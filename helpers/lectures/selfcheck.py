@@ -19,7 +19,7 @@ import math
 from typing import Any, Callable
 
 from helpers._validation import fail
-from helpers.lectures.i18n import tr
+from helpers.i18n import tr
 
 __all__ = ["QUESTIONS", "SelfCheckFailed", "expected_answer", "check_answer", "expect"]
 

@@ -42,7 +42,7 @@ import numpy as np
 import traitlets
 
 from helpers import mechanisms as mech
-from helpers.lectures.i18n import tr  # widget text; figure text uses label (CJK-font aware)
+from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
 from helpers.lectures.plots import is_live_backend, label, new_figure, set_bar_heights
 
 __all__ = [

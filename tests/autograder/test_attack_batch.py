@@ -36,7 +36,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback, jail, report
+from autograder import jail
+from autograder.render import feedback
+from autograder.reports import report
 from autograder.students import student_id
 
 from tests.fixtures.attacks import build as attacks  # noqa: E402

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import report
-from autograder.classreport import build_report
+from autograder.reports import report
+from autograder.reports.classreport import build_report
 
 HERE = Path(__file__).resolve().parent
 from tests.support import report_bench as bench

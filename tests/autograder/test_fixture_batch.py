@@ -29,7 +29,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback, report
+from autograder.render import feedback
+from autograder.reports import report
 from autograder.grade import grade, student_seed
 
 from tests.fixtures.autograder import autograder_cases as cases  # noqa: E402

@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback
+from autograder.render import feedback
 
 HERE = Path(__file__).resolve().parent
 from tests.support import corpus as build

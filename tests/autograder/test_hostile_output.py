@@ -16,7 +16,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback, grade as grade_mod, report, scorer, worker
+from autograder import grade as grade_mod, scorer, worker
+from autograder.render import feedback
+from autograder.reports import report
 
 from tests.fixtures.autograder import autograder_cases as cases  # noqa: E402
 

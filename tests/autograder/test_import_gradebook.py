@@ -91,7 +91,7 @@ def test_import_gradebook_matches_grades_csv(tmp_path):
     # issue 19: the worker recorded the check's diagnosis id; grades_by_question.csv; the class report
     import json
 
-    from autograder.classreport import build_report
+    from autograder.reports.classreport import build_report
 
     cells = {c["grade_id"]: c for c in next(r for r in json.loads((out / "report.json").read_text())["submissions"]
                                               if r["student"] == "bob")["cells"]}
@@ -140,7 +140,7 @@ def test_import_flags_and_prefers_autograded_notebooks(tmp_path):
     (out / "report.json").write_text(json.dumps({"runs": [], "submissions": [
         {"student": "carol", "assignment": ASSIGNMENT, "cells": cells}]}), encoding="utf-8")
 
-    from autograder.gradebook import import_results
+    from autograder.nbgrader.gradebook import import_results
 
     [row] = import_results(course, out, ASSIGNMENT)
     assert row == {"student": "carol", "expected": total, "score": total, "autograded": "autograder",

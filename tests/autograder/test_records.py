@@ -14,7 +14,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import feedback, report, sanitize, students
+from autograder import sanitize, students
+from autograder.render import feedback
+from autograder.reports import report
 
 REPO = Path(__file__).resolve().parents[2]
 RELEASE = REPO / "release" / "laplace" / "laplace.ipynb"

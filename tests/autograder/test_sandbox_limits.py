@@ -47,7 +47,7 @@ def _needs_cgroup(box: jail.Sandbox) -> None:
 @pytest.fixture
 def no_seccomp(monkeypatch):
     """Measure the cgroup alone: without the filter that already refuses shmget and memfd_create."""
-    monkeypatch.setattr(jail, "_SECCOMP_CACHE", [(None, "disabled by the test")])
+    monkeypatch.setattr(jail.seccomp, "_SECCOMP_CACHE", [(None, "disabled by the test")])
 
 
 SHM_BOMB = r'''
@@ -133,7 +133,7 @@ def test_cgroup_is_removed_and_pids_capped():
     assert cell is not None and cell["error"] is None, cell
     assert int(cell["stdout"].split("forked ")[1].split()[0]) < jail.PIDS_MAX, cell["stdout"]
     mine = f"autograder-{os.getpid()}-"
-    for kind, mount, _ in jail._mounts():  # noqa: SLF001
+    for kind, mount, _ in jail.cgroup._mounts():  # noqa: SLF001
         assert not [p for p in Path(mount).rglob(f"{mine}*")], f"cgroup left in {mount}"
 
 
@@ -278,7 +278,7 @@ def test_correct_solution_keeps_full_marks_in_the_sandbox():
 def test_cgroup_v2_files(tmp_path, monkeypatch):
     """The v2 branch (GitHub runners) on a stand-in hierarchy: limits written where the kernel reads them."""
     (tmp_path / "cgroup.controllers").write_text("cpu memory pids\n")
-    monkeypatch.setattr(jail, "_mounts", lambda: [("cgroup2", str(tmp_path), {"rw"})])
+    monkeypatch.setattr(jail.cgroup, "_mounts", lambda: [("cgroup2", str(tmp_path), {"rw"})])
     group, how = jail.Cgroup.create(300 << 20, 17)
     assert group is not None and group.version == 2 and how.startswith("cgroup v2"), how
     (d,) = group.dirs

@@ -13,7 +13,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder import astcheck, bundle, feedback, report, sanitize, shard
+from autograder import astcheck, bundle, sanitize
+from autograder.render import feedback
+from autograder.reports import report, shard
 from autograder.__main__ import build_parser
 
 REPO = Path(__file__).resolve().parents[2]

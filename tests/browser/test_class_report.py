@@ -32,7 +32,7 @@ def _bench():
 
 @pytest.fixture(scope="module")
 def page_path(tmp_path_factory):
-    from autograder import report
+    from autograder.reports import report
 
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} not found: run tests/browser/ensure_chromium.sh (apt-get install chromium)")

@@ -426,13 +426,14 @@ def test_every_failure_names_a_mistake(assignment):
     ``<assignment>.<mistake>`` (lower-case words), so the class report can group submissions by mistake."""
     import re
 
-    path = Path(checks.__file__).parent / f"{assignment}.py"
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    base = Path(checks.__file__).parent  # a module, or a package of modules (private_mean)
+    paths = [base / f"{assignment}.py"] if (base / f"{assignment}.py").exists() else sorted((base / assignment).glob("*.py"))
+    tree = ast.Module(body=[n for path in paths for n in ast.parse(path.read_text(encoding="utf-8")).body], type_ignores=[])
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
              and getattr(node.func, "id", None) == "_fail"]
     assert calls
     for call in calls:
-        assert any(k.arg == "diagnosis" for k in call.keywords), f"{path.name}:{call.lineno}: _fail without diagnosis"
+        assert any(k.arg == "diagnosis" for k in call.keywords), f"{assignment}:{call.lineno}: _fail without diagnosis"
     literals = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
                 and re.match(r"[a-z_]+\.[a-z]", node.value) and node.value.split(".")[0] in (assignment, "common")}
     assert literals and all(re.fullmatch(re.escape(assignment) + r"\.[a-z][a-z0-9_]*|common\.[a-z][a-z0-9_]*", d)

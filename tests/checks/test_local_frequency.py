@@ -148,7 +148,7 @@ def test_release_and_corpus_through_build_grade(tmp_path):
     # bound on ε (trusted side channel): above the claim for binary p, not for the correct ones
     from tests.support import classreport as report_checks
     problems += report_checks.report_problems(tmp_path / "course")
-    from autograder.classreport import REPORT_NAME, build_report
+    from autograder.reports.classreport import REPORT_NAME, build_report
 
     cell = next(c for c in build_report([tmp_path / "course"], tmp_path / REPORT_NAME)["summary"][ASSIGNMENT]["cells"]
                 if c["grade_id"] == "test_perturb_privacy")

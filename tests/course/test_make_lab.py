@@ -57,7 +57,7 @@ def test_exchange_exists_without_setup(tmp_path):
 
 @pytest.mark.nbgrader
 def test_generate_feedback_hides_hidden_tests_and_uses_local_mathjax(tmp_path):
-    from autograder.feedback import hidden_lines, leaked_lines
+    from autograder.render.feedback import hidden_lines, leaked_lines
 
     course = build.make_course(tmp_path / "course", ["laplace"])
     env = _env_without_exchange(HOME=str(tmp_path / "home"))

@@ -22,7 +22,7 @@ from scipy.stats import norm
 
 from helpers import histograms as hist
 from helpers import ldp
-from helpers.lectures import i18n
+from helpers import i18n
 from helpers import mechanisms as mech
 from helpers.data import load_zoo
 from helpers.queries import danger_probability, histogram_counts

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from helpers import InvalidParameterError, approx_dp
-from helpers.lectures.i18n import set_lang
+from helpers.i18n import set_lang
 
 
 @pytest.fixture(autouse=True)

@@ -102,7 +102,7 @@ def test_result_violates():
                     swapped=False, empirical_epsilon=2.3, p1_low=0.05, p2_high=0.015, n_candidates=1,
                     n_select=100, claimed_epsilon=1.0)
     assert r.violates() and r.violates(1.0) and not r.violates(1.5)
-    from helpers.lectures import i18n
+    from helpers import i18n
     previous = i18n.get_lang()
     try:
         i18n.set_lang("en")

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers.lectures import i18n
+from helpers import i18n
 from helpers.budget import BudgetAccountant, BudgetExceededError, RELATIVE_TOLERANCE
 from helpers.mechanisms import exponential_mechanism, laplace_mechanism
 
 
 @pytest.fixture(autouse=True)
 def _english_messages():
-    """The accountant's messages follow helpers.lectures.i18n (Chinese by default); these tests read English."""
+    """The accountant's messages follow helpers.i18n (Chinese by default); these tests read English."""
     previous = i18n.get_lang()
     i18n.set_lang("en")
     yield

@@ -183,7 +183,8 @@ def test_benchmark_script_runs_and_reports_every_widget():
 
 
 def test_i18n_and_figure_labels(monkeypatch):
-    from helpers.lectures import i18n, plots
+    from helpers import i18n
+    from helpers.lectures import plots
 
     previous = i18n.get_lang()
     try:
@@ -219,7 +220,7 @@ def test_chinese_figure_text_renders_with_the_bundled_font(recwarn):
     from matplotlib import pyplot as plt
 
     plots._cjk_available.cache_clear()
-    plots._configure_fonts()
+    plots.configure_fonts()
     assert plots._cjk_available()
     fig, ax = plt.subplots()
     ax.set_title("差分隐私:拉普拉斯机制")

@@ -191,13 +191,13 @@ def test_z2jh_values_match_the_chart_schema():
 
 def test_z2jh_students_get_the_uids_the_exchange_checks():
     """On Kubernetes the exchange's identity is the pod's uid: values.yaml's extraConfig
-    spawns each student with autograder.exchange.uid_for, the Formgrader's Collect expects
+    spawns each student with autograder.nbgrader.exchange.uid_for, the Formgrader's Collect expects
     the same (DP_EXCHANGE_UID_BASE), and a colliding uid refuses the spawn."""
     from types import SimpleNamespace
 
     from traitlets.config import Config
 
-    from autograder.exchange import uid_for
+    from autograder.nbgrader.exchange import uid_for
 
     values = yaml.safe_load((HUB / "z2jh" / "values.yaml").read_text(encoding="utf-8"))
     c = Config()

@@ -290,7 +290,7 @@ def test_host_is_not_loosened(klass, graded):
         assert result.returncode != 0, f"{ALICE} can read {secret}"
     # the students' servers run from the course's Python, which they can reach without /root
     ok = c.run(ALICE, c.bin / "python", "-c",
-               "import helpers.data, autograder.exchange, nbgrader, jupyterhub; "
+               "import helpers.data, autograder.nbgrader.exchange, nbgrader, jupyterhub; "
                "print(helpers.data.DATA_DIR.is_dir())")
     assert ok.stdout.strip() == "True"
 
@@ -522,7 +522,7 @@ def test_exchange_classes_work_for_one_account(tmp_path):
     from tests.support import corpus as build
     course = build.make_course(tmp_path / "course", [ASSIGNMENT])
     with open(course / "nbgrader_config.py", "a", encoding="utf-8") as handle:
-        handle.write("\nfrom autograder.exchange import configure\nconfigure(c)\n")
+        handle.write("\nfrom autograder.nbgrader.exchange import configure\nconfigure(c)\n")
     env = build.nbgrader_env(HOME=str(tmp_path / "home"))
     env.pop("NBGRADER_EXCHANGE", None)
     me = getpass.getuser()

@@ -11,8 +11,8 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from autograder.classreport import REPORT_NAME, build_report
-from autograder.report import read_grades
+from autograder.reports.classreport import REPORT_NAME, build_report
+from autograder.reports.report import read_grades
 
 
 def report_problems(out: Path, dest: Path | None = None) -> list[str]:

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 
-from autograder import report  # noqa: E402
-from autograder.classreport import build_report  # noqa: E402
+from autograder.reports import report  # noqa: E402
+from autograder.reports.classreport import build_report  # noqa: E402
 
 CELLS = [("test_noise_basics", 1, None), ("test_noise_distribution", 2, ["laplace.scale_inverted", "laplace.extra_u2_term"]),
          ("test_noise_rng", 1, ["common.rng_unused"]), ("test_mechanism_basics", 1, ["common.no_value_error"]),

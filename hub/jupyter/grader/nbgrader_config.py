@@ -5,14 +5,14 @@ nbgrader_config.py), so the course's own file sets the root, the course id and t
 exchange (NBGRADER_EXCHANGE, set by the hub). Here: feedback generated from the
 Formgrader hides the hidden tests, as the headless autograder's feedback does
 (nbgrader issue #917), and the Autograde button grades through the trusted grader
-(autograder/formgrader.py: student code only in the bubblewrap sandbox, as the course
+(autograder/nbgrader/formgrader.py: student code only in the bubblewrap sandbox, as the course
 account never), whatever copy of the course's nbgrader_config.py the course root holds.
 """
 import os
 
 c = get_config()  # noqa: F821  (injected by nbgrader)
 
-from autograder.exchange import configure  # noqa: E402
+from autograder.nbgrader.exchange import configure  # noqa: E402
 
 # Collect attributes a submission to its owner and its time to the kernel's ctime,
 # refusing (not warning about) anything else; release never reuses a planted folder
@@ -22,20 +22,20 @@ if os.environ.get("DP_EXCHANGE_UID_BASE"):      # Kubernetes: uids from hub name
     c.ExchangeCollect.uid_base = int(os.environ["DP_EXCHANGE_UID_BASE"])
 
 try:
-    from autograder.feedback import StripHiddenTests
+    from autograder.render.feedback import StripHiddenTests
 except ImportError:       # autograder reorganized: nbgrader's default feedback
     pass
 else:
     from nbgrader.preprocessors import GetGrades
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
-    from autograder.mathml import MathToMathML
+    from autograder.render.mathml import MathToMathML
 
     c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests, MathToMathML]
 
 # No fallback to nbgrader's Execute: if the trusted grader cannot be imported, this file fails
 # to load and the Formgrader's Autograde shows the error instead of running student code.
-from autograder.formgrader import TrustedAutograde  # noqa: E402
+from autograder.nbgrader.formgrader import TrustedAutograde  # noqa: E402
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
                                     LimitOutput, SaveAutoGrades)

@@ -5,7 +5,7 @@ hub/provision.py puts in SRV/jupyter/student.
 """
 import os
 
-from autograder.exchange import configure
+from autograder.nbgrader.exchange import configure
 
 c = get_config()  # noqa: F821  (injected by nbgrader)
 

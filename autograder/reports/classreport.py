@@ -12,7 +12,7 @@ audits' lower bounds on ε against the claimed ε; static-scan notes, clusters o
 normalized solutions (``similarity`` fingerprints: groups, not pairs), errors and timeouts,
 grading time with outliers; across assignments a sortable student × assignment table.
 
-Plots are matplotlib PNGs (the course's CJK font set-up, :func:`helpers.lectures.plots.configure_fonts`)
+Plots are matplotlib PNGs (the course's CJK font set-up, :func:`helpers.fonts.configure_fonts`)
 embedded as ``data:`` URIs; the page loads nothing from the network. It names students: it is
 for instructors only (``grade`` writes it next to ``grades.csv``, which is no less private).
 """
@@ -440,8 +440,8 @@ def _table_html(summary: dict, rows: list[dict]) -> list[str]:
 
 def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
     """Write the class report of the grading outputs ``outs`` to ``dest``; returns the summary."""
-    from autograder.report import write_atomic
-    from helpers.lectures.plots import configure_fonts
+    from autograder.reports.report import write_atomic
+    from helpers.fonts import configure_fonts
 
     started = time.monotonic()
     dest = Path(dest) / REPORT_NAME if Path(dest).is_dir() else Path(dest)

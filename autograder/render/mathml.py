@@ -80,7 +80,7 @@ class MathToMathML(Preprocessor):
 
     For ``GenerateFeedback.preprocessors`` (nbgrader_config.py). A LaTeX
     output becomes an HTML one, allowlist-cleaned like every HTML the
-    feedback shows (:func:`autograder.feedback.clean_html`).
+    feedback shows (:func:`autograder.render.feedback.clean_html`).
     """
 
     enabled = Bool(True, help="nbconvert runs only enabled preprocessors").tag(config=True)
@@ -91,7 +91,7 @@ class MathToMathML(Preprocessor):
         for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
             data = output.get("data") or {}
             if "text/latex" in data and "text/html" not in data:
-                from autograder.feedback import clean_html
+                from autograder.render.feedback import clean_html
 
                 data["text/html"] = clean_html(markdown_with_mathml(_joined(data["text/latex"])))
             if "text/markdown" in data:

@@ -35,7 +35,8 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Int
 
-from autograder import feedback, scorer
+from autograder import scorer
+from autograder.render import feedback
 from autograder.students import MAX_NOTEBOOK_BYTES
 
 #: The error a test cell shows when the grader gave it no points but left no error output.

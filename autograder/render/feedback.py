@@ -24,7 +24,7 @@ them, and the finished page is parsed once more: a ``<script>`` that the
 template itself did not write, an ``on*`` attribute or a ``javascript:`` URL
 raises :class:`FeedbackWithheld`. An instructor cell that would still show a
 hidden-test line is redacted (:func:`redact_hidden`), never the whole page.
-Math is rendered to MathML when the page is made (:mod:`autograder.mathml`: no
+Math is rendered to MathML when the page is made (:mod:`autograder.render.mathml`: no
 script, no network), long lines wrap, and the score (total and per test) heads the page.
 """
 
@@ -212,12 +212,12 @@ class FeedbackWithheld(ValueError):
 def clean_html(text: str) -> str:
     """Allowlist-clean an HTML fragment (bleach): no script, style, handlers or unsafe URLs.
 
-    MathML elements (formulas rendered when the page is made, :mod:`autograder.mathml`) are
+    MathML elements (formulas rendered when the page is made, :mod:`autograder.render.mathml`) are
     kept with their presentation attributes only.
     """
     import bleach
 
-    from autograder import mathml
+    from autograder.render import mathml
 
     attributes = dict(ALLOWED_ATTRIBUTES, **{tag: list(mathml.ATTRIBUTES) for tag in mathml.TAGS})
     return bleach.clean(text, tags=ALLOWED_TAGS | mathml.TAGS, attributes=attributes,
@@ -349,7 +349,7 @@ def safe_notebook(nb, hidden: list[str] | None = None):
 
 
 #: The course's nbconvert templates: ``dp_feedback`` is the lab page without any script.
-TEMPLATES = Path(__file__).resolve().parents[1] / "nbgrader_templates"
+TEMPLATES = Path(__file__).resolve().parents[2] / "nbgrader_templates"
 
 
 def _exporter(mathjax_url: str | None = None):
@@ -446,7 +446,7 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     ``mathjax_url`` points the page at a local MathJax (offline math);
     default: the template's CDN copy.
     """
-    from autograder.mathml import MathToMathML
+    from autograder.render.mathml import MathToMathML
 
     safe = safe_notebook(redact_hidden(nb, hidden_lines)[0])
     summary = score_summary(nb)

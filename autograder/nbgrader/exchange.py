@@ -6,7 +6,7 @@ submission to the user named in its folder name (a differing owner is one log li
 ``timestamp.txt``, and copies symlinks as their targets. On a server where every student
 has a terminal, that lets one student be graded as another and back-date work
 (issue 16). These classes plug into nbgrader's own extension point
-(``c.ExchangeFactory.<action> = "autograder.exchange.<Class>"``, see
+(``c.ExchangeFactory.<action> = "autograder.nbgrader.exchange.<Class>"``, see
 ``hub/jupyter/*/nbgrader_config.py``) and change only what is needed:
 
 - **Collect** refuses (never just warns) a submission whose folder or any file in it is
@@ -134,7 +134,7 @@ class _Checked(default.Exchange):
 
     def ensure_root(self):
         if self.coursedir.groupshared:
-            self.fail("autograder.exchange does not support CourseDirectory.groupshared: "
+            self.fail("autograder.nbgrader.exchange does not support CourseDirectory.groupshared: "
                       "file ownership is the identity of a submission")
         if not os.path.isdir(self.root):
             try:

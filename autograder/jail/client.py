@@ -1,0 +1,281 @@
+"""The :class:`Sandbox` client: start the runner in its jail, talk to it, kill it."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.jail.bwrap import (_AT_FIXED, CHILD_FDS, ENV, RUNNER_DIR, RUNNER_IN_SANDBOX, SITE_IN_SANDBOX,
+                                   _at_fixed_fd, _child_fds, _die_with_parent, _site_packages, args_through_fd,
+                                   bwrap_command, sandbox_python)
+from autograder.jail.cgroup import _LIVE_SHARES, Cgroup, CpuShare
+from autograder.jail.limits import PIDS_MAX, WALL_FACTOR, WALL_SLACK, _limit_shown
+from autograder.jail.seccomp import seccomp_filter
+from autograder.jail.uids import SANDBOX_UID, UID_BASE, _claim_uid, _release_uid
+from autograder.sandbox import wire
+
+
+
+class SandboxError(RuntimeError):
+    """The student's sandbox is gone or broke the protocol (the call cannot be answered)."""
+
+
+
+def isolation() -> dict:
+    """What this machine enforces per sandbox (for report.json), probed without starting one."""
+    group, how = Cgroup.create(64 << 20, PIDS_MAX)
+    if group is not None:
+        group.remove()
+    program, seccomp = seccomp_filter()
+    root = os.geteuid() == 0
+    return {"memory_isolation": how if group else f"rlimit only ({how})",
+            "seccomp": seccomp if program else f"none ({seccomp})",
+            "uid": (f"one per sandbox ({UID_BASE}+slot)" if root
+                    else "the grader's uid, in an unprivileged user namespace")}
+
+
+def probe(tmpfs_mb: int = 16) -> str | None:
+    """``None`` when bubblewrap can start a sandboxed Python here, else why not."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    cmd, fd = args_through_fd(bwrap_command(tmpfs_mb=tmpfs_mb, uid=SANDBOX_UID)
+                              + [sandbox_python(), "-I", "-S", "-c", "pass"])
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=30,
+                              pass_fds=[fd] if fd is not None else [])
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap could not start ({exc})"
+    finally:
+        if fd is not None:
+            os.close(fd)
+    if proc.returncode != 0:
+        return f"bubblewrap could not start a sandbox: {proc.stderr.strip()[:300]}"
+    return None
+
+
+#: Sandboxes of this process not yet killed (:func:`stop_all` on exit or SIGTERM).
+_LIVE: set = set()
+#: Seconds between two readings of a waiting sandbox's CPU time.
+CPU_POLL = 0.25
+
+
+def stop_all() -> None:
+    """Kill every live sandbox of this process: its processes, cgroup and uid slot go with it."""
+    for item in list(_LIVE) + list(_LIVE_SHARES):
+        try:
+            item.kill("stopped") if isinstance(item, Sandbox) else item.remove()
+        except Exception:  # noqa: BLE001 - best effort on the way out
+            pass
+
+
+atexit.register(stop_all)
+
+
+class Sandbox:
+    """One student's runner, in bubblewrap (or, with ``sandboxed=False``, a plain process).
+
+    ``deadline`` (``time.monotonic()``) is the wall-clock backstop of the whole
+    submission: past it the sandbox is killed, whatever it is doing. ``cpu_budget``
+    (seconds) is the submission's real limit, counted in the CPU time of its own
+    cgroup (every process in it), so that a busy neighbour does not use it up; each
+    :meth:`recv` also counts its ``seconds`` in that CPU time, with a wall-clock
+    backstop of :data:`WALL_FACTOR` times as long. Without a cgroup both count wall time.
+    """
+
+    def __init__(self, *, sandboxed: bool, deadline: float, memory_mb: int | None,
+                 cpu_seconds: int, tmpfs_mb: int = 256, uid: int | None = None,
+                 cpu_budget: float | None = None, share: CpuShare | None = None):
+        self.deadline, self.problem, self.cpu_budget = deadline, None, cpu_budget
+        self.cgroup, self.uid_lock, self.memory_peak, self.cpu_used = None, None, None, None
+        self.proc, self.tmp, self.memory_mb = None, None, memory_mb
+        _LIVE.add(self)  # before anything is claimed: an interruption from here on is cleaned up
+        self.memory_mb = memory_mb
+        with _child_fds():  # CHILD_FDS are free only between two starts
+            to_child_r, self.to_child = os.pipe()
+            self.from_child, from_child_w = os.pipe()
+            to_child_r, from_child_w = _at_fixed_fd(to_child_r, CHILD_FDS[0]), _at_fixed_fd(from_child_w, CHILD_FDS[1])
+            limits = {"cpu": cpu_seconds, "nproc": PIDS_MAX, "fsize": 64 << 20, "nofile": 64, "core": 0}
+            if memory_mb:
+                limits["as"] = int(memory_mb) << 20
+            self.limits = limits
+            self.tmp = None
+            #: What the kernel enforces for this sandbox as a whole (report.json, tests).
+            self.isolation = {"memory_isolation": "rlimit only (no sandbox)", "seccomp": "none (no sandbox)",
+                              "uid": "the grader's (no sandbox)"}
+            pass_fds = [to_child_r, from_child_w]
+            if sandboxed:
+                if uid is None:
+                    uid, self.uid_lock = _claim_uid() if os.geteuid() == 0 else (SANDBOX_UID, None)
+                self.uid = uid
+                program, seccomp = seccomp_filter()
+                seccomp_fd = None
+                if program is not None:
+                    seccomp_fd, w = os.pipe()
+                    os.write(w, program)  # a few hundred bytes: fits the pipe's buffer
+                    os.close(w)
+                    seccomp_fd = _at_fixed_fd(seccomp_fd, CHILD_FDS[2])
+                    pass_fds.append(seccomp_fd)
+                if memory_mb:
+                    # The tmpfs lives in the group's memory: the cap covers it, so the group gets both.
+                    self.cgroup, how = Cgroup.create(int(memory_mb) << 20, PIDS_MAX,
+                                                     **({"share": share} if share is not None else {}))
+                else:
+                    how = "no --memory-mb"
+                self.isolation = {"memory_isolation": how if self.cgroup else f"rlimit only ({how})",
+                                  "seccomp": seccomp if program is not None else f"none ({seccomp})",
+                                  "uid": str(uid)}
+                cmd, args_fd = args_through_fd(bwrap_command(tmpfs_mb=tmpfs_mb, uid=uid, seccomp_fd=seccomp_fd) + [
+                    sandbox_python(), "-I", "-S", f"{RUNNER_IN_SANDBOX}/runner.py", str(to_child_r),
+                    str(from_child_w), str(uid), SITE_IN_SANDBOX], target=CHILD_FDS[3])
+                if args_fd is not None:
+                    pass_fds.append(args_fd)
+                cwd, env = "/", {}
+            else:  # --no-sandbox: same runner and limits, none of the isolation
+                self.uid = os.getuid()
+                self.tmp = tempfile.mkdtemp(prefix="autograder-nosandbox-")
+                python = str(Path(sys.base_prefix).resolve() / "bin" / Path(sys._base_executable).name)  # noqa: SLF001
+                cmd = [python, "-I", "-S", str(RUNNER_DIR / "runner.py"), str(to_child_r), str(from_child_w),
+                       "0", str(_site_packages())]
+                cwd, env = self.tmp, dict(ENV, HOME=self.tmp, TMPDIR=self.tmp, MPLCONFIGDIR=self.tmp)
+            # The runner captures the student's output itself; AUTOGRADER_SANDBOX_DEBUG shows the rest.
+            quiet = None if os.environ.get("AUTOGRADER_SANDBOX_DEBUG") else subprocess.DEVNULL
+            group = self.cgroup
+
+            def pre_exec() -> None:
+                # In the forked child, before bubblewrap is executed: everything it starts (hence
+                # every line of student code) is in the group from its first instruction.
+                _die_with_parent()
+                if group is not None:
+                    group.join()
+
+            try:
+                try:
+                    self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet,
+                                                 pass_fds=pass_fds, cwd=cwd, env=env, start_new_session=True,
+                                                 preexec_fn=pre_exec)
+                except subprocess.SubprocessError as exc:  # joining the group failed: rlimits only
+                    if group is None:
+                        raise
+                    self.cgroup = None
+                    group.remove()
+                    self.isolation["memory_isolation"] = f"rlimit only (cannot join the cgroup: {exc})"
+                    # The child failed before executing bubblewrap: the seccomp and --args pipes are unread.
+                    self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet,
+                                                 pass_fds=pass_fds, cwd=cwd, env=env, start_new_session=True,
+                                                 preexec_fn=_die_with_parent)
+            finally:
+                for fd in pass_fds:
+                    os.close(fd)
+                    if fd in _AT_FIXED:
+                        _AT_FIXED.remove(fd)
+
+    @property
+    def alive(self) -> bool:
+        return self.problem is None
+
+    def send(self, header: dict, payload: bytes = b"") -> None:
+        if self.problem:
+            raise SandboxError(self.problem)
+        try:
+            wire.send(self.to_child, header, payload)
+        except OSError:
+            self.kill("the student's process ended")
+            raise SandboxError(self.problem) from None
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time of everything in the sandbox so far (its cgroup), ``None`` without one."""
+        return self.cgroup.cpu_seconds() if self.cgroup is not None else None
+
+    def recv(self, seconds: float, what: str) -> tuple[dict, bytes]:
+        """The next message within ``seconds`` of the sandbox's CPU time (and the submission's limits).
+
+        Counted in the CPU time of the sandbox's cgroup when there is one (polled while waiting),
+        with a wall-clock backstop of :data:`WALL_FACTOR` x ``seconds`` + :data:`WALL_SLACK`;
+        otherwise in wall time. The whole submission: :attr:`cpu_budget` of CPU, :attr:`deadline`.
+        """
+        if self.problem:
+            raise SandboxError(self.problem)
+        start_cpu = self.cpu_seconds()
+        wall = seconds if start_cpu is None else WALL_FACTOR * seconds + WALL_SLACK
+        deadline = min(time.monotonic() + wall, self.deadline)
+        try:
+            used = start_cpu  # just read: a reply already waiting costs one cgroup read, not two
+            while start_cpu is not None:
+                if used is not None and used - start_cpu > seconds:
+                    self.kill(f"timeout: {what} exceeded {_limit_shown(seconds):.3g} s of CPU time")
+                    raise SandboxError(self.problem)
+                if used is not None and self.cpu_budget is not None and used > self.cpu_budget:
+                    self.kill("timeout: the submission exceeded its CPU time limit")
+                    raise SandboxError(self.problem)
+                wait = deadline - time.monotonic()
+                if wait <= 0:
+                    raise TimeoutError
+                if select.select([self.from_child], [], [], min(wait, CPU_POLL))[0]:
+                    break
+                used = self.cpu_seconds()
+            return wire.recv(self.from_child, deadline)
+        except TimeoutError:
+            if deadline >= self.deadline:
+                self.kill("timeout: the submission exceeded its time limit")
+            else:
+                self.kill(f"timeout: {what} exceeded {_limit_shown(wall):.3g} s" if start_cpu is None else
+                          f"timeout: {what} took longer than {wall:.3g} s of wall-clock time "
+                          f"(limit {_limit_shown(seconds):.3g} s of CPU time)")
+        except EOFError:
+            code = self.proc.poll()
+            self.kill("the student's process ended" + (f" (exit status {code})" if code is not None else "")
+                      + f" during {what}")
+        except (wire.WireError, ValueError, OSError) as exc:
+            self.kill(f"malformed message from the sandbox during {what}: {str(exc)[:100]}")
+        raise SandboxError(self.problem)
+
+    def kill(self, reason: str | None = None) -> None:
+        if self.problem is None:
+            self.problem = reason or "stopped"
+            if self.cgroup is not None and self.cgroup.oom_kills() and "ended" in self.problem:
+                self.problem = (f"memory limit: the sandbox exceeded {self.memory_mb} MiB and was killed "
+                                f"({self.problem})")
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if self.proc is not None:
+            self.proc.wait()
+        if self.cgroup is not None:  # whatever escaped the session or the PID namespace's end
+            self.memory_peak = self.cgroup.peak()
+            self.cpu_used = self.cgroup.cpu_seconds()
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.uid_lock is not None:  # nothing of this uid runs any more: the slot is free
+            _release_uid(self.uid_lock)
+            self.uid_lock = None
+        for fd in (getattr(self, "to_child", -1), getattr(self, "from_child", -1)):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.to_child = self.from_child = -1
+        if self.tmp:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+        _LIVE.discard(self)
+
+    def close(self) -> None:
+        """Ask the runner to quit, then make sure everything is gone."""
+        if self.problem is None:
+            try:
+                wire.send(self.to_child, {"quit": True})
+            except OSError:
+                pass
+        was = self.problem
+        self.kill("stopped")
+        self.problem = was or "stopped"

@@ -1,0 +1,1 @@
+"""What grading writes: grades.csv / report.json (atomic, resumable, merged), the class report, shards."""
