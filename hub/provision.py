@@ -417,7 +417,7 @@ def stop_class(srv: Path, roster: list[dict]) -> list[str]:
     sys.path.insert(0, str(REPO / "hub"))
     from spawner import NETNS_PREFIX, remove_netns
 
-    from autograder.jail import Cgroup
+    from autograder.jail.cgroup import Cgroup
 
     done = []
     ids = {person["id"] for person in roster}
@@ -461,7 +461,7 @@ def mount_inbound_spaces(srv: Path, roster: list[dict], grader: pwd.struct_passw
 
     ``SRV/inbound/<id>.img`` (ext4, sparse, ``size`` bytes, its own inodes), loop-mounted
     ``nosuid,nodev,noexec`` on ``exchange/dp-course/inbound/<id>``: owned by the student, readable
-    by the course account's group, by no one else (0750). Submit writes there (autograder.exchange),
+    by the course account's group, by no one else (0750). Submit writes there (autograder.nbgrader.exchange),
     Collect reads every space. A student who fills hers (blocks or inodes) stops only her own
     submissions; ``inbound/`` itself becomes 1711: no one else writes into the exchange's own file
     system, so classmates' submissions, releases and feedback keep their room.

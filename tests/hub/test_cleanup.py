@@ -36,7 +36,7 @@ def test_sweep_removes_a_killed_sessions_class():
     sys.path.insert(0, str(HUB))
     from spawner import NETNS_PREFIX
 
-    from autograder.jail import Cgroup
+    from autograder.jail.cgroup import Cgroup
 
     account = "dpx-leftover"
     srv = Path(tempfile.mkdtemp(prefix="dp-hub-", dir="/var/tmp"))
