@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student
+from tests.support.hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student, course_record
 
 MIB = 2**20
 #: bob's task may take at most this many times longer while alice runs 16 busy loops (it was
@@ -362,18 +362,6 @@ def test_ports_are_per_student(hub, students):
         alice.run("import os, signal\n[os.kill(p.pid, signal.SIGKILL) for p in binders]\n[p.wait() for p in binders]\n")
 
 
-def _course_record(course: Path) -> dict:
-    """What grading has kept: gradebook rows (submissions, grades, comments) and the feedback files."""
-    import sqlite3
-
-    with sqlite3.connect(course / "gradebook.db") as db:
-        rows = {table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-                for table in ("submitted_assignment", "grade", "comment")}
-    feedback = sorted(str(p.relative_to(course)) for p in (course / "feedback").rglob("*") if p.is_file()) \
-        if (course / "feedback").is_dir() else []
-    return {"rows": rows, "feedback": feedback}
-
-
 def test_restart_keeps_the_class(hub, students):
     """The hub restarts mid-class (servers and kernels running, alice's submission on its way): nothing
     is lost or duplicated, her kernel carries on behind the restored route. (A reboot and a restore:
@@ -390,7 +378,7 @@ def test_restart_keeps_the_class(hub, students):
         done = subprocess.run([*grader, step, "laplace", "--force"], cwd=course, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
     mine = lambda: {p.name for p in (inbound / "alice").iterdir() if p.name.startswith("alice+laplace+")}  # noqa: E731
-    before, record = mine(), _course_record(course)
+    before, record = mine(), course_record(course)
     kernel_pid = alice.run(
         "import os, subprocess\n"
         "subprocess.run(['nbgrader', 'fetch_assignment', 'laplace'], capture_output=True)\n"
@@ -413,5 +401,5 @@ def test_restart_keeps_the_class(hub, students):
     assert (value, pid) == ("42", kernel_pid), f"alice's kernel did not survive the restart: {out}"
     arrived = mine() - before
     assert status == "0" and len(arrived) == 1, f"alice's submission during the restart: {out}; arrived {arrived}"
-    assert _course_record(course) == record, "the restart changed the gradebook or the feedback"
+    assert course_record(course) == record, "the restart changed the gradebook or the feedback"
     assert alice.hub_api("GET", f"/users/{alice.name}").json()["servers"][""]["ready"]

@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.support.hubserver import HUB, ROOT, SIZES, course_venv, modes_above
+from tests.support.hubserver import HUB, ROOT, SIZES, course_record, course_venv, modes_above
 
 ASSIGNMENT = "laplace"
 GRADER = "grader-dp-course"
@@ -382,17 +382,6 @@ def test_provisioning_refuses_a_planted_course_python(klass, tmp_path):
         shutil.rmtree(mine, ignore_errors=True)
 
 
-def _course_record(course: Path) -> dict:
-    """What grading has kept: gradebook rows (submissions, grades, comments) and the feedback files."""
-    import sqlite3
-
-    with sqlite3.connect(course / "gradebook.db") as db:
-        rows = {table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-                for table in ("submitted_assignment", "grade", "comment")}
-    return {"rows": rows, "feedback": sorted(str(p.relative_to(course)) for p in (course / "feedback").rglob("*")
-                                             if p.is_file())}
-
-
 def test_reboot_and_restore_lose_nothing(klass, graded):
     """A backup (hub/backup.py), a reboot (nothing of the class runs or is mounted), a disk that lost
     the gradebook, the graded work, the exchange, alice's inbound space and a file of her home; the
@@ -407,7 +396,7 @@ def test_reboot_and_restore_lose_nothing(klass, graded):
     roster = provision.read_roster(server.roster)
     home = Path(pwd.getpwnam(ALICE).pw_dir)
     assert c.shell(ALICE, 'echo "my notes" > ~/notes.txt').returncode == 0
-    record, theirs = _course_record(c.course), c.entries()
+    record, theirs = course_record(c.course), c.entries()
     assert record["rows"]["grade"] and record["feedback"] and any(e.startswith(f"{ALICE}/") for e in theirs)
     saved = backup.backup(c.srv, roster, Path(tempfile.mkdtemp(prefix="dp-hub-backup-", dir="/var/tmp")))
     try:
@@ -425,7 +414,7 @@ def test_reboot_and_restore_lose_nothing(klass, graded):
         assert again.returncode == 0, again.stdout + again.stderr
         assert os.path.ismount(c.exchange) and os.path.ismount(c.inbound / ALICE)
         assert c.entries() == theirs, "submissions lost or added by the reboot and restore"
-        assert _course_record(c.course) == record, "the gradebook or the feedback did not come back"
+        assert course_record(c.course) == record, "the gradebook or the feedback did not come back"
         assert (home / "notes.txt").read_text() == "my notes\n"
         assert (home / "notes.txt").stat().st_uid == pwd.getpwnam(ALICE).pw_uid
     finally:

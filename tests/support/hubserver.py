@@ -162,6 +162,17 @@ def sweep() -> list[str]:
     return done
 
 
+def course_record(course: Path) -> dict:
+    """What grading has kept in a course root: gradebook rows (submissions, grades, comments), feedback files."""
+    import sqlite3
+
+    with sqlite3.connect(course / "gradebook.db") as db:
+        rows = {table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                for table in ("submitted_assignment", "grade", "comment")}
+    feedback = sorted(str(p.relative_to(course)) for p in (course / "feedback").rglob("*") if p.is_file())
+    return {"rows": rows, "feedback": feedback}
+
+
 def modes_above(path: Path) -> dict[str, int]:
     return {str(p): stat.S_IMODE(p.stat().st_mode) for p in Path(os.path.realpath(path)).parents}
 
