@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 # xdist_group keeps the hub chain and the make-lab chain on one worker each.
 JOBS ?= 2
 
-.PHONY: install lab exchange test browser sandbox bench notebooks release clean hub
+.PHONY: install lab exchange test test-fast browser sandbox bench notebooks slides release clean hub
 
 install: $(STAMP)
 
@@ -85,6 +85,13 @@ sandbox:
 test: install browser sandbox
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --timeout=900 --durations=40
 
+# The edit-test loop (<= 5 min on 2 cores): everything but a browser, the class server, a whole
+# notebook run and the batches through the sandboxed grader (marks set in tests/conftest.py and
+# the slow modules; pyproject.toml lists them). `make test` runs these too, and is what CI runs.
+FAST := not browser and not hub and not notebook and not slow
+test-fast: install sandbox
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --timeout=900 --durations=15 -m "$(FAST)"
+
 # The class server: JupyterHub + nbgrader for the roster hub/roster.csv (see README, "A class
 # server"). Needs root: it creates OS users. No account gets a password: set them yourself
 # (`sudo passwd ID`, `sudo chpasswd`) or use LTI 1.3 (hub/README.md). `sudo make hub DEMO=1`
@@ -111,6 +118,27 @@ bench: install
 
 notebooks: install
 	$(BIN)/python course/build.py
+
+# The class-meeting slides: slides/html/index.html and one offline reveal.js deck per class meeting
+# of each teaching path (course/_src/plan.toml), text from course/_src/slides/, figures from running
+# the Chinese lecture notebooks headless (see slides/build.py). reveal.js and KaTeX come from the npm
+# registry (slides/package-lock.json) and are copied next to the decks: opening them needs no network.
+# Rebuilt only when a source changed (about a minute: the notebooks' code runs for the figures).
+SLIDE_INPUTS := $(wildcard course/_src/*.md course/_src/slides/*.md course/data/*) course/_src/plan.toml \
+	course/build.py course/teaching_plan.py slides/build.py slides/deck.css \
+	$(shell find helpers -name '*.py' -not -path '*/__pycache__/*' 2>/dev/null)
+SLIDES_NPM := slides/node_modules/.package-lock.json
+
+$(SLIDES_NPM): slides/package.json slides/package-lock.json
+	command -v npm >/dev/null || { apt-get update && apt-get install -y -o DPkg::Lock::Timeout=600 nodejs npm; }
+	cd slides && npm ci --no-audit --no-fund
+	touch $@
+
+slides/html/index.html: $(SLIDE_INPUTS) $(SLIDES_NPM) $(STAMP)
+	$(BIN)/python slides/build.py
+
+slides: install slides/html/index.html
+	@echo "slides: open slides/html/index.html in a browser (F: full screen, S: speaker notes)"
 
 # Regenerate the committed student versions (release/) from source/.
 release: install

@@ -11,7 +11,7 @@ Grades come from a process that never runs student code:
   :mod:`autograder.sandbox`) and the instructor's test cells here, where each
   graded function is a :class:`autograder.proxy.Proxy` that exchanges plain
   data with the sandbox;
-* :mod:`autograder.students`, :mod:`autograder.sanitize`,
+* :mod:`autograder.students`, :mod:`autograder.sanitize`, :mod:`autograder.cells`,
   :mod:`autograder.render.feedback`, :mod:`autograder.reports.report` read submissions,
   render safe feedback and write the outputs; :mod:`autograder.astcheck`
   notes suspicious code for the instructor (never points).

@@ -67,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Each command imports only what it runs (lazy, for start-up: nbgrader, nbconvert and matplotlib
+    # take seconds to import, and --help or a merge needs none of them).
     try:
         if args.command == "grade":
             from autograder.grade import grade

@@ -24,6 +24,7 @@ A script, not a test: run it on a quiet machine.
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import shutil
 import subprocess
@@ -31,6 +32,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import nbformat
+
+from autograder.grade import default_course, grade
+from autograder.jail import Sandbox
 
 CONFIG = """c = get_config()
 c.CourseDirectory.root = {root!r}
@@ -42,31 +48,60 @@ c.Exchange.root = {exchange!r}
 """
 
 
+#: A realistic mistake for the ``laplace`` assignment without a corpus: the scale is 2b.
+WRONG_LAPLACE_NOISE = '''def laplace_noise(b, size, rng):
+    """Wrong on purpose: the scale is 2b."""
+    if not b > 0:
+        raise ValueError("b must be > 0")
+    u = rng.random(size) - 0.5
+    return -2 * b * np.sign(u) * np.log1p(-2 * np.abs(u))
+'''
+
+
+def _reference_solutions(source_nb) -> dict[str, str]:
+    """``{grade_id: code}`` of the source's solution cells, ``### BEGIN/END SOLUTION`` removed."""
+    return {cell.metadata["nbgrader"]["grade_id"]:
+            "\n".join(line for line in cell.source.splitlines() if not line.strip().startswith("### "))
+            for cell in source_nb.cells if cell.metadata.get("nbgrader", {}).get("solution")}
+
+
+def _fill(release_nb, solutions: dict[str, str]):
+    """A copy of the release notebook whose solution cells hold ``solutions``."""
+    nb = copy.deepcopy(release_nb)
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and meta.get("grade_id") in solutions:
+            cell.source = solutions[meta["grade_id"]]
+    return nb
+
+
+def _corpus_variants(assignment: str) -> list[dict[str, str]] | None:
+    """The corpus entries' solutions when run from a checkout with ``tests/corpus``, else None."""
+    if not (Path(__file__).resolve().parents[1] / "tests" / "corpus" / "manifest.json").is_file():
+        return None
+    try:
+        from tests.support import corpus   # run from the repository root (python -m autograder.bench)
+    except ImportError:
+        return None
+    if assignment not in corpus.load_manifest():
+        return None
+    return [entry["solutions"] for entry in corpus.corpus_entries(assignment)]
+
+
 def _submissions(template: Path, assignment: str, out: Path, n: int) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "autograder"))
-    import copy
-
-    import autograder_cases as cases
-    import nbformat
-
     name = f"{assignment}.ipynb"
     release = nbformat.read(template / "release" / assignment / name, as_version=4)
     source = nbformat.read(template / "source" / assignment / name, as_version=4)
-    good = cases.reference_solutions(source)
+    good = _reference_solutions(source)
     wrong = dict(good)
     if assignment == "laplace":
-        wrong["laplace_noise"] = cases.WRONG_LAPLACE_NOISE
+        wrong["laplace_noise"] = WRONG_LAPLACE_NOISE
     variants = [good, good, wrong]
-    corpus_dir = Path(__file__).resolve().parents[1] / "tests" / "corpus"
-    if (corpus_dir / "manifest.json").is_file():
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location("corpus_build", corpus_dir.parent / "support" / "corpus.py")
-        corpus = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(corpus)
-        variants = [dict(good, **entry["solutions"]) for entry in corpus.corpus_entries(assignment)]
+    corpus = _corpus_variants(assignment)
+    if corpus:
+        variants = [dict(good, **solutions) for solutions in corpus]
     for i in range(n):
-        nb = cases._fill(copy.deepcopy(release), variants[i % len(variants)])
+        nb = _fill(release, variants[i % len(variants)])
         folder = out / f"student{i:03d}" / assignment
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / name)
@@ -87,8 +122,6 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=int, default=120)
     parser.add_argument("--reps", type=int, default=20, help="sandboxes started for the cost estimate")
     args = parser.parse_args(argv)
-
-    from autograder.grade import default_course, grade
 
     bin_dir = str(Path(sys.executable).parent)
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
@@ -157,8 +190,6 @@ def _solutions_use_helpers(path: Path) -> bool:
 
 def _sandbox_seconds(sandboxed: bool, reps: int) -> float:
     """Mean wall time to start the runner, run an empty notebook, get its report and stop it."""
-    from autograder.jail import Sandbox
-
     total = 0.0
     for _ in range(reps):
         start = time.perf_counter()

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.grade import default_course
+
 INCLUDE = ("course", "release", "helpers", "requirements.txt", "pyproject.toml", "Makefile")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".pytest_cache",
                                 "gradebook.db*", "*.egg-info")
@@ -106,8 +108,6 @@ def _release_complete(course: Path) -> bool:
 
 def build_bundle(out, course=None) -> Path:
     """Write the student bundle to the folder ``out`` (or ``out`` ending in .zip)."""
-    from autograder.grade import default_course
-
     course = Path(course) if course else default_course()
     out = Path(out)
     if not (course / "source").is_dir():

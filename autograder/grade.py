@@ -33,9 +33,10 @@ from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
 
+from autograder.jail import WALL_FACTOR, WALL_SLACK, isolation, probe, remove_left_by, sweep_stale
 from autograder.reports import report, shard as sharding
-from autograder.students import assignment_folder, list_submissions
 from autograder.scorer import DIAGNOSIS
+from autograder.students import assignment_folder, list_submissions
 from autograder.worker import MAX_RESULT, SLACK, expected_cells
 
 #: Longest line accepted from a worker (its own cap, worker.MAX_RESULT, plus slack).
@@ -168,7 +169,6 @@ class _Worker:
             pass
         self.proc.wait()
         if self.sandboxed:  # killed before it removed its sandboxes' cgroups and uid slots
-            from autograder.jail import remove_left_by
 
             remove_left_by(self.proc.pid)
 
@@ -244,8 +244,6 @@ def validate(result, expected: list[dict], notebooks: list[str]) -> dict:
 
 def _isolation() -> dict:
     """What the kernel enforces per sandbox here (cgroup or rlimits only, seccomp, uids)."""
-    from autograder.jail import isolation
-
     return isolation()
 
 
@@ -387,8 +385,6 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     if not (course / "source" / assignment).is_dir():
         raise ValueError(f"unknown assignment {assignment!r}: no folder {course / 'source' / assignment}")
     if sandbox:
-        from autograder.jail import probe, sweep_stale
-
         sweep_stale()  # cgroups and uid slots of graders killed by SIGKILL
         why = probe()
         if why:
@@ -416,7 +412,6 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     submission_seconds = timeout + 20
     notebooks_count = max(1, len(list((course / "source" / assignment).glob("*.ipynb"))))
     # Time limits count the sandboxes' CPU time; their wall-clock backstop is WALL_FACTOR x as long.
-    from autograder.jail import WALL_FACTOR, WALL_SLACK
 
     per_task = notebooks_count * (WALL_FACTOR * submission_seconds + WALL_SLACK) + SLACK
     run = {"assignment": assignment, "seed": run_seed, "source_checksum": checksum, "shard": shard,
@@ -492,6 +487,7 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
             signal.signal(sig, handler)
     _log(f"wrote {out / 'grades.csv'} ({len(rows)} rows) in {run['duration_s']} s", quiet)
     try:
+        # lazy: matplotlib, for a page drawn once at the end (the workers and --help never need it)
         from autograder.reports.classreport import REPORT_NAME, build_report
 
         build_report([out], out / REPORT_NAME)

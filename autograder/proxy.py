@@ -35,6 +35,9 @@ import numpy as np
 
 from autograder.jail import GRACE, SandboxError
 from autograder.sandbox import wire
+from helpers import checks
+from helpers.checks import ForbiddenRngMethod
+from helpers.checks.core import dtype_name
 
 MAX_CALLS = 2_000_000
 #: Most calls in one ``call_repeatedly`` batch (the checks need at most 30,000).
@@ -43,10 +46,6 @@ MAX_REPEAT = 200_000
 
 def _restriction(rng) -> frozenset | None:
     """The methods a ``helpers.checks.RecordingGenerator`` allows (``None``: any)."""
-    try:
-        from helpers import checks
-    except ImportError:  # pragma: no cover - the trusted side always has helpers
-        return None
     if isinstance(rng, checks.RecordingGenerator):
         return frozenset(checks._ALLOWED_RNG)  # noqa: SLF001
     return None
@@ -207,7 +206,6 @@ class _Served:
             uniforms = method == "random" and params["dtype"] == np.float64
             if method == "random" and not uniforms and self.allowed is not None:
                 # Only float64 uniforms are taped, replayed and changed by the draws checks.
-                from helpers.checks.core import dtype_name
 
                 used = dtype_name(params["dtype"])
                 self.forbidden.append(f"random(dtype={used})")
@@ -262,8 +260,6 @@ def student_exception(kind: str, message: str, restricted: bool) -> BaseExceptio
     kind = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 100 else "Exception"
     message = str(message)[:2000]
     if kind == "ForbiddenRngMethod" and restricted:
-        from helpers.checks import ForbiddenRngMethod
-
         return ForbiddenRngMethod(message)
     cls = getattr(builtins, kind, None)
     if isinstance(cls, type) and issubclass(cls, Exception):

@@ -23,7 +23,6 @@ from __future__ import annotations
 import codecs
 import copy
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -280,47 +279,3 @@ def sanitize_submission(src: Path, release_dir: Path, dest: Path) -> dict:
         nbformat.write(nb, dest / name)
         written.append(name)
     return {"notebooks": written, "missing": missing, **issues.as_dict()}
-
-
-# --- remote resources in what the grader shows ----------------------------------------------------
-# A remote image (``<img src="https://...">``, Markdown ``![](https://...)``, an SVG ``<image
-# href>`` or ``url(...)``) in a feedback page or an autograded notebook would be fetched by the
-# student's or the instructor's browser: a tracking pixel telling the student when and from where
-# the page was opened. Only inline data (``data:``, attachments) stays.
-
-_REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.\-]*:)?//|^\s*(?:https?|ftps?):", re.I)
-_MD_REMOTE_IMAGE = re.compile(r"!\[((?:[^\]\\\n]|\\.)*)\]\(\s*<?\s*(?:[a-z][a-z0-9+.\-]*:)?//[^)\n]*\)", re.I)
-_MD_REMOTE_REF = re.compile(r"^(\s{0,3}\[[^\]\n]+\]:\s*)<?\s*(?:[a-z][a-z0-9+.\-]*:)?//\S*.*$", re.I | re.M)
-_SVG_REMOTE_ATTR = re.compile(
-    r"""((?:xlink:)?href|src)\s*=\s*(?:"\s*(?:[a-z][a-z0-9+.\-]*:)?//[^"]*"|'\s*(?:[a-z][a-z0-9+.\-]*:)?//[^']*'"""
-    r"""|(?:[a-z][a-z0-9+.\-]*:)?//[^\s>]*)""", re.I)
-_CSS_REMOTE = re.compile(r"""url\(\s*["']?\s*(?:[a-z][a-z0-9+.\-]*:)?//[^)]*\)|@import[^;>]*""", re.I)
-
-
-def is_remote_url(value: str) -> bool:
-    """Whether a URL would be fetched from another host (``http(s):``, ``ftp:``, ``//host``)."""
-    return bool(_REMOTE.match(str(value)))
-
-
-def img_attribute(tag: str, name: str, value: str) -> bool:
-    """bleach attribute filter for ``<img>``: ``src`` only when it is not a remote URL."""
-    if name == "src":
-        return not is_remote_url(value)
-    return name in ("alt", "width", "height")
-
-
-def strip_remote_markdown(source: str) -> str:
-    """Markdown with remote images (inline ``![](http...)`` and reference definitions) disarmed."""
-    if "//" not in source:
-        return source
-    source = _MD_REMOTE_IMAGE.sub(r"[\1](#)", source)
-    if "![" in source:  # ``![alt][ref]`` takes its URL from a reference definition
-        source = _MD_REMOTE_REF.sub(r"\1#", source)
-    return source
-
-
-def strip_remote_svg(svg: str) -> str:
-    """SVG text without references to other hosts (``href``/``src`` attributes, CSS ``url()``)."""
-    if "//" not in svg and "@import" not in svg.lower():
-        return svg
-    return _CSS_REMOTE.sub("none", _SVG_REMOTE_ATTR.sub(r'\1=""', svg))

@@ -25,6 +25,8 @@ import re
 import sys
 import time
 
+from autograder import astcheck
+from autograder.cells import source_text
 from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, CpuShare, Sandbox, SandboxError
 from autograder.proxy import Proxy, standins
 
@@ -40,10 +42,6 @@ def nbgrader_meta(cell) -> dict:
 def is_test(cell) -> bool:
     meta = nbgrader_meta(cell)
     return bool(meta.get("grade") and not meta.get("solution") and cell.get("cell_type") == "code")
-
-
-def _text(source) -> str:
-    return "".join(source) if isinstance(source, list) else str(source)
 
 
 #: Student code the trusted worker transforms (IPython syntax) at most; a cell over a limit is
@@ -73,9 +71,7 @@ _MAGIC = re.compile(r"^\s*[%!]|=\s*[%!]|\?\s*$", re.M)
 
 def to_python(source: str) -> str:
     """IPython syntax (``%magic``, ``!cmd``) as plain Python (cached, see :mod:`autograder.astcheck`)."""
-    from autograder.astcheck import to_python as transform
-
-    return transform(source)
+    return astcheck.to_python(source)
 
 
 def student_code(student_nb) -> list[tuple[int, str | None, str | None]]:
@@ -92,7 +88,7 @@ def student_code(student_nb) -> list[tuple[int, str | None, str | None]]:
     for index, cell in enumerate(student_nb.cells):
         if cell.cell_type != "code" or is_test(cell):
             continue
-        text = _text(cell.source)
+        text = source_text(cell.source)
         size, lines = len(text.encode("utf-8", "surrogatepass")), text.count("\n") + 1
         magics = len(_MAGIC.findall(text)) if ("%" in text or "!" in text or "?" in text) else 0
         why = None
@@ -120,7 +116,7 @@ def graded_names(source_nb) -> list[str]:
     for cell in source_nb.cells:
         if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
             try:
-                tree = ast.parse(to_python(_text(cell.source)))
+                tree = ast.parse(to_python(source_text(cell.source)))
             except SyntaxError:
                 continue
             names += [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name not in names]
@@ -201,7 +197,7 @@ def _run_trusted(code: str, namespace: dict, filename: str) -> tuple[str, dict |
 def has_hidden_tests(source_nb) -> bool:
     """Whether any test cell of ``source_nb`` holds a hidden block (then a second sandbox runs them)."""
     return any(hidden for cell in source_nb.cells if is_test(cell)
-               for hidden, _ in split_hidden(_text(cell.source)))
+               for hidden, _ in split_hidden(source_text(cell.source)))
 
 
 def _start(cells, names, files, *, sandboxed, deadline, memory_mb, budget, timeout, share) -> Sandbox:
@@ -358,12 +354,12 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
                 continue
             cell_deadline[0] = time.monotonic() + WALL_FACTOR * timeout + WALL_SLACK
             if not is_test(cell):
-                _, error = _run_trusted(_text(cell.source), namespace, f"<instructor {number}>")
+                _, error = _run_trusted(source_text(cell.source), namespace, f"<instructor {number}>")
                 if error:
                     result["notes"].append(f"instructor cell {meta.get('grade_id')} failed: {error['ename']}")
                 continue
             outputs, error, audits, queued = [], None, [], []
-            blocks = split_hidden(_text(cell.source))
+            blocks = split_hidden(source_text(cell.source))
             for is_hidden, code in blocks:
                 if is_hidden:  # run after every visible block (below)
                     outputs.append({"hidden": True, "text": ""})

@@ -23,13 +23,18 @@ import time
 import traceback
 from pathlib import Path
 
-from autograder import scorer
+from autograder import astcheck, scorer
+from autograder.cells import source_text
 from autograder.students import pick_notebooks
+from helpers.checks import copy_report
+
+# nbformat, nbgrader and nbconvert (autograder.sanitize, autograder.render) are imported where a
+# submission is graded, not here: the grading parent (autograder.grade) imports this module for its
+# limits and would pay seconds of start-up for renderers it never runs (measured: 1.3 s for
+# autograder.grade, 11 s for autograder.render.feedback on the loaded 2-core machine).
 
 #: Seconds a worker may take per submission beyond the notebooks' own limits.
 SLACK = 60
-#: What the student sees for a failure inside a hidden test (the message goes to report.json only).
-HIDDEN_FAILED = "隐藏测试未通过 / a hidden test of {grade_id} failed"
 #: Most entries kept in each of errors, flags, repairs, notes (one per flagged cell adds up).
 MAX_ITEMS = 100
 #: Largest result line a worker sends (bytes of JSON); the parent refuses longer lines.
@@ -56,10 +61,10 @@ def trim_for_display(nb, skip=frozenset()):
     for index, cell in enumerate(nb.cells):
         meta = scorer.nbgrader_meta(cell)
         if index in skip:
-            head = _head(scorer._text(cell.source))  # noqa: SLF001
+            head = _head(source_text(cell.source))
             cell.source = head + "\n# ... (not run, not shown: too large / 单元格过大，未运行)"
         elif cell.cell_type in ("markdown", "raw") and not (meta.get("locked") and not meta.get("solution")):
-            size = len(scorer._text(cell.source).encode("utf-8", "surrogatepass"))  # noqa: SLF001
+            size = len(source_text(cell.source).encode("utf-8", "surrogatepass"))
             if size > left:
                 cell.source = "(text not shown: size limit / 文字过多，未显示)"
                 size = 0
@@ -88,7 +93,7 @@ def cap_shown_code(nb):
         meta = scorer.nbgrader_meta(cell)
         if cell.cell_type != "code" or (meta and not meta.get("solution")):
             continue
-        source = scorer._text(cell.source)  # noqa: SLF001
+        source = source_text(cell.source)
         size = len(source.encode("utf-8", "surrogatepass"))
         if size > left:
             cell.source = _head(source) + CODE_NOTE
@@ -99,10 +104,9 @@ def cap_shown_code(nb):
 
 def static_notes(name: str, student_nb, source_nb, release_nb, skip=frozenset()) -> list[str]:
     """The static scan of the student's code: a note for the instructor, never points."""
-    from autograder import astcheck
-    from autograder.sanitize import normalize_source
+    from autograder.sanitize import normalize_source  # lazy: see the note on imports above
 
-    instructor = [scorer._text(c.source) for c in source_nb.cells  # noqa: SLF001
+    instructor = [source_text(c.source) for c in source_nb.cells
                   if c.cell_type == "code" and scorer.nbgrader_meta(c) and not scorer.nbgrader_meta(c).get("solution")]
     protected = astcheck.imported_names(instructor)
     shipped = {normalize_source(c.source) for c in release_nb.cells
@@ -135,8 +139,6 @@ def similarity(student_nb, skip=frozenset()) -> list[dict]:
             if isinstance(node, ast.FunctionDef):
                 functions[node.name] = ast.get_source_segment(cell.source, node) or ""
     try:
-        from helpers.checks import copy_report
-
         return [row for row in copy_report(functions) if row.get("similarity") is not None]
     except Exception:  # noqa: BLE001 - a note only
         return []
@@ -148,7 +150,7 @@ def executed_notebook(student_nb, scored: dict):
 
     import nbformat
 
-    from autograder.render.feedback import error_text
+    from autograder.render.feedback import HIDDEN_FAILED, error_text  # lazy: see the note on imports above
 
     nb = copy.deepcopy(student_nb)
     tests = {t["grade_id"]: t for t in scored["tests"]}
@@ -194,7 +196,7 @@ def grade_one(task: dict, spec: dict) -> dict:
     """Grade one submission; always returns a JSON-able result."""
     import nbformat
 
-    from autograder import sanitize
+    from autograder import sanitize  # lazy: see the note on imports above
     from autograder.render import feedback
 
     started = time.monotonic()
@@ -241,7 +243,7 @@ def grade_one(task: dict, spec: dict) -> dict:
             executed = executed_notebook(cap_shown_code(nb), scored)
             result["autograded"][name] = nbformat.writes(feedback.gradebook_notebook(executed))
             hidden = [line for c in source.cells if c.cell_type == "code"
-                      for line in feedback.hidden_lines(scorer._text(c.source))]  # noqa: SLF001
+                      for line in feedback.hidden_lines(source_text(c.source))]
             for grade_id in feedback.redact_hidden(executed, hidden)[1]:
                 result["notes"].append(f"feedback: test {grade_id} redacted (it showed a hidden-test line)")
             try:
@@ -306,7 +308,6 @@ def main() -> None:
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    import helpers.checks  # noqa: F401  (warm the imports before the first task)
     import IPython.core.inputtransformer2  # noqa: F401
 
     spec = load_spec(sys.stdin.readline())

@@ -5,6 +5,8 @@
     python course/build.py --check    # exit 1 and list the notebooks that are out of date
                                       # (by content: outputs of a saved run do not count)
     python course/build.py 6.1 6.2    # only sources whose name starts with one of these
+    python course/build.py --plan     # the teaching plan (course/_src/plan.toml) with minutes
+                                      # (--plan-json: as JSON; --plan-sections: every section's counts)
 
 Sources live in ``course/_src/<stem>.md``; each gives ``course/<stem>.ipynb``
 (Chinese) and ``course/en/<stem>.ipynb`` (English).  The format is described
@@ -31,6 +33,13 @@ end-of-line comment ``# zh: … # en: …``.  Any other comment goes to both not
 belong to neither language (a formula such as ``# Pr[M(D) >= 3.5]``): the build refuses a
 comment that a notebook would show in the other language (see :func:`comment_problems`).
 
+The teaching plan ``course/_src/plan.toml`` labels every ``##`` section 核心/core, 4 课时/4-hour
+or 选学/optional (see :mod:`teaching_plan`): the build writes the label into each section
+heading of both notebooks and the plan tables into ``course/README.md`` (between the
+``<!-- plan:zh -->`` / ``<!-- plan:en -->`` markers and their ``<!-- /plan:… -->`` ends), and
+refuses a plan that does not fit the class hours, names a missing section, leaves a section
+unlabelled or teaches a section without one it needs.
+
 Output is deterministic: no outputs, no execution counts, cell ids derived
 from the language and position, JSON written the way nbformat writes it
 (indent 1, sorted keys, UTF-8), so a rebuild is byte-identical.
@@ -45,10 +54,14 @@ import json
 import re
 import sys
 import tokenize
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 COURSE = Path(__file__).resolve().parent
+sys.path.insert(0, str(COURSE))  # course/ is not a package: teaching_plan.py sits beside this script
+import teaching_plan  # noqa: E402
+
 SRC = COURSE / "_src"
 LANGS = ("zh", "en")
 OUT_DIRS = {"zh": COURSE, "en": COURSE / "en"}
@@ -331,7 +344,8 @@ _NOT_PROSE = re.compile(
 _NOTATION_BEFORE = re.compile(r"[\u0370-\u03ff\u00b2\u00b3\u00b9\u2070-\u209f'′%\\/+\-=^·×√]")
 
 
-_MATH_INSIDE = re.compile(r"[\u0370-\u03ff=<>≤≥√^±]")
+_IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_MATH_INSIDE = re.compile(r"[\u0370-\u03ff=<>≤≥√^±]| [+\-*/] ")
 
 
 def _prose_mask(text: str) -> list[bool]:
@@ -366,18 +380,30 @@ def _halfwidth_marks(text: str, zh_only: bool = False) -> list[int]:
     touching = lambda i: side(i, -1) or side(i, 1)  # noqa: E731
     marks: set[int] = set()
     stack: list[int] = []
+    in_notation: list[tuple[int, int]] = []
 
     def notation(j: int, i: int) -> bool:
-        """f(x), f(真值), Lap(b), e/(e+1): notation.  Alice(第 5 条), RAPPOR(6.5.1), ESA(…), x²(6.4 节): prose."""
-        inside = text[j:i]
-        if ZH_CHAR.search(inside) is None and _MATH_INSIDE.search(inside):
-            return True  # (ε, δ), (0, δ)-DP, (n1/n - b): a formula
+        """f(x), F(j - 真值), Lap(b), e/(e+1): notation.  Alice(第 5 条), RAPPOR(6.5.1), ESA(…), x²(6.4 节): prose."""
+        inside = text[j + 1:i]
+        chinese = ZH_CHAR.search(inside) is not None
+        glued = j > 0 and (_IDEOGRAPH.match(text[j - 1]) or not mask[j - 1])
+        if not chinese and text[i + 1:i + 2] == "-":
+            return True  # (ε, δ)-DP, (0, δ)-差分隐私
+        if not chinese and not glued and _MATH_INSIDE.search(inside):
+            return True  # 近似差分隐私 (ε, δ), (0, δ)-DP: a formula
         if j > 0 and _NOTATION_BEFORE.match(text[j - 1]):
-            return ZH_CHAR.search(inside) is None
+            return not chinese
+        if re.fullmatch(r"[\d\s.,-]*,[\d\s.,-]*|\.\.\.|…", inside) or (not chinese and ", " in inside):
+            return True  # shape (5,), (2, 3); rng.random(...); Laplace(0, b)
+        code = re.search(r"[\w.]+$", text[:j])
+        if code is not None and re.search(r"[._\d]", code[0]):
+            return True  # rng.random(size), x.astype(int), fit_model(…)
         word = re.search(r"[A-Za-z]+$", text[:j])
         if word is None:
             return False
         word = word[0]
+        if chinese and not re.search(r"[+\-*/=<>|,]", inside):
+            return False  # p(例如 …), Alice(第 5 条): prose
         return len(word) == 1 or (len(word) <= 4 and not word.isupper())
 
     for i, ch in enumerate(text):
@@ -390,7 +416,9 @@ def _halfwidth_marks(text: str, zh_only: bool = False) -> list[int]:
         elif ch == ")":
             if stack:
                 j = stack.pop()
-                if not notation(j, i) and (touching(i) or touching(j)):
+                if notation(j, i):
+                    in_notation.append((j, i))
+                elif touching(i) or touching(j):
                     marks.update((i, j))
             elif touching(i):
                 marks.add(i)
@@ -399,7 +427,8 @@ def _halfwidth_marks(text: str, zh_only: bool = False) -> list[int]:
     for j in stack:  # "(" never closed
         if touching(j) and not notation(j, len(text)):
             marks.add(j)
-    return sorted(marks)
+    # a separator inside notation stays: max(加噪的计数, 1)
+    return sorted(i for i in marks if text[i] in "()" or not any(a < i < b for a, b in in_notation))
 
 
 def _keeps_space(text: str, i: int) -> bool:
@@ -465,8 +494,8 @@ def _chinese_code_spans(code: str, zh_only: bool = False) -> list[tuple[int, int
     inside = lambda a, b, lang: any(x <= a and b <= y for x, y in by_language[lang])  # noqa: E731
     spans = []
     for token in tokens:
-        if not ZH_CHAR.search(token.string):
-            continue
+        if not _IDEOGRAPH.search(token.string):
+            continue  # no Chinese word: code, or a set of punctuation marks
         a = starts[token.start[0] - 1] + token.start[1]  # tokenize columns are characters
         b = starts[token.end[0] - 1] + token.end[1]
         if token.type == tokenize.STRING and not inside(a, b, "en"):
@@ -552,13 +581,166 @@ def fix_file(path: Path) -> bool:
     return new != text
 
 
+# --- One term per concept (course/_src/terms.toml) ---------------------------------------------
+TERMS_FILE = SRC / "terms.toml"
+ASSIGNMENTS_FILE = SRC / "assignments.toml"
+# A quotation of the textbook or a source keeps its words: "…", “…”, 「…」, 《…》 (one line).
+_QUOTATION = re.compile(r'"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|《[^》\n]*》')
+
+
+def load_terms() -> list[dict]:
+    """The glossary entries of course/_src/terms.toml (zh, en, first, variants)."""
+    if not TERMS_FILE.exists():  # a course folder without a glossary (a test's scratch copy)
+        return []
+    return tomllib.loads(TERMS_FILE.read_text(encoding="utf-8"))["term"]
+
+
+def term_problems(text: str, kind: str, where: str, first_line: int = 1, terms: list[dict] | None = None) -> list[str]:
+    """One message per listed variant (course/_src/terms.toml) in Chinese ``text`` (markdown, or the
+    Chinese strings and comments of code), outside quotations, math and code."""
+    terms = load_terms() if terms is None else terms
+    problems = []
+    for a, b, _ in _spans(text, kind, False):
+        segment = text[a:b]
+        if kind == "code":
+            segment = re.sub(r"^[A-Za-z]*('''|\"\"\"|'|\")|('''|\"\"\"|'|\")$", lambda m: " " * len(m[0]), segment)
+        mask = _prose_mask(segment)
+        prose = "".join(ch if keep else " " for ch, keep in zip(segment, mask))
+        prose = _QUOTATION.sub(lambda m: " " * len(m[0]), prose)
+        for term in terms:
+            for variant in term.get("variants", []):
+                for match in re.finditer(variant, prose):
+                    line = text.count("\n", 0, a + match.start()) + first_line
+                    problems.append(f"{where}, line {line}: {match[0]!r} is not the course's term: write "
+                                    f"{term['zh']} ({term['en']}; course/_src/terms.toml), or quote the textbook "
+                                    "in \"…\"")
+    return problems
+
+
+# --- Generated parts of pages and notebooks (course/_src/assignments.toml, terms.toml) -----------
+def load_assignments() -> dict:
+    """course/_src/assignments.toml: ``randomness`` rules by kind and the ordered ``assignment`` list."""
+    return tomllib.loads(ASSIGNMENTS_FILE.read_text(encoding="utf-8"))
+
+
+def _glossary(lang: str) -> str:
+    rows = []
+    for term in load_terms():
+        first = term["first"]
+        if (SRC / f"{first}.md").exists():
+            link = f"[{first}]({'' if lang == 'zh' else 'en/'}{first}.ipynb)"
+        else:
+            link = f"[`{first}`](../release/{first}/{first}.ipynb)"
+        rows.append(f"| {term['zh']} | {term['en']} | {link} |")
+    head = "| 中文 | English | 首次讲到 |" if lang == "zh" else "| 中文 | English | first taught in |"
+    return "\n".join([head, "|---|---|---|", *rows])
+
+
+def _assignment_table(lang: str) -> str:
+    data = load_assignments()
+    if lang == "zh":
+        head = ["| 作业 | 内容 | 对应章节 | 随机数 | 发布版本 |", "|---|---|---|---|---|"]
+    else:
+        head = ["| assignment | what you implement | sections | randomness | published version |", "|---|---|---|---|---|"]
+    rows = []
+    for a in data["assignment"]:
+        rule = data["randomness"][a["randomness"]]["short_" + lang]
+        sections = a["sections"] if lang == "zh" else a.get("sections_en", a["sections"])
+        rows.append(f"| `{a['name']}` | {a[lang]} | {sections} | {rule} | "
+                    f"[{a['name']}.ipynb](../release/{a['name']}/{a['name']}.ipynb) |")
+    return "\n".join(head + rows)
+
+
+def _student_list() -> str:
+    data = load_assignments()["assignment"]
+    names = "、".join(f"`{a['name']}`" for a in data)
+    return (f"`release/` 中的 {len(data)} 个计分作业（按课程顺序）：{names}。\n"
+            f"The {len(data)} graded assignments in `release/`, in the order of the course: "
+            + ", ".join(f"`{a['name']}`" for a in data) + ".")
+
+
+def _student_rule() -> str:
+    data = load_assignments()
+    by_kind: dict[str, list[str]] = {}
+    for a in data["assignment"]:
+        by_kind.setdefault(a["randomness"], []).append(f"`{a['name']}`")
+    zh = "；".join(f"{'、'.join(names)} {data['randomness'][kind]['short_zh']}" for kind, names in by_kind.items())
+    en = "; ".join(f"{', '.join(names)}: {data['randomness'][kind]['short_en']}" for kind, names in by_kind.items())
+    return ("- 只在标有 `YOUR CODE HERE` / `在此处填写你的代码` 的单元格里写代码，用你自己的代码实现函数，"
+            "不能调用 `helpers` 里现成的机制。随机性只能来自传入的 `rng`，不能用 `np.random.*`、`random` 模块或"
+            f"自己新建的生成器：{zh}。每个作业的规则单元格写明细节。\n"
+            "  Write code only in the solution cells and implement the functions yourself, without the ready-made "
+            "mechanisms of `helpers`. Randomness comes only from the `rng` you are given, never `np.random.*`, the "
+            f"`random` module or a generator of your own: {en}. Each assignment's rules cell gives the details.")
+
+
+# A generated block of a Markdown page: <!-- BEGIN generated: NAME … --> … <!-- END generated: NAME -->
+_BLOCK = re.compile(r"(<!-- BEGIN generated: (?P<name>[\w-]+)[^>]*-->\n)(?P<body>.*?)\n?(<!-- END generated: (?P=name) -->)", re.S)
+BLOCKS = {
+    "glossary-zh": lambda: _glossary("zh"),
+    "glossary-en": lambda: _glossary("en"),
+    "assignments-zh": lambda: _assignment_table("zh"),
+    "assignments-en": lambda: _assignment_table("en"),
+    "student-assignments": _student_list,
+    "student-rules": _student_rule,
+}
+
+
+def render_page(text: str, where: str) -> str:
+    """``text`` with every generated block rewritten from course/_src/*.toml (other text untouched)."""
+    def fill(match: re.Match) -> str:
+        if match["name"] not in BLOCKS:
+            raise SourceError(f"{where}: unknown generated block {match['name']!r} (known: {', '.join(BLOCKS)})")
+        return match[1] + BLOCKS[match["name"]]() + "\n" + match[4]
+    return _BLOCK.sub(fill, text)
+
+
+def rules_cell(source: str, kind: str, where: str) -> str:
+    """The rules cell ``source`` (**规则 / Rules**, Chinese bullets, a blank line, English bullets)
+    with the first bullet of each language replaced by the randomness rule of ``kind``."""
+    rule = load_assignments()["randomness"][kind]
+    lines = source.split("\n")
+    bullets = [i for i, line in enumerate(lines) if line.startswith("- ")]
+    zh = next((i for i in bullets if _IDEOGRAPH.search(lines[i])), None)
+    en = next((i for i in bullets if zh is not None and i > zh and not lines[i - 1].strip()
+               and not _IDEOGRAPH.search(lines[i])), None)
+    if zh is None or en is None:
+        raise SourceError(f"{where}: the rules cell needs a Chinese bullet list, a blank line and an English one")
+    lines[zh], lines[en] = rule["zh"], rule["en"]
+    return "\n".join(lines)
+
+
+def assignment_targets() -> dict[Path, str]:
+    """Every file with a part generated from course/_src/*.toml, mapped to the text it should have."""
+    root = COURSE.parent
+    result: dict[Path, str] = {}
+    if not ASSIGNMENTS_FILE.exists():
+        return result
+    for page in (COURSE / "README.md", root / "autograder" / "STUDENT_README.md"):
+        if page.exists():
+            result[page] = render_page(page.read_text(encoding="utf-8"), str(page.relative_to(root)))
+    for a in load_assignments()["assignment"]:
+        path = root / "source" / a["name"] / f"{a['name']}.ipynb"
+        if not path.exists():  # the student bundle has release/ only
+            continue
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        cell = next((c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "rules"), None)
+        if cell is None:
+            raise SourceError(f"{path.relative_to(root)}: no markdown cell with grade_id 'rules'")
+        cell["source"] = _lines(rules_cell("".join(cell["source"]), a["randomness"], str(path.relative_to(root))))
+        result[path] = json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    return result
+
+
 def _lines(text: str) -> list[str]:
     parts = text.splitlines(keepends=True)
     return parts
 
 
-def render(cells: list[Cell], lang: str, stem: str) -> str:
+def render(cells: list[Cell], lang: str, stem: str, labels: list[str] | None = None) -> str:
     """The notebook JSON for one language, as a string (deterministic).
+
+    ``labels`` (one per ``##`` section, from the teaching plan) are written into the headings.
 
     Raises :class:`SourceError` naming every comment the notebook would show in the other
     language (file, cell, source line), and any code cell :func:`localize` refuses.
@@ -566,10 +748,14 @@ def render(cells: list[Cell], lang: str, stem: str) -> str:
     source = f"course/_src/{stem}.md"
     out = []
     problems = []
+    section = 0
+    terms = load_terms()
     for cell in cells:
         if cell.lang not in (None, lang):
             continue
         text = cell.text.replace("{{LANG}}", lang).replace("{{ROOT}}", ROOTS[lang])
+        if cell.kind == "markdown" and labels is not None:
+            text, section = teaching_plan.label_headings(text, labels, lang, section)
         if cell.kind == "code":
             where = f"{source}: {lang} code cell {len(out)} (marker line {cell.line})"
             problems += comment_problems(cell, lang, where)
@@ -577,9 +763,11 @@ def render(cells: list[Cell], lang: str, stem: str) -> str:
             problems += docstring_problems(text, lang, where)
             if lang == "zh":  # what the Chinese notebook shows: its strings and comments
                 problems += halfwidth_problems(text, "code", f"{where}, built", zh_only=cell.lang == "zh")
+                problems += term_problems(text, "code", f"{where}, built", terms=terms)
         elif lang == "zh":
             where = f"{source}: zh markdown cell {len(out)} (marker line {cell.line}), source"
             problems += halfwidth_problems(text, "markdown", where, first_line=cell.first, zh_only=cell.lang == "zh")
+            problems += term_problems(text, "markdown", where, first_line=cell.first, terms=terms)
         index = len(out)
         entry: dict = {
             "cell_type": cell.kind,
@@ -607,23 +795,75 @@ def render(cells: list[Cell], lang: str, stem: str) -> str:
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def targets(prefixes: list[str] | None = None) -> dict[Path, str]:
-    """Map every notebook path to the text it should have."""
-    result: dict[Path, str] = {}
-    sources = sorted(SRC.glob("*.md"))
-    sources = [s for s in sources if s.name != "README.md"]
-    if prefixes:
-        sources = [s for s in sources if any(s.stem.startswith(p) for p in prefixes)]
-    problems = []
-    for source in sources:
+README = COURSE / "README.md"
+_PLAN_REGION = "<!-- plan:{lang} -->"
+_PLAN_END = "<!-- /plan:{lang} -->"
+
+
+def parse_all() -> dict[str, list[Cell]]:
+    """Every lecture source, parsed: {stem: cells}.  Raises :class:`SourceError` listing every problem."""
+    parsed, problems = {}, []
+    for source in sorted(SRC.glob("*.md")):
+        if source.name == "README.md":
+            continue
         try:
-            cells = parse_source(source.read_text(encoding="utf-8"), name=str(source.relative_to(COURSE.parent)))
-            for lang in LANGS:
-                result[OUT_DIRS[lang] / f"{source.stem}.ipynb"] = render(cells, lang, source.stem)
+            parsed[source.stem] = parse_source(source.read_text(encoding="utf-8"),
+                                               name=str(source.relative_to(COURSE.parent)))
         except SourceError as error:  # report every source's problems at once
             problems.append(str(error))
     if problems:
         raise SourceError("\n".join(problems))
+    return parsed
+
+
+def load_plan(parsed: dict[str, list[Cell]] | None = None, text: str | None = None) -> teaching_plan.Plan:
+    """The checked teaching plan (plan.toml, or ``text``); a refused plan raises :class:`SourceError`."""
+    try:
+        return teaching_plan.load(parse_all() if parsed is None else parsed, text)
+    except teaching_plan.PlanError as error:
+        raise SourceError(f"teaching plan refused:\n{error}") from None
+
+
+def readme_with_plan(readme: str, plan: teaching_plan.Plan) -> str:
+    """course/README.md with its plan regions rewritten (refused if a marker is missing)."""
+    for lang in LANGS:
+        begin, end = _PLAN_REGION.format(lang=lang), _PLAN_END.format(lang=lang)
+        if readme.count(begin) != 1 or readme.count(end) != 1 or readme.index(begin) > readme.index(end):
+            raise SourceError(f"course/README.md: needs one line {begin} and, after it, one line {end} "
+                              "(the build writes the plan tables between them)")
+        head, rest = readme.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        note = ("<!-- generated by build.py from _src/plan.toml: edit the plan, not this table -->"
+                if lang == "en" else "<!-- 由 build.py 根据 _src/plan.toml 生成：请修改计划文件，不要改这里 -->")
+        readme = f"{head}{begin}\n{note}\n\n{teaching_plan.plan_tables(plan, lang)}\n\n{end}{tail}"
+    return readme
+
+
+def targets(prefixes: list[str] | None = None) -> dict[Path, str]:
+    """Map every notebook path to the text it should have; without ``prefixes`` also the pages and
+    source notebooks with a part generated from course/_src/assignments.toml, terms.toml and plan.toml."""
+    result: dict[Path, str] = {}
+    parsed = parse_all()
+    plan = load_plan(parsed)
+    problems = []
+    for stem, cells in parsed.items():
+        if prefixes and not any(stem.startswith(p) for p in prefixes):
+            continue
+        labels = [s.label for s in plan.notebooks[stem]]
+        try:
+            for lang in LANGS:
+                result[OUT_DIRS[lang] / f"{stem}.ipynb"] = render(cells, lang, stem, labels)
+        except SourceError as error:  # report every source's problems at once
+            problems.append(str(error))
+    if not prefixes:
+        try:
+            result.update(assignment_targets())
+        except SourceError as error:
+            problems.append(str(error))
+    if problems:
+        raise SourceError("\n".join(problems))
+    if not prefixes:  # course/README.md: the assignments' part (above) and the plan tables
+        result[README] = readme_with_plan(result.get(README, README.read_text(encoding="utf-8")), plan)
     return result
 
 
@@ -650,9 +890,25 @@ def main(argv: list[str] | None = None) -> int:
                         help="rewrite these files (lecture sources, notebooks, Markdown pages) with full-width "
                              "punctuation next to Chinese (see fix_file), then build")
     parser.add_argument("prefixes", nargs="*", help="only sources whose name starts with one of these")
+    parser.add_argument("--plan", action="store_true", help="print the teaching plan with minutes, then exit")
+    parser.add_argument("--plan-json", action="store_true", help="print the teaching plan as JSON, then exit")
+    parser.add_argument("--plan-sections", action="store_true", help="print every section's counts and minutes")
     args = parser.parse_args(argv)
     for path in args.fix_punctuation or []:
         print(f"{path}: {'rewritten' if fix_file(path) else 'unchanged'}", file=sys.stderr)
+    if args.plan or args.plan_json or args.plan_sections:
+        try:
+            plan = load_plan()
+        except SourceError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if args.plan_json:
+            print(json.dumps(teaching_plan.as_json(plan), ensure_ascii=False, indent=1))
+        elif args.plan_sections:
+            print(teaching_plan.section_report(plan))
+        else:
+            print(teaching_plan.plan_tables(plan, "zh"))
+        return 0
     try:
         wanted = targets(args.prefixes)
     except SourceError as error:
@@ -673,9 +929,9 @@ def main(argv: list[str] | None = None) -> int:
         if stale:
             print("out of date (run `python course/build.py`):", *rel, sep="\n  ", file=sys.stderr)
             return 1
-        print(f"{len(wanted)} notebooks up to date", file=sys.stderr)
+        print(f"{len(wanted)} notebooks and pages up to date", file=sys.stderr)
         return 0
-    print(f"wrote {len(stale)} of {len(wanted)} notebooks", *rel, sep="\n  " if rel else "", file=sys.stderr)
+    print(f"wrote {len(stale)} of {len(wanted)} files (notebooks and course/README.md)", *rel, sep="\n  " if rel else "", file=sys.stderr)
     return 0
 
 

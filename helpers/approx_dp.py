@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from helpers._validation import check_epsilon, check_int, check_probability, check_rng, fail
+from helpers.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
 
 __all__ = ["posterior_bound", "name_and_shame", "exposure_probability", "per_coordinate_sd"]
 
@@ -76,8 +77,6 @@ def per_coordinate_sd(d: ArrayLike, epsilon: float, delta: float, method: str = 
     :func:`helpers.gaussian.analytic_gaussian_sigma` (or the classic formula, ε < 1 only)
     at ``Δ2 = √d`` ((ε, δ)-DP). Returns ``{"d", "laplace", "gaussian"}`` arrays.
     """
-    from helpers.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
-
     func = "per_coordinate_sd"
     epsilon = check_epsilon(epsilon, func=func)
     dims = np.atleast_1d(np.asarray(d))

@@ -43,6 +43,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from helpers._validation import check_int, check_probability, check_rng, fail
+from helpers.i18n import tr
 
 __all__ = ["clopper_pearson", "Event", "AuditResult", "epsilon_lower_bound"]
 
@@ -402,20 +403,19 @@ class AuditResult:
 
     def __str__(self) -> str:
         # printed in the notebooks: in the notebook's language (helpers.i18n)
-        from helpers.i18n import tr
 
         pair = "M(d') vs M(d)" if self.swapped else "M(d) vs M(d')"
-        text = tr(zh=(f"ε >= {self.epsilon:.4f}(置信度 {self.confidence:g};"
-                      f"事件 {self.event},{pair}:{self.k1}/{self.n} 对 {self.k2}/{self.n};"
-                      f"点估计 {self.empirical_epsilon:.4f})"),
+        text = tr(zh=(f"ε >= {self.epsilon:.4f}（置信度 {self.confidence:g}；"
+                      f"事件 {self.event}，{pair}：{self.k1}/{self.n} 对 {self.k2}/{self.n}；"
+                      f"点估计 {self.empirical_epsilon:.4f}）"),
                   en=(f"ε >= {self.epsilon:.4f} with confidence {self.confidence:g} "
                       f"(event {self.event}, {pair}: {self.k1}/{self.n} vs {self.k2}/{self.n}; "
                       f"point estimate {self.empirical_epsilon:.4f})"))
         if self.claimed_epsilon is not None:
             if self.violates():
-                text += tr(zh=f";违反声明的 ε = {self.claimed_epsilon:g}",
+                text += tr(zh=f"；违反声明的 ε = {self.claimed_epsilon:g}",
                            en=f"; VIOLATION of claimed ε = {self.claimed_epsilon:g}")
             else:
-                text += tr(zh=f";与声明的 ε = {self.claimed_epsilon:g} 相容(未找到反例)",
+                text += tr(zh=f"；与声明的 ε = {self.claimed_epsilon:g} 相容（未找到反例）",
                            en=f"; consistent with claimed ε = {self.claimed_epsilon:g}")
         return text

@@ -42,8 +42,10 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from helpers._validation import check_epsilon, check_real, check_rng, fail
+from helpers._validation import check_epsilon, check_int, check_positive, check_real, check_rng, fail
+from helpers.gaussian import gaussian_delta
 from helpers.i18n import tr
+from helpers.mechanisms import exponential_mechanism, laplace_mechanism
 
 __all__ = ["BudgetExceededError", "BudgetRecord", "BudgetAccountant", "RELATIVE_TOLERANCE"]
 
@@ -120,8 +122,8 @@ class BudgetAccountant:
     def __repr__(self) -> str:
         # printed in the lecture notebooks, so in the notebook's language (helpers.i18n)
         return tr(
-            zh=(f"BudgetAccountant(已花费 ε = {self.spent:g} / {self.total_epsilon:g},"
-                f"δ = {self.spent_delta:g} / {self.total_delta:g},共 {len(self.history)} 个查询)"),
+            zh=(f"BudgetAccountant(已消耗 ε = {self.spent:g} / {self.total_epsilon:g}，"
+                f"δ = {self.spent_delta:g} / {self.total_delta:g}，共 {len(self.history)} 个查询)"),
             en=(f"BudgetAccountant(spent ε = {self.spent:g} of {self.total_epsilon:g}, "
                 f"δ = {self.spent_delta:g} of {self.total_delta:g}, {len(self.history)} queries)"),
         )
@@ -142,16 +144,16 @@ class BudgetAccountant:
         eps_ok, delta_ok = self._fits(epsilon, delta)
         if not eps_ok:
             raise BudgetExceededError(tr(
-                zh=(f"{func}:拒绝查询 {label!r}:它要花 ε = {epsilon:g},但总预算 {self.total_epsilon:g} "
-                    f"中已花掉 {self.spent:g},只剩 {self.remaining:g}。本次没有花费任何预算。"),
+                zh=(f"{func}：拒绝查询 {label!r}：它要消耗 ε = {epsilon:g}，但总预算 {self.total_epsilon:g} "
+                    f"中已消耗 {self.spent:g}，只剩 {self.remaining:g}。本次没有消耗任何预算。"),
                 en=(f"{func}: query {label!r} refused: it requests ε = {epsilon:g}, but "
                     f"ε = {self.spent:g} of {self.total_epsilon:g} is already spent and only "
                     f"{self.remaining:g} remains. Nothing was spent."),
             ))
         if not delta_ok:
             raise BudgetExceededError(tr(
-                zh=(f"{func}:拒绝查询 {label!r}:它要花 δ = {delta:g},但总 δ {self.total_delta:g} "
-                    f"中已花掉 {self.spent_delta:g},只剩 {self.remaining_delta:g}。本次没有花费任何预算。"),
+                zh=(f"{func}：拒绝查询 {label!r}：它要消耗 δ = {delta:g}，但总 δ {self.total_delta:g} "
+                    f"中已消耗 {self.spent_delta:g}，只剩 {self.remaining_delta:g}。本次没有消耗任何预算。"),
                 en=(f"{func}: query {label!r} refused: it requests δ = {delta:g}, but "
                     f"δ = {self.spent_delta:g} of {self.total_delta:g} is already spent and only "
                     f"{self.remaining_delta:g} remains. Nothing was spent."),
@@ -223,8 +225,6 @@ class BudgetAccountant:
         draws no noise. If the mechanism rejects its arguments (for example a negative
         sensitivity), nothing is spent either.
         """
-        from helpers.mechanisms import laplace_mechanism
-
         func = "BudgetAccountant.laplace"
         label = self._label(label, func)
         self.check(epsilon, 0.0, label, func=func)
@@ -242,8 +242,6 @@ class BudgetAccountant:
         label: str = "exponential mechanism",
     ) -> int:
         """Spend ε, then pick an index with :func:`helpers.mechanisms.exponential_mechanism`."""
-        from helpers.mechanisms import exponential_mechanism
-
         func = "BudgetAccountant.exponential"
         label = self._label(label, func)
         self.check(epsilon, 0.0, label, func=func)
@@ -255,7 +253,6 @@ class BudgetAccountant:
 
 # --- composition theorems beyond Theorem 6-2 (§6.1.3: advanced composition, moments accountant) ---
 
-from helpers._validation import check_int  # noqa: E402  (kept with the functions that use it)
 
 __all__ += ["basic_composition", "advanced_composition", "gaussian_rdp_optimal_order",
             "gaussian_rdp_epsilon", "gaussian_exact_epsilon"]
@@ -320,8 +317,6 @@ def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: floa
 
 
 def _rdp_inputs(sigma: Any, sensitivity: Any, k: Any, delta: Any, func: str) -> tuple[float, float]:
-    from helpers._validation import check_positive
-
     sigma = check_positive(sigma, func=func, name="sigma")
     sensitivity = check_positive(sensitivity, func=func, name="sensitivity")
     k = check_int(k, func=func, name="k", minimum=1)
@@ -389,8 +384,6 @@ def gaussian_exact_epsilon(sigma: float, sensitivity: float, k: int, delta: floa
     ``gaussian_delta(σ, √k Δ, ε) = δ`` (Balle & Wang 2018), found here by bisection on ε.
     Returns 0.0 when already ``gaussian_delta(σ, √kΔ, 0) <= δ``.
     """
-    from helpers.gaussian import gaussian_delta
-
     func = "gaussian_exact_epsilon"
     _rdp_inputs(sigma, sensitivity, k, delta, func)
     shift = math.sqrt(k) * float(sensitivity)

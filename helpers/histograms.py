@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from helpers._validation import check_epsilon, check_int, check_positive, check_real, check_rng, fail
+from helpers.mechanisms import laplace_noise
 
 __all__ = [
     "NEIGHBOURS", "global_sensitivity_count", "global_sensitivity_sum", "global_sensitivity_histogram",
@@ -182,8 +183,6 @@ def _check_counts(counts: Any, func: str) -> np.ndarray:
 
 def flat_histogram(counts: ArrayLike, epsilon: float, rng: np.random.Generator) -> np.ndarray:
     """Dwork's flat histogram: every count + Lap(1/ε) (ε-DP; one record changes one count)."""
-    from helpers.mechanisms import laplace_noise
-
     func = "flat_histogram"
     c = _check_counts(counts, func)
     epsilon = check_epsilon(epsilon, func=func)
@@ -249,8 +248,6 @@ def hierarchical_histogram(counts: ArrayLike, epsilon: float, rng: np.random.Gen
     whole tree has L1 sensitivity L (:func:`tree_sensitivity`). Returns noisy
     levels, leaves first.
     """
-    from helpers.mechanisms import laplace_noise
-
     func = "hierarchical_histogram"
     epsilon = check_epsilon(epsilon, func=func)
     rng = check_rng(rng, func=func)
@@ -409,8 +406,6 @@ def range_mse_by_length(counts: ArrayLike, epsilon: float, rng: np.random.Genera
     MSE) and ``flat_theory`` (|r|·2/ε²). Each release (flat or tree) is
     ε-DP on its own; they are compared, not combined.
     """
-    from helpers.mechanisms import laplace_noise
-
     func = "range_mse_by_length"
     c = _check_counts(counts, func)
     epsilon = check_epsilon(epsilon, func=func)

@@ -27,7 +27,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from helpers._validation import check_epsilon, check_int, check_probability, check_rng, fail
+from helpers.budget import BudgetAccountant
+from helpers.gaussian import analytic_gaussian_sigma, gaussian_mechanism
 from helpers.i18n import get_lang, tr
+from helpers.mechanisms import laplace_mechanism
 
 __all__ = [
     "TABLE_6_5_AGES", "TABLE_6_5_DOMAIN",
@@ -109,8 +112,6 @@ def noisy_column_histogram(values: ArrayLike, domain: ArrayLike, epsilon: float,
     Returns a dict with keys ``domain, counts, noisy, clipped, probabilities,
     fallback_uniform, noisy_total``.
     """
-    from helpers.mechanisms import laplace_mechanism
-
     func = "noisy_column_histogram"
     epsilon = check_epsilon(epsilon, func=func)
     rng = check_rng(rng, func=func)
@@ -348,9 +349,6 @@ def fit_marginal_model(data: ArrayLike, domains: Sequence[int], epsilon: float, 
 
     Returns a :class:`MarginalModel`; sample it with :func:`sample_model`.
     """
-    from helpers.budget import BudgetAccountant
-    from helpers.gaussian import analytic_gaussian_sigma, gaussian_mechanism
-
     func = "fit_marginal_model"
     arr, doms = _check_data(data, domains, func)
     epsilon = check_epsilon(epsilon, func=func)
@@ -424,8 +422,8 @@ def fit_marginal_model(data: ArrayLike, domains: Sequence[int], epsilon: float, 
     if selection == "iterative":
         for r in range(rounds):
             pick = acc.exponential(scores(), 1.0, eps_sel, rng,
-                                   label=tr(zh=f"第 {r + 1} 轮:选择", en=f"round {r + 1}: select"))
-            measure(pick, tr(zh=f"第 {r + 1} 轮:测量 {work[pick]}", en=f"round {r + 1}: measure {work[pick]}"))
+                                   label=tr(zh=f"第 {r + 1} 轮：选择", en=f"round {r + 1}: select"))
+            measure(pick, tr(zh=f"第 {r + 1} 轮：测量 {work[pick]}", en=f"round {r + 1}: measure {work[pick]}"))
             model.joint = _ipf(model.joint, _combined_targets(measurements, doms), ipf_iters)
         return model
 
@@ -441,7 +439,7 @@ def fit_marginal_model(data: ArrayLike, domains: Sequence[int], epsilon: float, 
                             label=tr(zh=f"批处理选择 {r + 1}", en=f"batch select {r + 1}"))
         picks.append(remaining.pop(k))
     for r, pick in enumerate(picks):
-        measure(pick, tr(zh=f"批处理测量 {r + 1}:{work[pick]}", en=f"batch measure {r + 1}: {work[pick]}"))
+        measure(pick, tr(zh=f"批处理测量 {r + 1}：{work[pick]}", en=f"batch measure {r + 1}: {work[pick]}"))
     model.joint = _ipf(model.joint, _combined_targets(measurements, doms), ipf_iters)
     return model
 

@@ -1,5 +1,32 @@
-"""Fixtures shared across test modules: the class server of the hub tests (``hubserver.py``), the
-``make lab`` of the lone student's and instructor's browser tests (``labserver.py``)."""
+"""Shared by every test module: the class server of the hub tests (``support/hubserver.py``), the
+``make lab`` of the lone student's and instructor's browser tests (``support/labserver.py``), and
+the marks that ``make test-fast`` leaves out, given here by folder and by fixture so that no new
+test can forget them:
+
+* ``browser``: every test under ``tests/browser/`` and every test of the shared ``make lab``;
+* ``hub``: every test of the class server (its fixtures, or the "hub" xdist group: OS accounts).
+
+``notebook`` (a whole notebook run) and ``slow`` (a batch through the sandboxed grader, a server
+started) are set by the modules themselves (see pyproject.toml for the list of marks).
+"""
+
+from pathlib import Path
+
+import pytest
 
 from tests.support.hubserver import _running_hub, class_server, hub  # noqa: F401  (fixtures)
 from tests.support.labserver import make_lab  # noqa: F401  (fixture)
+
+TESTS = Path(__file__).resolve().parent
+HUB_FIXTURES = {"class_server", "_running_hub", "hub"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        fixtures = set(getattr(item, "fixturenames", ()))
+        groups = {mark.args[0] for mark in item.iter_markers("xdist_group") if mark.args}
+        if TESTS / "browser" in path.parents or "make_lab" in fixtures:
+            item.add_marker(pytest.mark.browser)
+        if fixtures & HUB_FIXTURES or "hub" in groups:
+            item.add_marker(pytest.mark.hub)

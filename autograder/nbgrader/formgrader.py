@@ -36,6 +36,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Int
 
 from autograder import scorer
+from autograder.cells import source_text
 from autograder.render import feedback
 from autograder.students import MAX_NOTEBOOK_BYTES
 
@@ -111,7 +112,7 @@ def _fallback(nb):
     """nbgrader's sanitized notebook, fit to show: hidden blocks out, no outputs, markup cleaned."""
     for cell in nb.cells:
         if cell.cell_type == "code":
-            cell.source = feedback.strip_hidden(scorer._text(cell.source))[0]  # noqa: SLF001
+            cell.source = feedback.strip_hidden(source_text(cell.source))[0]
             cell.outputs = []
             cell.execution_count = None
     return feedback.gradebook_notebook(nb)

@@ -40,11 +40,15 @@ from pathlib import Path
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import List
 
-from autograder.sanitize import img_attribute, strip_remote_markdown, strip_remote_svg
+from autograder.cells import source_text
+from autograder.render.html import clean_html, strip_remote_markdown, strip_remote_svg
+from autograder.render.mathml import MathToMathML
 
 BEGIN = "### BEGIN HIDDEN TESTS"
 END = "### END HIDDEN TESTS"
 PLACEHOLDER = "# (hidden tests are not shown / 隐藏测试不显示)"
+#: What the student sees for a failure inside a hidden test (the message goes to report.json only).
+HIDDEN_FAILED = "隐藏测试未通过 / a hidden test of {grade_id} failed"
 
 
 def strip_hidden(source: str) -> tuple[str, bool]:
@@ -137,12 +141,10 @@ class StripHiddenTests(NbGraderPreprocessor):
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":
             return cell, resources
-        original = _joined(cell.source)
+        original = source_text(cell.source)
         source, found = strip_hidden(original)
         if not found:
             return cell, resources
-        from autograder.worker import HIDDEN_FAILED
-
         cell.source = source
         first_hidden = hidden_spans(original)[0][0]
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
@@ -194,40 +196,9 @@ SHOWN_MIME = ("text/html", "text/markdown", "text/latex", "image/png", "image/jp
               "image/svg+xml", "text/plain")
 _IMAGES = ("image/png", "image/jpeg", "image/svg+xml")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
-#: Tags and attributes HTML outputs may keep (pandas tables, simple formatting).
-ALLOWED_TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "caption", "code", "col", "colgroup", "dd", "del",
-    "details", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "kbd",
-    "li", "ol", "p", "pre", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
-    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var", "img", "center"})
-ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align"], "a": ["href"], "img": img_attribute,  # no remote src
-                      "td": ["colspan", "rowspan"],
-                      "th": ["colspan", "rowspan"], "col": ["span"], "colgroup": ["span"]}
-
 
 class FeedbackWithheld(ValueError):
     """The rendered page still shows a hidden test or active content: do not publish it."""
-
-
-def clean_html(text: str) -> str:
-    """Allowlist-clean an HTML fragment (bleach): no script, style, handlers or unsafe URLs.
-
-    MathML elements (formulas rendered when the page is made, :mod:`autograder.render.mathml`) are
-    kept with their presentation attributes only.
-    """
-    import bleach
-
-    from autograder.render import mathml
-
-    attributes = dict(ALLOWED_ATTRIBUTES, **{tag: list(mathml.ATTRIBUTES) for tag in mathml.TAGS})
-    return bleach.clean(text, tags=ALLOWED_TAGS | mathml.TAGS, attributes=attributes,
-                        protocols=["http", "https", "mailto"], strip=True, strip_comments=True)
-
-
-def _joined(value) -> str:
-    if isinstance(value, list):
-        value = "".join(str(v) for v in value)
-    return value if isinstance(value, str) else str(value)
 
 
 def _cut(text: str, limit: int = MAX_TEXT_CHARS) -> str:
@@ -254,14 +225,14 @@ def safe_output(output, budget: list[int], *, inline_svg_ok: bool = True) -> dic
 
     kind = output.get("output_type")
     if kind == "stream":
-        text = _cut(_joined(output.get("text", "")))
+        text = _cut(source_text(output.get("text", "")))
         out = nbformat.v4.new_output("stream", name="stderr" if output.get("name") == "stderr"
                                      else "stdout", text=text)
     elif kind == "error":
         out = nbformat.v4.new_output(
-            "error", ename=_cut(_joined(output.get("ename", "Error")), 200),
-            evalue=_cut(_joined(output.get("evalue", "")), 5000),
-            traceback=[_cut(_joined(line), 5000) for line in list(output.get("traceback") or [])[:200]])
+            "error", ename=_cut(source_text(output.get("ename", "Error")), 200),
+            evalue=_cut(source_text(output.get("evalue", "")), 5000),
+            traceback=[_cut(source_text(line), 5000) for line in list(output.get("traceback") or [])[:200]])
     elif kind in ("display_data", "execute_result"):
         data = output.get("data") if isinstance(output.get("data"), dict) else {}
         kept, dropped = {}, []
@@ -277,7 +248,7 @@ def safe_output(output, budget: list[int], *, inline_svg_ok: bool = True) -> dic
                     kept.setdefault("text/plain", f"(image of {size / 2**20:.1f} MiB not shown: "
                                                   f"larger than {MAX_IMAGE_CHARS >> 20} MiB / 图片过大，未显示)")
                     continue
-                value = _joined(value)
+                value = source_text(value)
                 if mime != "image/svg+xml" and not _BASE64.fullmatch(value):
                     dropped.append(mime)
                     continue
@@ -285,11 +256,11 @@ def safe_output(output, budget: list[int], *, inline_svg_ok: bool = True) -> dic
                     value = strip_remote_svg(value)
                 kept[mime] = value
             elif mime == "text/html":
-                kept[mime] = clean_html(_cut(_joined(value)))
+                kept[mime] = clean_html(_cut(source_text(value)))
             elif mime == "text/markdown" and not inline_svg_ok:
-                kept[mime] = safe_markdown(_cut(_joined(value)))
+                kept[mime] = safe_markdown(_cut(source_text(value)))
             else:
-                kept[mime] = _cut(_joined(value))
+                kept[mime] = _cut(source_text(value))
         if not kept:
             kept["text/plain"] = ("(output not shown in feedback: "
                                   + (", ".join(dropped) or "empty") + ")")
@@ -319,7 +290,7 @@ def safe_notebook(nb, hidden: list[str] | None = None):
     cells = []
     for index, cell in enumerate(nb.cells):
         kind = cell.get("cell_type")
-        source = _joined(cell.get("source", ""))
+        source = source_text(cell.get("source", ""))
         if kind == "code":
             source, found = strip_hidden(source)
             new = nbformat.v4.new_code_cell(_cut(source))
@@ -446,8 +417,6 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     ``mathjax_url`` points the page at a local MathJax (offline math);
     default: the template's CDN copy.
     """
-    from autograder.render.mathml import MathToMathML
-
     safe = safe_notebook(redact_hidden(nb, hidden_lines)[0])
     summary = score_summary(nb)
     if summary:
@@ -527,7 +496,7 @@ def redact_hidden(nb, secret_lines) -> tuple[object, list[str]]:
     for cell in nb.cells:
         if cell.get("cell_type") != "code" or not _instructor(cell):
             continue
-        text = re.sub(r"\s+", "", strip_hidden(_joined(cell.get("source", "")))[0])
+        text = re.sub(r"\s+", "", strip_hidden(source_text(cell.get("source", "")))[0])
         if any(line in text for line in squashed):
             cell["source"] = PLACEHOLDER
             cell["outputs"] = [_note("(this test's details are not shown / 此测试的详情不显示)")]
@@ -580,10 +549,10 @@ def gradebook_notebook(nb):
         meta = cell.get("metadata", {}).get("nbgrader") or {}
         instructor = bool(meta.get("locked")) and not meta.get("solution")
         if cell.get("cell_type") == "markdown" and not instructor:
-            cell["source"] = safe_markdown(_joined(cell.get("source", "")))
+            cell["source"] = safe_markdown(source_text(cell.get("source", "")))
             cell.pop("attachments", None)
         elif cell.get("cell_type") == "raw":  # pasted verbatim into the Formgrader page: escape
-            cell["source"] = html.escape(_joined(cell.get("source", "")))
+            cell["source"] = html.escape(source_text(cell.get("source", "")))
             cell.pop("attachments", None)
         elif cell.get("cell_type") == "code":
             cell["outputs"] = [o for o in (safe_output(o, budget, inline_svg_ok=False)

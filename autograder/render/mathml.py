@@ -19,18 +19,8 @@ import re
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-#: MathML elements written by latex2mathml (MathML Core plus ``semantics``/``annotation``).
-TAGS = frozenset({
-    "math", "mi", "mn", "mo", "ms", "mtext", "mspace", "mrow", "mfrac", "msqrt", "mroot", "mstyle",
-    "merror", "mpadded", "mphantom", "menclose", "msub", "msup", "msubsup", "munder", "mover",
-    "munderover", "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd", "semantics",
-    "annotation"})
-#: Presentation attributes of those elements (no links, no events, no styles).
-ATTRIBUTES = ("display", "displaystyle", "scriptlevel", "mathvariant", "mathsize", "stretchy", "fence",
-              "separator", "lspace", "rspace", "accent", "accentunder", "movablelimits", "largeop",
-              "symmetric", "minsize", "maxsize", "form", "linethickness", "columnalign", "rowalign",
-              "columnspacing", "rowspacing", "columnlines", "rowlines", "frame", "notation", "width",
-              "height", "depth", "voffset", "encoding", "xmlns")
+from autograder.cells import source_text
+from autograder.render.html import clean_html
 
 # Fenced code blocks and code spans are copied as they are.
 _CODE = re.compile(r"(^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\2[^\n]*$|(`+)(?!`).+?(?<!`)\3(?!`))", re.M | re.S)
@@ -80,24 +70,19 @@ class MathToMathML(Preprocessor):
 
     For ``GenerateFeedback.preprocessors`` (nbgrader_config.py). A LaTeX
     output becomes an HTML one, allowlist-cleaned like every HTML the
-    feedback shows (:func:`autograder.render.feedback.clean_html`).
+    feedback shows (:func:`autograder.render.html.clean_html`).
     """
 
     enabled = Bool(True, help="nbconvert runs only enabled preprocessors").tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown":
-            cell.source = markdown_with_mathml(_joined(cell.source))
+            cell.source = markdown_with_mathml(source_text(cell.source))
         for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
             data = output.get("data") or {}
             if "text/latex" in data and "text/html" not in data:
-                from autograder.render.feedback import clean_html
-
-                data["text/html"] = clean_html(markdown_with_mathml(_joined(data["text/latex"])))
+                data["text/html"] = clean_html(markdown_with_mathml(source_text(data["text/latex"])))
             if "text/markdown" in data:
-                data["text/markdown"] = markdown_with_mathml(_joined(data["text/markdown"]))
+                data["text/markdown"] = markdown_with_mathml(source_text(data["text/markdown"]))
         return cell, resources
 
-
-def _joined(value) -> str:
-    return "".join(value) if isinstance(value, list) else str(value)

@@ -29,6 +29,9 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from autograder.reports.report import write_atomic
+from helpers.fonts import configure_fonts
+
 #: Students listed by name under one diagnosis or flag before the rest is folded away.
 SHOWN = 30
 #: A grading time above Q3 + OUTLIER_IQR × IQR (and above 2 × the median) is marked as an outlier.
@@ -440,9 +443,6 @@ def _table_html(summary: dict, rows: list[dict]) -> list[str]:
 
 def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
     """Write the class report of the grading outputs ``outs`` to ``dest``; returns the summary."""
-    from autograder.reports.report import write_atomic
-    from helpers.fonts import configure_fonts
-
     started = time.monotonic()
     dest = Path(dest) / REPORT_NAME if Path(dest).is_dir() else Path(dest)
     runs, rows = load_outputs(outs)

@@ -24,6 +24,8 @@ from helpers.checks.core import (
     check_seed,
 )
 from helpers.checks.forbidden import _check_no_forbidden, _check_rng_discipline
+from helpers.checks.reference import TABLE_6_4, TABLE_6_4_SCORES
+from helpers.checks.reference import reference_exponential_probabilities as _exp_probs
 from helpers.checks.stats import _merge_bins, chi_square_test
 
 
@@ -42,17 +44,6 @@ __all__ = [
 ]
 
 # --- exponential mechanism (§6.3) ----------------------------------------------
-
-#: Table 6-4 of the textbook: scores, Δq = 1, and the printed probabilities.
-TABLE_6_4_SCORES = (30.0, 25.0, 8.0, 2.0)
-TABLE_6_4 = {0.0: (0.25, 0.25, 0.25, 0.25), 0.1: (0.424, 0.330, 0.141, 0.105), 1.0: (0.924, 0.075, 1.5e-05, 7.7e-07)}
-
-
-def _exp_probs(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
-    logits = epsilon * np.asarray(scores, dtype=float) / (2.0 * sensitivity)
-    w = np.exp(logits - logits.max())
-    return w / w.sum()
-
 
 def _exp_alternatives(scores: np.ndarray, epsilon: float, sensitivity: float) -> dict[str, tuple[str, str, np.ndarray]]:
     """``{diagnosis id: (Chinese, English, the probabilities that mistake gives)}``."""

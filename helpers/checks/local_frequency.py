@@ -48,6 +48,7 @@ from helpers.checks.core import (
 )
 from helpers.checks.forbidden import find_forbidden_calls
 from helpers.checks.stats import chi_square_test
+from helpers.audit import epsilon_lower_bound
 
 __all__ = [
     "reference_grr_probabilities",
@@ -296,8 +297,6 @@ def check_grr_perturb_privacy(grr_perturb: Callable, seed: int | None = None, *,
     from below on a fresh batch with Clopper–Pearson. A correct ε-LDP
     mechanism gets a bound above ε with probability at most ``ALPHA`` = 1e-6.
     """
-    from helpers.audit import epsilon_lower_bound
-
     name = "check_grr_perturb_privacy"
     seed = check_seed(name + repr((k, epsilon, pair)), seed)
     rng = np.random.default_rng(seed)

@@ -70,7 +70,10 @@ from helpers.checks.core import (
 from helpers.checks.core import _expect_value_error as _core_expect_value_error
 from helpers.checks.forbidden import find_forbidden_calls
 from helpers.checks.laplace import _laplace_cdf
+from helpers.checks.reference import CARROTS as _CARROTS
+from helpers.checks.reference import CARROTS_OVER_55 as _CARROTS_OVER_55
 from helpers.checks.stats import binomial_test, ks_test
+from helpers.queries import danger_probability
 
 __all__ = [
     "check_accountant_basics",
@@ -84,14 +87,6 @@ __all__ = [
 _RNG_NAMES = ("rng.", "generator.", "gen.", "random_state.")
 _PLAIN_SCALARS = (type(None), bool, int, float, str)
 
-#: Animals' daily carrots (experiment 6-1 asks how many eat more than 55); values at exactly 55 are not counted.
-_CARROTS = np.array([12.0, 55.0, 56.0, 70.5, 55.0, 80.0, 40.0, 55.5, 90.0, 30.0, 61.0, 55.0, 101.0, 3.0, 58.0,
-                     75.0, 20.0, 55.01, 66.0, 44.0])
-_CARROTS_OVER_55 = int(np.sum(_CARROTS > 55))
-# Read-only: one warm grading worker checks many students, and changes a student's code makes to
-# its arguments come back across the boundary; nothing may write into what the next student is
-# checked against (the proxy leaves read-only arrays alone).
-_CARROTS.setflags(write=False)
 #: Queries per ledger in the statistical checks (a ledger may grow with every answer).
 _BATCH = 10
 #: helpers.queries.danger_probability(ε, k) for the graded settings (importing scipy.integrate/stats in
@@ -208,7 +203,7 @@ def _count(answer_count: Callable, state: dict, epsilon: float, rng: np.random.G
     out = _call(answer_count, state, values, threshold, epsilon, rng, refusable=refusable, share=share)
     where = f"answer_count(state, values, {threshold:g}, {epsilon!r}, rng)"
     if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise _fail(f"{where} 应返回 (带噪声的计数, 新的账本) 两个值，实际返回 {_short(out)}。",
+        raise _fail(f"{where} 应返回（带噪声的计数，新的账本）两个值，实际返回 {_short(out)}。",
                     f"{where} should return (noisy_count, new_state); it returned {_short(out)}.",
                     diagnosis="privacy_budget.count_return_value_wrong")
     noisy, new_state = out
@@ -226,7 +221,7 @@ def _histogram(answer_histogram: Callable, state: dict, labels: np.ndarray, k: i
     out = _call(answer_histogram, state, labels, k, epsilon, rng, refusable=refusable)
     where = f"answer_histogram(state, labels, {k}, {epsilon!r}, rng)"
     if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise _fail(f"{where} 应返回 (带噪声的各类计数, 新的账本)，实际返回 {_short(out)}。",
+        raise _fail(f"{where} 应返回（带噪声的各类计数，新的账本），实际返回 {_short(out)}。",
                     f"{where} should return (noisy_counts, new_state); it returned {_short(out)}.",
                     diagnosis="privacy_budget.histogram_return_value_wrong")
     noisy, new_state = out
@@ -343,11 +338,11 @@ def _boundary_diagnosis(total: float, history: list[float], epsilon: float, refu
             naive_en = "Fraction(0.1) is the exact value of 0.1's binary approximation, slightly above 1/10: use Fraction(str(ε)) or Decimal(str(ε)), or a tolerance"
             diagnosis = "privacy_budget.binary_fraction_sum"
         else:
-            naive = "恰好用完预算的查询也必须接受（≤，不是 <）；被拒绝的查询不能花掉预算"
+            naive = "恰好用完预算的查询也必须接受（≤，不是 <）；被拒绝的查询不能消耗预算"
             naive_en = "a query that uses up the budget exactly must be accepted (<=, not <); a refused query must not spend anything"
             diagnosis = "privacy_budget.refuses_within_budget"
         return naive, naive_en, diagnosis
-    return ("超出预算的查询必须抛出 ValueError。容差最多是总预算的 1e-9 倍；每个被接受的查询都要记账（顺序组合：ε 相加）",
+    return ("超出预算的查询必须抛出 ValueError。容差最多是总预算的 1e-9 倍；每个被接受的查询都要记账（串行组合：ε 相加）",
             "a query beyond the budget must raise ValueError. A tolerance may be at most 1e-9 times the total; every "
             "accepted query must be recorded (sequential composition: the ε add up)",
             "privacy_budget.refusal_missing")
@@ -366,7 +361,7 @@ def _run_sequence(make_accountant: Callable, answer_count: Callable, total: floa
         if refused and state != before:
             raise _fail(
                 f"answer_count 拒绝了 ε = {epsilon:g} 的查询，却已经改动了传入的账本（之前 {_short(before)}，之后 {_short(state)}）："
-                f"被拒绝的查询不能花掉预算。请先检查预算够不够，再记账（或返回一个新的账本，不修改传入的）。",
+                f"被拒绝的查询不能消耗预算。请先检查预算够不够，再记账（或返回一个新的账本，不修改传入的）。",
                 f"answer_count refused a query of ε = {epsilon:g} but had already changed the ledger it was given "
                 f"(before {_short(before)}, after {_short(state)}): a refused query must not spend budget. Check that "
                 f"the budget suffices before charging it (or return a new ledger instead of modifying the one passed in).",
@@ -376,7 +371,7 @@ def _run_sequence(make_accountant: Callable, answer_count: Callable, total: floa
         if refused and accept:
             zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, True)
             raise _fail(
-                f"总预算 {total:g}，已接受的查询花了 {shown}，再请求 ε = {epsilon:g} 时被拒绝了（{message}）；按十进制算 {shown} + {epsilon:g} ≤ {total:g}，"
+                f"总预算 {total:g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:g} 时被拒绝了（{message}）；按十进制算 {shown} + {epsilon:g} ≤ {total:g}，"
                 f"必须接受。可能的错误：{zh}。",
                 f"total budget {total:g}, accepted queries spent {shown}; a request of ε = {epsilon:g} was refused "
                 f"({message}), but in decimal {shown} + {epsilon:g} <= {total:g}, so it must be answered. Likely mistake: {en}.",
@@ -385,7 +380,7 @@ def _run_sequence(make_accountant: Callable, answer_count: Callable, total: floa
         if not refused and not accept:
             zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, False)
             raise _fail(
-                f"总预算 {total:g}，已接受的查询花了 {shown}，再请求 ε = {epsilon:g} 时没有被拒绝；{shown} + {epsilon:g} > {total:g}，"
+                f"总预算 {total:g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:g} 时没有被拒绝；{shown} + {epsilon:g} > {total:g}，"
                 f"必须抛出 ValueError（并说明原因）。{zh}。",
                 f"total budget {total:g}, accepted queries spent {shown}; a request of ε = {epsilon:g} was answered, but "
                 f"{shown} + {epsilon:g} > {total:g}: it must raise ValueError (with a message). {en}.",
@@ -419,7 +414,7 @@ def check_budget_boundary(make_accountant: Callable, answer_count: Callable, hid
         _run_sequence(make_accountant, answer_count, total, sequence, rng)
     shown = "0.1+0.2+0.3 = 0.6, 3 × 1.1 = 3.3, 100 × 0.01 = 1, 7 × 1/7, inf, ..." if hidden else \
         "0.1+0.2+0.7 = 1, 0.1+0.2 = 0.3, 10 × 0.1 = 1, 0.5+0.3+0.2 = 1, refusals spend nothing, 0.7+0.300001 > 1"
-    print(f"✓ 通过 / passed [{name}] {len(sequences)} 个序列 / sequences ({shown})：恰好在边界处接受与拒绝 / accepted and refused exactly at the boundary")
+    print(f"✓ 通过 / passed [{name}] {len(sequences)} 个序列 / sequences（{shown}）：恰好在边界处接受与拒绝 / accepted and refused exactly at the boundary")
 
 
 # --- noise against budget ------------------------------------------------------------------------
@@ -443,7 +438,7 @@ def _ks_noise(noise: np.ndarray, epsilon: float, what: str, name: str, seed: int
                       f"the measured scale ≈ {scale:.3g} is far below 1/ε: is the noise drawn for the total or remaining budget instead of this query's ε?")
             diagnosis = "privacy_budget.noise_for_wrong_budget"
         elif scale > 2.5 * b:
-            zh, en = (f"测得的尺度 ≈ {scale:.3g}，远大于 1/ε：噪声比花掉的预算所需要的多（ε 被再次分割了？）",
+            zh, en = (f"测得的尺度 ≈ {scale:.3g}，远大于 1/ε：噪声比消耗的预算所需要的多（ε 被再次分割了？）",
                       f"the measured scale ≈ {scale:.3g} is far above 1/ε: more noise than the budget spent requires (ε split again?)")
             diagnosis = "privacy_budget.noise_larger_than_charged"
         else:
@@ -452,17 +447,17 @@ def _ks_noise(noise: np.ndarray, epsilon: float, what: str, name: str, seed: int
             diagnosis = "privacy_budget.noise_not_laplace"
         if histogram and not b / 1.2 <= scale <= 1.2 * b:  # the scale itself is off: say which way
             if scale > b:  # more noise than ε needs: private, but not the least noise the task asks for
-                zh += "。这样仍满足差分隐私，但噪声比需要的多：直方图花 ε 时每类只需 Lap(1/ε)（并行组合，定理 6-3），本题要求这个最少的噪声"
+                zh += "。这样仍满足差分隐私，但噪声比需要的多：直方图消耗 ε 时每类只需 Lap(1/ε)（并行组合，定理 6-3），本题要求这个最少的噪声"
                 en += (". This is still differentially private, but noisier than needed: a histogram charged ε needs "
                        "only Lap(1/ε) per bin (parallel composition, Theorem 6-3), the least noise, which the task asks for")
                 diagnosis = "privacy_budget.histogram_noise_larger_than_needed"
             else:
-                zh += "。噪声比花掉的预算所需要的少，不满足 ε-差分隐私"
+                zh += "。噪声比消耗的预算所需要的少，不满足 ε-差分隐私"
                 en += ". The noise is smaller than the budget charged requires: not ε-differentially private"
                 diagnosis = "privacy_budget.histogram_noise_too_small"
         raise _fail(
             f"{what}：噪声（答案 − 真实计数）不服从 Lap(1/ε = {b:g})：KS D = {result.statistic:.4f}，p = {result.pvalue:.2g} < {level:g}"
-            f"（n = {noise.size}，seed = {seed}）。花掉的预算 ε 必须与加的噪声 Lap(Δ/ε)（Δ = 1）一致。{zh}。",
+            f"（n = {noise.size}，seed = {seed}）。消耗的预算 ε 必须与加的噪声 Lap(Δ/ε)（Δ = 1）一致。{zh}。",
             f"{what}: the noise (answer − true count) is not Lap(1/ε = {b:g}): KS D = {result.statistic:.4f}, "
             f"p = {result.pvalue:.2g} < {level:g} (n = {noise.size}, seed = {seed}). The budget ε spent must match the "
             f"noise Lap(Δ/ε) added (Δ = 1). {en}.",
@@ -535,17 +530,17 @@ def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, 
           "composition (Theorem 6-3) a whole histogram with Lap(1/ε) per bin needs a charge of ε, not k·ε; the task "
           "asks for the least budget the composition theorems allow",
           "privacy_budget.histogram_overcharged"),
-         ("账本记的比花掉的少，不满足差分隐私：每个直方图必须记 ε（预算用完后必须拒绝）",
+         ("账本记的比消耗的少，不满足差分隐私：每个直方图必须记 ε（预算用完后必须拒绝）",
           "the ledger is charged less than the histograms spend, which is not differentially private: each "
           "histogram must be charged ε (and refused once the budget is spent)",
           "privacy_budget.histogram_undercharged")),
         ((("h", 0.5, True), ("c", 0.5, True), ("h", 0.1, False), ("c", 0.1, False)),
          ("总预算 1：直方图 0.5 + 计数 0.5 之后预算已用完",
           "total 1: after a histogram at 0.5 and a count at 0.5 the budget is spent"),
-         ("直方图和计数查询的是同一个数据集，共用同一份预算（顺序组合），每个按它的 ε 记账",
+         ("直方图和计数查询的是同一个数据集，共用同一份预算（串行组合），每个按它的 ε 记账",
           "both query the same dataset and share one budget (sequential composition), each charged its ε",
           "privacy_budget.histogram_overcharged"),
-         ("直方图和计数查询的是同一个数据集，必须共用同一份预算（顺序组合）：没有记到同一个账本上就不满足差分隐私",
+         ("直方图和计数查询的是同一个数据集，必须共用同一份预算（串行组合）：没有记到同一个账本上就不满足差分隐私",
           "both query the same dataset and must share one budget (sequential composition): charging them apart is "
           "not differentially private",
           "privacy_budget.histogram_budget_not_shared")),
@@ -644,8 +639,6 @@ def check_attack_success_rate(averaging_attack: Callable, seed: int | None = Non
     for epsilon, k, trials in settings:
         exact = EXACT_DANGER.get((epsilon, k))
         if exact is None:
-            from helpers.queries import danger_probability
-
             exact = danger_probability(epsilon, k)
         answers = true_count + rng.laplace(0.0, 1.0 / epsilon, size=(trials, k))
         hits = sum(_guess(averaging_attack, answers[t]) == true_count for t in range(trials))

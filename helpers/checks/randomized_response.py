@@ -23,6 +23,7 @@ from helpers.checks.core import (
     check_seed,
 )
 from helpers.checks.forbidden import _check_no_forbidden, _check_rng_discipline
+from helpers.checks.reference import reference_keep_probability as _keep
 from helpers.checks.stats import binomial_test
 
 
@@ -39,10 +40,6 @@ __all__ = [
 ]
 
 # --- randomized response (§6.4) ------------------------------------------------
-
-
-def _keep(epsilon: float) -> float:
-    return 1.0 / (1.0 + math.exp(-epsilon))
 
 
 def check_rr_keep_probability_values(rr_keep_probability: Callable) -> None:

@@ -10,6 +10,7 @@ import textwrap
 from typing import Callable
 
 from helpers.checks.forbidden import _function_source
+import helpers.mechanisms as mechanisms
 
 # --- copied solutions ----------------------------------------------------------
 
@@ -107,8 +108,6 @@ def similarity_to_reference(func: Callable | str, reference: Callable | str | No
     look alike whoever writes them, so their score proves nothing.
     """
     if reference is None:
-        import helpers.mechanisms as mechanisms
-
         ref_name = name or getattr(func, "__name__", None)
         reference = getattr(mechanisms, ref_name, None) if ref_name else None
         if reference is None:

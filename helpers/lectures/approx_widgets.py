@@ -31,13 +31,13 @@ def posterior_widget(epsilon: float = 1.0, prior: float = 0.1) -> LiveFigure:
     check_probability(prior, func=func, name="prior", low_open=True, high_open=True)
     x = np.linspace(0.0, 1.0, 401)
     fig, ax = new_figure((7.0, 3.6))
-    ax.plot(x, x, color="0.6", lw=1, ls=":", label=label(zh="不发布:后验 = 先验", en="no release: posterior = prior"))
+    ax.plot(x, x, color="0.6", lw=1, ls=":", label=label(zh="不发布：后验 = 先验", en="no release: posterior = prior"))
     (upper,) = ax.plot(x, x, color="C3", lw=2, label=label(zh=r"后验上界 $p\,e^{\varepsilon}/(p\,e^{\varepsilon}+1-p)$", en=r"largest posterior $p\,e^{\varepsilon}/(p\,e^{\varepsilon}+1-p)$"))
-    (lower,) = ax.plot(x, x, color="C0", lw=2, ls="--", label=label(zh=r"后验下界($e^{-\varepsilon}$)", en=r"smallest posterior ($e^{-\varepsilon}$)"))
+    (lower,) = ax.plot(x, x, color="C0", lw=2, ls="--", label=label(zh=r"后验下界（$e^{-\varepsilon}$）", en=r"smallest posterior ($e^{-\varepsilon}$)"))
     (segment,) = ax.plot([prior, prior], [prior, prior], color="k", lw=3, solid_capstyle="butt")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.set_xlabel(label(zh="攻击者的先验概率 p(例如:Alice 患癌)", en="attacker's prior p (e.g. Alice has cancer)"))
+    ax.set_xlabel(label(zh="攻击者的先验概率 p（例如：Alice 患癌）", en="attacker's prior p (e.g. Alice has cancer)"))
     ax.set_ylabel(label(zh="看到输出后的后验概率", en="posterior after seeing the output"))
     ax.legend(fontsize=8, loc="lower right")
     title = ax.set_title("")
@@ -50,7 +50,7 @@ def posterior_widget(epsilon: float = 1.0, prior: float = 0.1) -> LiveFigure:
         post_hi = approx_dp.posterior_bound(prior, epsilon)
         post_lo = prior * math.exp(-epsilon) / (prior * math.exp(-epsilon) + 1 - prior)
         segment.set_data([prior, prior], [post_lo, post_hi])
-        title.set_text(label(zh=f"ε = {epsilon:.3g}:先验 {prior:.1%} → 后验在 [{post_lo:.1%}, {post_hi:.1%}] 之内",
+        title.set_text(label(zh=f"ε = {epsilon:.3g}：先验 {prior:.1%} → 后验在 [{post_lo:.1%}，{post_hi:.1%}] 之内",
                              en=f"ε = {epsilon:.3g}: prior {prior:.1%} → posterior within [{post_lo:.1%}, {post_hi:.1%}]"))
         return {"posterior_max": post_hi, "posterior_min": post_lo, "odds_factor": math.exp(epsilon)}
 
@@ -73,9 +73,9 @@ def dimension_widget(epsilon: float = 1.0, delta: float = 1e-6, d: int = 10) -> 
     check_int(d, func=func, name="d", minimum=1)
     dims = np.unique(np.round(np.logspace(0, 4, 161)).astype(np.int64))
     fig, ax = new_figure((7.5, 3.6))
-    (lap,) = ax.plot(dims, dims * 0 + 1.0, color="C0", lw=2, label=label(zh="拉普拉斯:√2·Δ1/ε,Δ1 = d", en="Laplace: √2·Δ1/ε, Δ1 = d"))
-    (gau,) = ax.plot(dims, dims * 0 + 1.0, color="C3", lw=2, label=label(zh="高斯(解析 σ):Δ2 = √d", en="Gaussian (analytic σ): Δ2 = √d"))
-    (cla,) = ax.plot(dims, dims * 0 + 1.0, color="C3", lw=1, ls=":", label=label(zh="高斯(经典 σ,仅 ε < 1)", en="Gaussian (classic σ, ε < 1 only)"))
+    (lap,) = ax.plot(dims, dims * 0 + 1.0, color="C0", lw=2, label=label(zh="拉普拉斯：√2·Δ1/ε,Δ1 = d", en="Laplace: √2·Δ1/ε, Δ1 = d"))
+    (gau,) = ax.plot(dims, dims * 0 + 1.0, color="C3", lw=2, label=label(zh="高斯（解析 σ）：Δ2 = √d", en="Gaussian (analytic σ): Δ2 = √d"))
+    (cla,) = ax.plot(dims, dims * 0 + 1.0, color="C3", lw=1, ls=":", label=label(zh="高斯（经典 σ，仅 ε < 1）", en="Gaussian (classic σ, ε < 1 only)"))
     marker = ax.axvline(d, color="k", lw=1, ls="--")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -99,7 +99,7 @@ def dimension_widget(epsilon: float = 1.0, delta: float = 1e-6, d: int = 10) -> 
         unit = float(approx_dp.per_coordinate_sd([1], epsilon, delta)["gaussian"][0])
         crossover = (unit * epsilon) ** 2 / 2  # √2 d/ε = unit·√d  ⇔  d = (unit·ε)²/2
         title.set_text(label(
-            zh=f"d = {d}:拉普拉斯 {at['laplace'][0]:.3g},高斯 {at['gaussian'][0]:.3g};d > {crossover:.3g} 时高斯更小",
+            zh=f"d = {d}：拉普拉斯 {at['laplace'][0]:.3g}，高斯 {at['gaussian'][0]:.3g}；d > {crossover:.3g} 时高斯更小",
             en=f"d = {d}: Laplace {at['laplace'][0]:.3g}, Gaussian {at['gaussian'][0]:.3g}; Gaussian smaller for d > {crossover:.3g}"))
         return {"d": d, "laplace": float(at["laplace"][0]), "gaussian": float(at["gaussian"][0]),
                 "crossover": crossover}
@@ -139,10 +139,10 @@ def composition_widget(eps0: float = 0.1, delta0: float = 1e-8, delta_prime: flo
         raise fail(func, "delta0", "small enough that 10000·δ0 + δ′ < 1", delta0)
     ks = np.unique(np.round(np.logspace(0, 4, 41)).astype(np.int64))
     fig, ax = new_figure((7.5, 3.8))
-    styles = (("basic", "C0", "-", label(zh="基本组合 kε0(定理 6-2)", en="basic kε0 (Theorem 6-2)")),
+    styles = (("basic", "C0", "-", label(zh="基本组合 kε0（定理 6-2）", en="basic kε0 (Theorem 6-2)")),
               ("advanced", "C1", "--", label(zh="高级组合定理", en="advanced composition")),
-              ("rdp", "C3", "-", label(zh="Rényi DP(矩会计)", en="Rényi DP (moments accountant)")),
-              ("exact", "k", ":", label(zh="精确值(高斯机制)", en="exact (Gaussian mechanism)")))
+              ("rdp", "C3", "-", label(zh="Rényi DP（矩记账器）", en="Rényi DP (moments accountant)")),
+              ("exact", "k", ":", label(zh="精确值（高斯机制）", en="exact (Gaussian mechanism)")))
     lines = {key: ax.plot(ks, ks * 0.0 + 1.0, color=c, ls=ls, lw=2, label=text)[0] for key, c, ls, text in styles}
     marker = ax.axvline(k, color="0.4", lw=1, ls="--")
     ax.set_xscale("log")
@@ -166,8 +166,8 @@ def composition_widget(eps0: float = 0.1, delta0: float = 1e-8, delta_prime: flo
         at = composition_curves(np.array([k]), eps0, delta0, delta_prime)
         shown = {key: float(at[key][0]) for key in ("basic", "advanced", "rdp", "exact")}
         title.set_text(label(
-            zh=f"k = {k},σ = {curves['sigma']:.3g}:基本 {shown['basic']:.3g},高级 {shown['advanced']:.3g},"
-               f"RDP {shown['rdp']:.3g},精确 {shown['exact']:.3g}(δ = {at['delta_total'][0]:.2g})",
+            zh=f"k = {k}，σ = {curves['sigma']:.3g}：基本 {shown['basic']:.3g}，高级 {shown['advanced']:.3g}，"
+               f"RDP {shown['rdp']:.3g}，精确 {shown['exact']:.3g}（δ = {at['delta_total'][0]:.2g}）",
             en=f"k = {k}, σ = {curves['sigma']:.3g}: basic {shown['basic']:.3g}, advanced {shown['advanced']:.3g}, "
                f"RDP {shown['rdp']:.3g}, exact {shown['exact']:.3g} (δ = {at['delta_total'][0]:.2g})"))
         return {**shown, "k": k, "sigma": curves["sigma"], "delta_total": float(at["delta_total"][0]), "curves": curves}

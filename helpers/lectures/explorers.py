@@ -9,13 +9,15 @@ from typing import Callable
 
 import numpy as np
 
-from helpers.checks.exponential import TABLE_6_4_SCORES, _exp_probs
 from helpers.checks.local_frequency import (
     reference_grr_probabilities,
     reference_grr_variance,
 )
-from helpers.checks.privacy_budget import _CARROTS, _CARROTS_OVER_55
-from helpers.checks.randomized_response import _keep
+from helpers.checks.reference import (CARROTS, CARROTS_OVER_55, TABLE_6_4_SCORES, reference_exponential_probabilities,
+                                      reference_keep_probability)
+from helpers.fonts import configure_fonts
+from helpers.lectures.widgets import RoundLogSlider
+from helpers.queries import danger_probability
 
 # --- ε-slider views (ungraded) -----------------------------------------------
 
@@ -23,8 +25,6 @@ from helpers.checks.randomized_response import _keep
 def _explorer_figure():
     """A 6 × 3 in figure whose text can be Chinese (the course's bundled CJK font)."""
     import matplotlib.pyplot as plt
-
-    from helpers.fonts import configure_fonts
 
     configure_fonts()  # before any text is created: legends below are bilingual
     fig, ax = plt.subplots(figsize=(6, 3))
@@ -35,8 +35,6 @@ def _explorer_figure():
 def _slider_view(draw: Callable[[float], None], fig, description: str = "ε"):
     import ipywidgets as widgets
     from IPython.display import display
-
-    from helpers.lectures.widgets import RoundLogSlider
 
     slider = RoundLogSlider(1.0, -1, 1, description=description, continuous_update=False)
     out = widgets.Output(layout=widgets.Layout(min_height="320px"))
@@ -103,7 +101,7 @@ def exponential_explorer(exponential_mechanism: Callable, scores=TABLE_6_4_SCORE
         counts = np.bincount([int(exponential_mechanism(list(scores), epsilon, sensitivity, rng)) for _ in range(n)], minlength=k)
         for bar, h in zip(bars, counts / n):
             bar.set_height(h)
-        for bar, h in zip(truth, _exp_probs(np.array(scores), epsilon, sensitivity)):
+        for bar, h in zip(truth, reference_exponential_probabilities(np.array(scores), epsilon, sensitivity)):
             bar.set_height(h)
         ax.set_title(f"ε = {epsilon:g}, Δq = {sensitivity:g}")
 
@@ -125,7 +123,7 @@ def rr_explorer(rr_perturb: Callable, n: int = 200, true_ones: int = 60, repeats
     bits[:, :true_ones] = 1
 
     def draw(epsilon):
-        p = _keep(epsilon)
+        p = reference_keep_probability(epsilon)
         reported = np.asarray(rr_perturb(bits, epsilon, np.random.default_rng(seed))).sum(axis=1)
         heights = np.bincount(reported.astype(int), minlength=n + 1)[: n + 1] / repeats
         for bar, h in zip(bars, heights):
@@ -145,8 +143,6 @@ def rr_explorer(rr_perturb: Callable, n: int = 200, true_ones: int = 60, repeats
 def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: int = 0):
     """Histogram of the student's ``private_mean`` on 40 ages in [0, 100]; ε on a log slider."""
     import matplotlib.pyplot as plt
-
-    from helpers.fonts import configure_fonts
 
     configure_fonts()  # the bilingual labels need a CJK font (no tofu)
     ages = np.array([23, 35, 41, 29, 52, 67, 38, 45, 31, 58, 26, 49, 72, 33, 44, 39, 61, 28, 36, 47,
@@ -190,9 +186,6 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
     """
     import matplotlib.pyplot as plt
 
-    from helpers.fonts import configure_fonts
-    from helpers.queries import danger_probability
-
     configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
 
     fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
@@ -206,7 +199,7 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
     ax.set_xlabel("k")
     ax.set_ylabel("猜中的概率 / P(guess = truth)")
     ax.legend(loc="upper left", fontsize=8)
-    true_count = _CARROTS_OVER_55
+    true_count = CARROTS_OVER_55
 
     def rates(epsilon: float, total: float, rng) -> list[float]:
         """Success rate for each k; one attacker per trial asks up to max(ks) times and
@@ -217,7 +210,7 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
             answers = []
             for _ in range(int(ks[-1])):
                 try:
-                    value, ledger = answer_count(ledger, _CARROTS, 55.0, epsilon, rng)
+                    value, ledger = answer_count(ledger, CARROTS, 55.0, epsilon, rng)
                 except ValueError:
                     break  # refused: the budget is spent
                 answers.append(value)
@@ -247,8 +240,6 @@ def grr_explorer(grr_perturb: Callable, grr_estimate: Callable, k: int = 6, n: i
     """Bars: true counts, the student's estimates from one run of the student's ``grr_perturb``
     (± 2 sd of the reference variance); ε on a log slider."""
     import matplotlib.pyplot as plt
-
-    from helpers.fonts import configure_fonts
 
     configure_fonts()  # the bundled CJK font: Chinese legend text without empty boxes
 

@@ -25,8 +25,11 @@ import numpy as np
 
 from helpers import ldp
 from helpers._validation import check_epsilon, check_int, check_probability, check_real, fail
+from helpers.histograms import range_mse_by_length, tree_height
 from helpers.lectures.plots import label, new_figure
 from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
+from helpers.shuffle import fmt_amplified_epsilon, fmt_is_valid
+from helpers.synthetic import all_marginals, fit_marginal_model, sample_model, workload_error
 
 __all__ = [
     "ldp_outputs_widget",
@@ -92,7 +95,7 @@ def ldp_outputs_widget(t: float = -0.5, t_prime: float = 0.5, epsilon: float = 1
         ax.set_xlim(edges[0], edges[-1])
         ax.set_xlabel(label(zh="输出", en="output"))
         artists[name + "_title"] = ax.set_title(name)
-    axes[0].set_ylabel(label(zh="密度(对数)", en="density (log)"))
+    axes[0].set_ylabel(label(zh="密度（对数）", en="density (log)"))
     axes[0].legend(fontsize=8, loc="upper left")
 
     def densities(epsilon: float) -> dict:
@@ -108,7 +111,7 @@ def ldp_outputs_widget(t: float = -0.5, t_prime: float = 0.5, epsilon: float = 1
             ratio = float(np.max(np.abs(np.log(c1[both] / c2[both])))) if both.any() else float("nan")
             only_one = float(np.sum((d1 * np.diff(edges))[(d1 > 0) & (d2 == 0)]))
             if only_one > 0.01:  # some outputs of M(t) cannot come from M(t'): an infinite ratio
-                text = f"{name}\n" + label(zh=f"比值 ∞:{only_one:.0%} 的输出在 t' 下不可能",
+                text = f"{name}\n" + label(zh=f"比值 ∞：{only_one:.0%} 的输出在 t' 下不可能",
                                            en=f"ratio ∞: {only_one:.0%} of outputs impossible under t'")
             else:  # empirical, so give or take sampling noise
                 text = f"{name}\nmax |ln ratio| ≈ {ratio:.2f}"
@@ -235,8 +238,6 @@ def shuffle_amplification_widget(eps0: float = 2.0, delta: float = 1e-6,
     closed form does not apply (ε0 > ln(n/(16 ln(2/δ)))) no amplification
     is claimed and the curve stays at ε0 (dotted part).
     """
-    from helpers.shuffle import fmt_amplified_epsilon, fmt_is_valid
-
     func = "shuffle_amplification_widget"
     check_epsilon(eps0, func=func, name="eps0")
     check_probability(delta, func=func, name="delta", low_open=True, high_open=True)
@@ -245,10 +246,10 @@ def shuffle_amplification_widget(eps0: float = 2.0, delta: float = 1e-6,
     ns = np.unique(np.logspace(np.log10(n_range[0]), np.log10(n_range[1]), 121).astype(np.int64))
     fig, ax = new_figure((7.5, 3.6))
     (valid_line,) = ax.plot(ns, np.full(ns.size, np.nan), color="C0", lw=2,
-                            label=label(zh="洗牌后的中心化 ε(FMT 界)", en="central ε after shuffling (FMT bound)"))
+                            label=label(zh="洗牌后的中心化 ε（FMT 界）", en="central ε after shuffling (FMT bound)"))
     (invalid_line,) = ax.plot(ns, np.full(ns.size, np.nan), color="C0", lw=1.5, ls=":",
-                              label=label(zh="n 太小:界不适用,仍为 ε0", en="n too small: bound n/a, still ε0"))
-    local = ax.axhline(eps0, color="C3", ls="--", lw=1.2, label=label(zh="本地 ε0(不洗牌)", en="local ε0 (no shuffling)"))
+                              label=label(zh="n 太小：界不适用，仍为 ε0", en="n too small: bound n/a, still ε0"))
+    local = ax.axhline(eps0, color="C3", ls="--", lw=1.2, label=label(zh="本地 ε0（不洗牌）", en="local ε0 (no shuffling)"))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(ns[0], ns[-1])
@@ -269,7 +270,7 @@ def shuffle_amplification_widget(eps0: float = 2.0, delta: float = 1e-6,
         n_min = int(ns[first]) if valid.any() else None
         at_1e5 = fmt_amplified_epsilon(eps0, 100_000, delta)
         limit = f"{n_min:,}" if n_min is not None else "—"
-        title.set_text(label(zh=f"ε0 = {eps0:.3g}, δ = {delta:g}:界从 n ≥ {limit} 起适用;n = 100,000 时 ε ≈ {at_1e5:.3g}",
+        title.set_text(label(zh=f"ε0 = {eps0:.3g}，δ = {delta:g}：界从 n ≥ {limit} 起适用；n = 100,000 时 ε ≈ {at_1e5:.3g}",
                              en=f"ε0 = {eps0:.3g}, δ = {delta:g}: bound applies from n ≥ {limit}; at n = 100,000, ε ≈ {at_1e5:.3g}"))
         return {"epsilon": eps, "valid": valid, "n_min": n_min, "epsilon_at_1e5": at_1e5}
 
@@ -292,10 +293,6 @@ def range_mse_widget(counts: Sequence[float], epsilon: float = 1.0, b: int = 2, 
     curves together; the slider is the branching factor b.
     ``counts`` must have a length that is a power of every b in ``branchings``.
     """
-    from helpers.histograms import range_mse_by_length
-
-    from helpers.histograms import tree_height
-
     counts = np.asarray(counts, dtype=float)
     n = counts.size
     if b not in branchings:
@@ -307,13 +304,13 @@ def range_mse_widget(counts: Sequence[float], epsilon: float = 1.0, b: int = 2, 
     nan = np.full(lengths.size, np.nan)
     (flat,) = ax.plot(lengths, nan, "o-", color="C3", label=label(zh="平坦直方图", en="flat histogram"))
     (theory,) = ax.plot(lengths, nan, color="C3", lw=0.8, ls=":", label="|r|·2/ε²")
-    (tree,) = ax.plot(lengths, nan, "s-", color="C0", alpha=0.6, label=label(zh="b 叉树(原始)", en="b-ary tree (raw)"))
+    (tree,) = ax.plot(lengths, nan, "s-", color="C0", alpha=0.6, label=label(zh="b 叉树（原始）", en="b-ary tree (raw)"))
     (tree_ci,) = ax.plot(lengths, nan, "^-", color="C0", lw=2, label=label(zh="b 叉树 + 约束推理", en="b-ary tree + constrained inference"))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(0.8, n * 1.25)
     ax.set_ylim(0.5 / epsilon ** 2, 5e4 / epsilon ** 2)
-    ax.set_xlabel(label(zh="范围长度 |r|(格数)", en="range length |r| (bins)"))
+    ax.set_xlabel(label(zh="范围长度 |r|（格数）", en="range length |r| (bins)"))
     ax.set_ylabel("MSE")
     ax.legend(fontsize=8, loc="upper left")
     title = ax.set_title("")
@@ -332,7 +329,7 @@ def range_mse_widget(counts: Sequence[float], epsilon: float = 1.0, b: int = 2, 
         tree_ci.set_ydata(result["tree_ci"])
         better = lengths[result["tree_ci"] < result["flat"]]
         crossover = int(better.min()) if better.size else None
-        title.set_text(label(zh=f"ε = {epsilon:.3g}, b = {b}:树 + 约束推理从 |r| ≥ {crossover} 起更准",
+        title.set_text(label(zh=f"ε = {epsilon:.3g}，b = {b}：树 + 约束推理从 |r| ≥ {crossover} 起更准",
                              en=f"ε = {epsilon:.3g}, b = {b}: tree + inference wins from |r| ≥ {crossover}"))
         return {**result, "crossover": crossover}
 
@@ -361,8 +358,6 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
     The same seed is used at every ε; ε steps through 0.1, 0.2, 0.5, 1, 2, 5, 10, each
     computed when the figure is built.
     """
-    from helpers.synthetic import all_marginals, fit_marginal_model, sample_model, workload_error
-
     func = "synthetic_utility_widget"
     data = np.asarray(data)
     domains = tuple(int(d) for d in domains)
@@ -387,9 +382,9 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
     x = np.arange(levels)
     ax.bar(x - 0.27, conditional(data), width=0.27, color="0.6", label=label(zh="真实数据", en="real data"))
     sme = ax.bar(x, np.zeros(levels), width=0.27, color="C0",
-                 label=label(zh="合成:选择-测量-估计(二维边缘)", en="synthetic: select–measure–estimate (2-way)"))
+                 label=label(zh="合成：选择-测量-估计（二维边缘）", en="synthetic: select–measure–estimate (2-way)"))
     indep = ax.bar(x + 0.27, np.zeros(levels), width=0.27, color="C1",
-                   label=label(zh="合成:只用一维边缘(各列独立)", en="synthetic: 1-way only (independent columns)"))
+                   label=label(zh="合成：只用一维边缘（各列独立）", en="synthetic: 1-way only (independent columns)"))
     ax.set_xticks(x, names)
     ax.set_ylim(0, 1)
     ax.set_ylabel(ylabel or label(zh=f"P(第 {target_col} 列 = {target_level} | 组)",
@@ -422,7 +417,7 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
             for bar, height in zip(bars, heights):
                 bar.set_height(height)
         title.set_text(label(
-            zh=f"ε = {epsilon:.3g}:工作负载误差 二维 {errors['sme_2way']:.3f}(独立 {errors['indep_2way']:.3f}),三维 {errors['sme_3way']:.3f}(独立 {errors['indep_3way']:.3f})",
+            zh=f"ε = {epsilon:.3g}：工作负载误差 二维 {errors['sme_2way']:.3f}（独立 {errors['indep_2way']:.3f}），三维 {errors['sme_3way']:.3f}（独立 {errors['indep_3way']:.3f}）",
             en=f"ε = {epsilon:.3g}: workload error 2-way {errors['sme_2way']:.3f} (indep. {errors['indep_2way']:.3f}), 3-way {errors['sme_3way']:.3f} (indep. {errors['indep_3way']:.3f})"))
         return {k: v for k, v in result.items() if k != "heights"}
 

@@ -23,6 +23,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from helpers._validation import fail
 from helpers.fonts import cjk_available as _cjk_available  # the name label() looks up (tests replace it)
 from helpers.fonts import configure_fonts
 from helpers.i18n import get_lang, tr
@@ -85,8 +86,6 @@ def use_backend(mode: str | None = None) -> str:
     configure_fonts()
     mode = mode or os.environ.get("DP_COURSE_BACKEND") or None
     if mode not in (None, "widget", "inline"):
-        from helpers._validation import fail
-
         raise fail("use_backend", "mode", "None, 'widget' or 'inline'", mode)
     try:
         from IPython import get_ipython
@@ -226,9 +225,9 @@ def plot_uniform_noise_overlap(ax: Axes, answers_d: np.ndarray, answers_d2: np.n
     """
     edges = np.linspace(0.5, 4.5, 81)
     _, _, p1 = ax.hist(answers_d, bins=edges, density=True, alpha=0.5, color="C0",
-                       label=label(zh="D:含 Alice(患癌),计数 3", en="D: Alice (cancer) included, count 3"))
+                       label=label(zh="D：含 Alice（患癌），计数 3", en="D: Alice (cancer) included, count 3"))
     _, _, p2 = ax.hist(answers_d2, bins=edges, density=True, alpha=0.5, color="C3",
-                       label=label(zh="D′:去掉 Alice,计数 2", en="D′: Alice removed, count 2"))
+                       label=label(zh="D′：去掉 Alice，计数 2", en="D′: Alice removed, count 2"))
     band = ax.axvspan(3, 4, color="C0", alpha=0.12, lw=0)
     ax.axvspan(1, 2, color="C3", alpha=0.12, lw=0)
     ax.text(3.5, 0.58, label(zh="只可能来自 D", en="only from D"), ha="center", fontsize=8)
@@ -268,8 +267,8 @@ def plot_composition(ax: Axes, epsilons: list[float]) -> dict[str, Any]:
     for i, e in enumerate(epsilons):
         stacks.append(ax.bar(1 + (i - (len(epsilons) - 1) / 2) * 0.25, e, width=0.22, color=f"C{i}"))
     ax.axhline(max(epsilons), xmin=0.55, color="k", ls="--", lw=1)
-    ax.set_xticks([0, 1], [label(zh=f"串行:总和 {sum(epsilons):g}", en=f"sequential: sum {sum(epsilons):g}"),
-                           label(zh=f"并行:最大 {max(epsilons):g}", en=f"parallel: max {max(epsilons):g}")])
+    ax.set_xticks([0, 1], [label(zh=f"串行：总和 {sum(epsilons):g}", en=f"sequential: sum {sum(epsilons):g}"),
+                           label(zh=f"并行：最大 {max(epsilons):g}", en=f"parallel: max {max(epsilons):g}")])
     ax.set_ylabel(label(zh="总隐私损失 ε", en="total privacy loss ε"))
     ax.legend(fontsize=8, loc="upper right")
     return {"bars": stacks}
@@ -281,7 +280,7 @@ def plot_lcg(ax_hist: Axes, ax_pairs: Axes, u: np.ndarray) -> dict[str, Any]:
     ax_hist.axhline(1, color="k", lw=1)
     ax_hist.set_xlabel("u")
     ax_hist.set_ylabel(label(zh="密度", en="density"))
-    ax_hist.set_title(label(zh="直方图:看起来很均匀", en="histogram: looks uniform"), fontsize=9)
+    ax_hist.set_title(label(zh="直方图：看起来很均匀", en="histogram: looks uniform"), fontsize=9)
     # zoom on u_n < 0.002: u_{n+1} = 2045 u_n + 1/m (mod 1), so about 4 lines are visible
     near = u[:-1] < 0.002
     pairs = ax_pairs.scatter(u[:-1][near], u[1:][near], s=4, color="C3")
@@ -289,7 +288,7 @@ def plot_lcg(ax_hist: Axes, ax_pairs: Axes, u: np.ndarray) -> dict[str, Any]:
     ax_pairs.set_ylim(0, 1)
     ax_pairs.set_xlabel("$u_n$")
     ax_pairs.set_ylabel("$u_{n+1}$")
-    ax_pairs.set_title(label(zh="相邻两数 ($u_n$, $u_{n+1}$):落在直线上", en="pairs ($u_n$, $u_{n+1}$): on straight lines"),
+    ax_pairs.set_title(label(zh="相邻两数（$u_n$，$u_{n+1}$）：落在直线上", en="pairs ($u_n$, $u_{n+1}$): on straight lines"),
                        fontsize=9)
     return {"patches": patches, "pairs": pairs}
 
@@ -300,7 +299,7 @@ def plot_sensitivity(ax: Axes, diffs: dict[str, np.ndarray]) -> dict[str, Any]:
     for i, (name, d) in enumerate(diffs.items()):
         artists[name] = ax.plot(np.arange(1, len(d) + 1), d, "o-", color=f"C{i}",
                                 label=f"{name}: GS = {np.max(d):g}")[0]
-    ax.set_xlabel(label(zh="被改动的记录编号(每个编号对应一个相邻数据集 D′)",
+    ax.set_xlabel(label(zh="被改动的记录编号（每个编号对应一个相邻数据集 D′）",
                         en="record changed (one neighbour D′ per record)"))
     ax.set_ylabel("|f(D) − f(D′)|")
     ax.set_ylim(0, 3.5)
@@ -331,7 +330,7 @@ def plot_variance_check(ax: Axes, ns: np.ndarray, simulated: dict[str, np.ndarra
         ax.loglog(ns, simulated[name], "o", color=f"C{i}", ms=5)
     ax.set_xlabel("n")
     ax.set_ylabel("Var(N̂)")
-    ax.set_title(label(zh="点:模拟;线:公式 n p(1−p)/(2p−1)²", en="dots: simulation; lines: n p(1−p)/(2p−1)²"),
+    ax.set_title(label(zh="点：模拟；线：公式 n p(1−p)/(2p−1)²", en="dots: simulation; lines: n p(1−p)/(2p−1)²"),
                  fontsize=9)
     ax.legend(fontsize=8)
     return out
@@ -343,8 +342,8 @@ def plot_revenue(ax: Axes, prices: np.ndarray, revenue: np.ndarray, marks: dict[
     for i, (name, price) in enumerate(marks.items()):
         r = float(np.interp(price, prices, revenue))
         ax.plot([price], [r], "o", color=f"C{i + 1}", label=f"{name}: {price:g} → {r:.2f}")
-    ax.set_xlabel(label(zh="定价(元)", en="price (yuan)"))
-    ax.set_ylabel(label(zh="收益(元)", en="revenue (yuan)"))
+    ax.set_xlabel(label(zh="定价（元）", en="price (yuan)"))
+    ax.set_ylabel(label(zh="收益（元）", en="revenue (yuan)"))
     ax.set_ylim(0, 3.6)
     ax.legend(fontsize=8, loc="upper right")
     return {"line": line}
@@ -394,9 +393,9 @@ def plot_release_models(ax: Axes, ks: np.ndarray, interactive_sd: np.ndarray, re
     release with ε, every later query is post-processing and as accurate as the first.
     """
     (inter,) = ax.loglog(ks, interactive_sd, "-", color="C3",
-                         label=label(zh=f"交互式:每次 ε/k(总 ε = {epsilon:g})", en=f"interactive: ε/k each (total ε = {epsilon:g})"))
+                         label=label(zh=f"交互式：每次 ε/k（总 ε = {epsilon:g}）", en=f"interactive: ε/k each (total ε = {epsilon:g})"))
     (rel,) = ax.loglog(ks, release_sd, "-", color="C0",
-                       label=label(zh=f"非交互式:一次发布 ε = {epsilon:g}", en=f"non-interactive: one release, ε = {epsilon:g}"))
+                       label=label(zh=f"非交互式：一次发布 ε = {epsilon:g}", en=f"non-interactive: one release, ε = {epsilon:g}"))
     if sim_interactive is not None:
         ax.loglog(ks, sim_interactive, "o", color="C3", ms=4)
     if sim_release is not None:

@@ -69,13 +69,13 @@ def pricing_widget(epsilon: float = 1.0, copies: int = 1) -> LiveFigure:
     ax_p.axhline(1 / prices.size, color="0.5", ls=":", lw=1, label=label(zh="均匀 1/40", en="uniform 1/40"))
     ax_p.set_xlim(0, 4.1)
     ax_p.set_ylim(0, 0.6)
-    ax_p.set_xlabel(label(zh="定价(元)", en="price (yuan)"))
+    ax_p.set_xlabel(label(zh="定价（元）", en="price (yuan)"))
     ax_p.set_ylabel(label(zh="被选中的概率", en="probability of being chosen"))
     ax_p.legend(fontsize=8, loc="upper right")
     title_p = ax_p.set_title("", fontsize=10)
     (expected,) = ax_r.plot(eps_grid, eps_grid * 0, color="C0", lw=2, label=label(zh="期望收益 / OPT", en="expected revenue / OPT"))
     (guarantee,) = ax_r.plot(eps_grid, eps_grid * 0, color="C3", lw=1.5, ls="--",
-                             label=label(zh="保证:以 ≥95% 的概率不低于", en="guarantee: ≥ this with prob. ≥ 95%"))
+                             label=label(zh="保证：以 ≥95% 的概率不低于", en="guarantee: ≥ this with prob. ≥ 95%"))
     (dot,) = ax_r.plot([epsilon], [0], "o", color="k")
     ax_r.axhline(1.0, color="0.5", ls=":", lw=1)
     ax_r.set_xscale("log")
@@ -95,9 +95,9 @@ def pricing_widget(epsilon: float = 1.0, copies: int = 1) -> LiveFigure:
         expected.set_ydata([c["expected"] / c["opt"] for c in curve])
         guarantee.set_ydata([max(c["threshold"], 0.0) / c["opt"] for c in curve])
         dot.set_data([epsilon], [now["expected"] / now["opt"]])
-        title_p.set_text(label(zh=f"{3 * copies} 位买家,Δq = {now['sensitivity']:g},ε = {epsilon:.3g}",
+        title_p.set_text(label(zh=f"{3 * copies} 位买家，Δq = {now['sensitivity']:g}，ε = {epsilon:.3g}",
                                en=f"{3 * copies} buyers, Δq = {now['sensitivity']:g}, ε = {epsilon:.3g}"))
-        title_r.set_text(label(zh=f"OPT = {now['opt']:g} 元;期望收益 {now['expected']:.3g} 元",
+        title_r.set_text(label(zh=f"OPT = {now['opt']:g} 元；期望收益 {now['expected']:.3g} 元",
                                en=f"OPT = {now['opt']:g} yuan; expected revenue {now['expected']:.3g} yuan"))
         return {"expected": now["expected"], "opt": now["opt"], "threshold": now["threshold"],
                 "tail": now["tail"], "probabilities": now["probabilities"]}

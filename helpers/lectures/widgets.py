@@ -316,7 +316,7 @@ def dp_ratio_widget(f_d: float = 3.0, f_d2: float = 2.0, sensitivity: float = 1.
         upper.set_ydata([np.exp(epsilon)] * 2)
         lower.set_ydata([np.exp(-epsilon)] * 2)
         worst = float(np.max(np.abs(log_ratio)))
-        title.set_text(label(zh=f"ε = {epsilon:.3g}: 最大 |ln 比值| = {worst:.3g}",
+        title.set_text(label(zh=f"ε = {epsilon:.3g}：最大 |ln 比值| = {worst:.3g}",
                           en=f"ε = {epsilon:.3g}: max |ln ratio| = {worst:.3g}"))
         return {"b": b, "max_abs_log_ratio": worst, "peak_density": float(p_d.max())}
 
@@ -355,8 +355,8 @@ def laplace_density_widget(epsilon: float = 1.0, sensitivity: float = 1.0) -> Li
         span.set_width(2 * b)
         peak = 1 / (2 * b)
         peak_mark.set_visible(peak > top)
-        peak_mark.set_text(label(zh=f"峰值 1/(2b) = {peak:.3g},超出坐标轴", en=f"peak 1/(2b) = {peak:.3g}, off the axis"))
-        title.set_text(label(zh=f"Δf = {sensitivity:g}, ε = {epsilon:.3g} → b = {b:.3g}, 标准差 √2·b = {np.sqrt(2) * b:.3g}",
+        peak_mark.set_text(label(zh=f"峰值 1/(2b) = {peak:.3g}，超出坐标轴", en=f"peak 1/(2b) = {peak:.3g}, off the axis"))
+        title.set_text(label(zh=f"Δf = {sensitivity:g}，ε = {epsilon:.3g} → b = {b:.3g}，标准差 √2·b = {np.sqrt(2) * b:.3g}",
                           en=f"Δf = {sensitivity:g}, ε = {epsilon:.3g} → b = {b:.3g}, std √2·b = {np.sqrt(2) * b:.3g}"))
         return {"b": b, "peak": peak, "peak_off_axis": peak > top}
 
@@ -409,7 +409,7 @@ def averaging_attack_widget(true_d: int = 90, true_d2: int = 89, epsilon: float 
     fig, step_d, step_d2, title = _neighbour_histograms(
         edges, (true_d, f"D: {true_d}"), (true_d2, f"D′: {true_d2}"),
         xlabel=label(zh="攻击者对 k 次回答求平均", en="attacker's average of k answers"),
-        ylabel=label(zh="比例(每格 0.25)", en="fraction (bins of 0.25)"), legend_loc="upper right")
+        ylabel=label(zh="比例（每格 0.25）", en="fraction (bins of 0.25)"), legend_loc="upper right")
 
     def update(epsilon: float, k: int, split: bool) -> dict:
         k = int(k)
@@ -420,7 +420,7 @@ def averaging_attack_widget(true_d: int = 90, true_d2: int = 89, epsilon: float 
         step_d2.set_data(_stairs_counts(mean_d2, edges))
         hit = float(np.mean(np.abs(mean_d - true_d) < 0.5))
         rule = label(zh="每次 ε/k" if split else "每次 ε", en="ε/k per query" if split else "ε per query")
-        title.set_text(label(zh=f"ε = {epsilon:.3g}, k = {k} ({rule}): 四舍五入后猜中真实值的比例 {hit:.1%}",
+        title.set_text(label(zh=f"ε = {epsilon:.3g}，k = {k}（{rule}）：四舍五入后猜中真实值的比例 {hit:.1%}",
                           en=f"ε = {epsilon:.3g}, k = {k} ({rule}): rounded average = true count in {hit:.1%}"))
         return {"b": b, "hit_rate": hit, "mean_sd": float(np.std(mean_d))}
 
@@ -459,7 +459,7 @@ def noisy_dataset_widget(carrots_d: np.ndarray, carrots_d2: np.ndarray, threshol
         counts_d2 = ((carrots_d2 + b * unit_d2) > threshold).sum(axis=1)
         step_d.set_data(_stairs_counts(counts_d, edges))
         step_d2.set_data(_stairs_counts(counts_d2, edges))
-        title.set_text(label(zh=f"ε = {epsilon:.3g}: 平均 {counts_d.mean():.1f}(D)与 {counts_d2.mean():.1f}(D′)",
+        title.set_text(label(zh=f"ε = {epsilon:.3g}：平均 {counts_d.mean():.1f}（D）与 {counts_d2.mean():.1f}（D′）",
                           en=f"ε = {epsilon:.3g}: mean {counts_d.mean():.1f} (D) vs {counts_d2.mean():.1f} (D′)"))
         return {"mean_d": float(counts_d.mean()), "mean_d2": float(counts_d2.mean()),
                 "exact_d": float(np.mean(counts_d == true_d))}
@@ -528,7 +528,7 @@ def exponential_vote_widget(items, scores, sensitivity: float = 1.0, epsilon: fl
     fig, ax = new_figure((7.0, 3.2))
     bars = ax.bar(items, np.zeros(len(items)), color="C0")
     texts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9) for i in range(len(items))]
-    ax.axhline(1 / len(items), color="0.5", ls=":", lw=1, label=label(zh="ε = 0:均匀", en="ε = 0: uniform"))
+    ax.axhline(1 / len(items), color="0.5", ls=":", lw=1, label=label(zh="ε = 0：均匀", en="ε = 0: uniform"))
     # headroom above 1 for the value labels and the legend, which must never cover a bar
     ax.set_ylim(0, 1.35)
     ax.set_yticks(np.linspace(0, 1, 6))
@@ -539,7 +539,7 @@ def exponential_vote_widget(items, scores, sensitivity: float = 1.0, epsilon: fl
     def update(epsilon: float) -> dict:
         probs = mech.exponential_probabilities(scores, epsilon, sensitivity)
         set_bar_heights(bars, probs, texts, fmt="{:.3g}")
-        title.set_text(label(zh=f"ε = {epsilon:.3g}(打分 = 票数,Δq = {sensitivity:g})",
+        title.set_text(label(zh=f"ε = {epsilon:.3g}（打分 = 票数，Δq = {sensitivity:g}）",
                           en=f"ε = {epsilon:.3g} (score = votes, Δq = {sensitivity:g})"))
         return {"probs": probs}
 
@@ -569,7 +569,7 @@ def rr_correction_widget(true_fraction: float = 0.8, n: int = 100, p: float = 0.
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(0, 0.5)
     ax.set_xlabel(label(zh="校正后的比例 π̂ = N̂ / n", en="corrected proportion π̂ = N̂ / n"))
-    ax.set_ylabel(label(zh="比例(每格 0.02)", en="fraction (bins of 0.02)"))
+    ax.set_ylabel(label(zh="比例（每格 0.02）", en="fraction (bins of 0.02)"))
     ax.legend(fontsize=8, loc="upper left")
     title = ax.set_title("")
 
@@ -600,7 +600,7 @@ def rr_correction_widget(true_fraction: float = 0.8, n: int = 100, p: float = 0.
         sd = float(np.sqrt(n * p * (1 - p)) / abs(2 * p - 1) / n)
         lo.set_xdata([true_fraction - sd] * 2)
         hi.set_xdata([true_fraction + sd] * 2)
-        title.set_text(label(zh=f"n = {n}, p = {p:.2f} (ε = {epsilon:.2f}): 模拟标准差 {sim_sd:.3f},公式 {sd:.3f}",
+        title.set_text(label(zh=f"n = {n}，p = {p:.2f} (ε = {epsilon:.2f})：模拟标准差 {sim_sd:.3f}，公式 {sd:.3f}",
                           en=f"n = {n}, p = {p:.2f} (ε = {epsilon:.2f}): simulated sd {sim_sd:.3f}, formula {sd:.3f}"))
         return {"epsilon": epsilon, "sim_sd": sim_sd, "formula_sd": sd, "mean": mean}
 

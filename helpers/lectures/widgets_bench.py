@@ -22,13 +22,16 @@ import sys
 import time
 import warnings
 
-os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("MPLBACKEND", "Agg")  # before matplotlib is first imported (by the modules below)
+
+from helpers import synthetic as syn  # noqa: E402
+from helpers.data import load_medical, load_zoo  # noqa: E402
+from helpers.lectures import approx_widgets as aw, lab_widgets as lw, selection_widgets as sw  # noqa: E402
+from helpers.lectures import widgets as w  # noqa: E402
+from helpers.lectures.widgets import png_bytes  # noqa: E402
 
 
 def _cases():
-    from helpers.lectures import widgets as w
-    from helpers.data import load_medical, load_zoo
-
     zoo, zoo_nb = load_zoo(), load_zoo(neighbour=True)
     med, med_nb = load_medical(), load_medical(neighbour=True)
     eps = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 0.05, 0.5, 5.0]
@@ -55,11 +58,6 @@ def _lab_cases():
     """The slider figures of 6.3 (pricing), 6.5 and the labs, built as their notebooks build them;
     each sweep steps through values the slider offers."""
     import numpy as np
-
-    from helpers.lectures import approx_widgets as aw
-    from helpers.lectures import lab_widgets as lw
-    from helpers.lectures import selection_widgets as sw
-    from helpers import synthetic as syn
 
     rng = np.random.default_rng(2024)
     zipf = 1 / np.arange(1, 11)
@@ -90,8 +88,6 @@ def _lab_cases():
 def run(limit_ms: float = 100.0, repeats: int = 2, only: tuple[str, ...] = ()) -> dict:
     """Time every case (or those whose name contains one of ``only``);
     return {name: {"update_draw_ms": median, "p95_update_draw_ms": …, "png_ms": median, …}}."""
-    from helpers.lectures.widgets import png_bytes
-
     warnings.filterwarnings("ignore", message="Glyph .* missing")
     results = {}
     for name, (build, sweep) in _cases().items():

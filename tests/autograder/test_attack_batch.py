@@ -43,7 +43,7 @@ from autograder.students import student_id
 
 from tests.fixtures.attacks import build as attacks  # noqa: E402
 
-pytestmark = pytest.mark.nbgrader
+pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(next(p for p in sys.path if p.endswith("site-packages")))
 SEED = 20261123

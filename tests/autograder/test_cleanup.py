@@ -26,7 +26,7 @@ from autograder import jail
 REPO = Path(__file__).resolve().parents[2]
 SLEEPER = "import time\ntime.sleep(120)\n"
 
-pytestmark = [pytest.mark.nbgrader,
+pytestmark = [pytest.mark.nbgrader, pytest.mark.slow,
               pytest.mark.skipif(jail.probe() is not None, reason="bubblewrap cannot run here")]
 
 

@@ -48,7 +48,7 @@ while True:
     pass
 '''
 
-pytestmark = [pytest.mark.nbgrader,
+pytestmark = [pytest.mark.nbgrader, pytest.mark.slow,
               pytest.mark.skipif(jail.probe() is not None, reason="bubblewrap cannot run here")]
 
 

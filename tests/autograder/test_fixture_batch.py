@@ -102,6 +102,7 @@ def _grade_batch(tmp):
             "finished": finished, "digests": digests}
 
 
+@pytest.mark.slow
 def test_fixture_batch(tmp_path):
     """Grade the 31 fixtures once; run every check on the result."""
     graded = _grade_batch(tmp_path)
@@ -288,7 +289,7 @@ def test_refuses_without_bubblewrap_unless_no_sandbox(tmp_path):
     release = nbformat.read(REPO / "release" / "laplace" / "laplace.ipynb", as_version=4)
     source = nbformat.read(REPO / "source" / "laplace" / "laplace.ipynb", as_version=4)
     (subs / "a" / "laplace").mkdir(parents=True)
-    nbformat.write(cases._fill(release, cases.reference_solutions(source)), subs / "a" / "laplace" / "laplace.ipynb")
+    nbformat.write(cases.fill(release, cases.reference_solutions(source)), subs / "a" / "laplace" / "laplace.ipynb")
     env = dict(os.environ, PATH=str(Path(sys.executable).parent))  # the venv only: no bwrap
     command = [sys.executable, "-m", "autograder", "grade", "--assignment", "laplace", "--submissions", str(subs),
                "--out", str(tmp_path / "out"), "--jobs", "1", "--seed", "1"]

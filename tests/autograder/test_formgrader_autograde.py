@@ -32,7 +32,7 @@ from tests.support import corpus as build
 
 # One worker for the module: its fixture grades twice (Formgrader API and CLI), and xdist would
 # otherwise build it again on each worker that receives one of its tests.
-pytestmark = [pytest.mark.nbgrader, pytest.mark.xdist_group("formgrader")]
+pytestmark = [pytest.mark.nbgrader, pytest.mark.slow, pytest.mark.xdist_group("formgrader")]
 
 ASSIGNMENT = "laplace"
 ROOT_SOURCE = HERE.parent / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -169,7 +169,7 @@ def test_generate_feedback_hides_hidden_outputs(tmp_path):
     import nbclient
     from nbconvert import HTMLExporter
 
-    from autograder.worker import HIDDEN_FAILED
+    from autograder.render.feedback import HIDDEN_FAILED
 
     source = nbformat.read(ROOT_SOURCE, as_version=4)
     # right for the visible Δ = 3, ε = 0.7; forgets Δ when ε >= 1: only the hidden Δ = 2, ε = 5 check fails

@@ -175,7 +175,7 @@ def test_hidden_failure_is_generic_in_the_executed_notebook():
     executed = worker.executed_notebook(nb, scored)
     text = json.dumps(feedback.gradebook_notebook(executed), ensure_ascii=False)
     assert "(200, 500)" not in text and "100000" not in text and "visible ok" in text
-    assert worker.HIDDEN_FAILED.format(grade_id=gid) in text
+    assert feedback.HIDDEN_FAILED.format(grade_id=gid) in text
     page = feedback.feedback_html(executed, [])
     assert "(200, 500)" not in page and f"a hidden test of {gid} failed" in page
 
@@ -200,11 +200,12 @@ def _code(source):
 
 
 @pytest.mark.nbgrader
+@pytest.mark.slow
 def test_batch_through_the_grader(tmp_path):
     release = nbformat.read(RELEASE, as_version=4)
     good = cases.reference_solutions(nbformat.read(SOURCE, as_version=4))
-    correct = cases._fill(release, good)  # noqa: SLF001
-    hidden = cases._fill(release, dict(good, laplace_noise=good["laplace_noise"].replace(  # noqa: SLF001
+    correct = cases.fill(release, good)
+    hidden = cases.fill(release, dict(good, laplace_noise=good["laplace_noise"].replace(
         "    # Laplace", "    if isinstance(size, tuple) and size == (200, 5 * 100):\n"
         "        raise TypeError('UNSEEN' + f'-MARK {b} {size}')\n    # Laplace")))
     flood = copy.deepcopy(correct)

@@ -403,7 +403,7 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str])
         page.wait_for_timeout(800)                      # last widget views and figures arrive
         result["run_s"] = round(time.perf_counter() - started, 1)
         text = page.inner_text(".jp-Notebook")
-        chosen = re.search(r"(?:绘图后端|plotting backend):\s*(\w+)", text)
+        chosen = re.search(r"(?:绘图后端|plotting backend)[:：]\s*(\w+)", text)
         result["backend"] = chosen.group(1) if chosen else None
         for error in page.evaluate(ERRORS_JS):
             result["problems"].append(f"error output: {error}")

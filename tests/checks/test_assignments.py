@@ -100,6 +100,7 @@ def _student_id(entry_id: str) -> str:
     return re.sub(r"[^a-z0-9_]", "_", entry_id.lower())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", build.ASSIGNMENTS)
 def test_source_release_and_corpus_through_autograde(assignment, tmp_path):
     entries = build.corpus_entries(assignment)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import inspect
-import io
 import math
 import re
 import textwrap
@@ -27,38 +26,10 @@ from helpers.checks import RecordingGenerator
 
 HERE = Path(__file__).resolve().parent
 from tests.support import corpus as build
+from tests.support import notebooks
 
 
-def _namespace(solutions: dict[str, str]) -> dict:
-    ns = {"np": np, "math": math, "__name__": "__main__"}
-    for name, code in solutions.items():
-        checks.load_student_code(code, ns, filename=f"<{name}>")
-    return ns
-
-
-def _test_cells(assignment: str) -> list[tuple[str, str]]:
-    """(grade_id, code) of each graded cell of the source notebook, hidden tests included."""
-    nb = nbformat.read(build.notebook_path(build.REPO / "source", assignment), as_version=4)
-    return [(c.metadata["nbgrader"]["grade_id"], c.source) for c in nb.cells
-            if c.metadata.get("nbgrader", {}).get("grade")]
-
-
-def _failing_cells(assignment: str, solutions: dict[str, str], printed: list[str] | None = None) -> dict[str, str]:
-    ns = _namespace(solutions)
-    failed = {}
-    for grade_id, code in _test_cells(assignment):
-        try:
-            with contextlib.redirect_stdout(io.StringIO()) as out:
-                try:
-                    exec(code, ns)
-                finally:
-                    if printed is not None:
-                        printed += out.getvalue().splitlines()
-        except AssertionError as error:
-            failed[grade_id] = str(error)
-        except Exception as error:  # noqa: BLE001
-            failed[grade_id] = f"CRASH {type(error).__name__}: {error}"
-    return failed
+_failing_cells = notebooks.failing_cells
 
 
 # --- the corpus, directly ------------------------------------------------------
@@ -70,6 +41,7 @@ def _failing_cells(assignment: str, solutions: dict[str, str], printed: list[str
 DIRECT = [a for a in build.ASSIGNMENTS if a != "private_mean"]
 
 
+@pytest.mark.xdist_group("corpus-direct")   # with test_diagnosis.py, which reads the same runs
 @pytest.mark.parametrize("assignment", DIRECT)
 def test_corpus_directly(assignment):
     """Correct solutions pass every cell; each wrong one fails the cells the manifest names,
@@ -512,7 +484,6 @@ def test_a_sampler_remembering_its_first_output_is_judged_in_another_process():
     """In one process the memory answers the replay, stretches and nudges (the limit of a notebook's
     check); a function with ``elsewhere`` (a grading proxy: its second sandbox) gets the nudged runs
     judged where the original draws were never seen."""
-    import contextlib
 
     class TwoProcesses:
         __name__ = "laplace_noise"

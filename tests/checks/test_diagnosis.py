@@ -7,47 +7,29 @@ same functions the trusted grader calls, and ``CheckFailure.diagnosis`` is what 
 
 from __future__ import annotations
 
-import contextlib
-import io
-import math
 import re
 from pathlib import Path
 
-import nbformat
-import numpy as np
 import pytest
 
 import helpers.checks as checks
 
 HERE = Path(__file__).resolve().parent
 from tests.support import corpus as build
+from tests.support import notebooks
 
 #: The assignments whose checks this suite covers (private_mean and privacy_budget have their own).
 ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "local_frequency")
-#: One worker for the module: its table runs every wrong solution once, not once per worker.
-pytestmark = pytest.mark.xdist_group("diagnosis")
+#: One worker for the module and the corpus tests that run the same solutions directly
+#: (test_checks, test_local_frequency): each wrong solution runs once (notebooks.run_graded_cells).
+pytestmark = pytest.mark.xdist_group("corpus-direct")
 ID = re.compile(r"[a-z][a-z0-9_]{0,39}\.[a-z0-9_]{1,60}")
 
 
 def diagnoses(assignment: str, solutions: dict[str, str]) -> dict[str, str | None]:
     """``{grade_id: diagnosis id}`` of the cells that fail (``"CRASH"`` for a non-check error)."""
-    ns = {"np": np, "math": math, "__name__": "__main__"}
-    for name, code in solutions.items():
-        checks.load_student_code(code, ns, filename=f"<{name}>")
-    nb = nbformat.read(build.notebook_path(build.REPO / "source", assignment), as_version=4)
-    found = {}
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if not meta.get("grade"):
-            continue
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(cell.source, ns)
-        except checks.CheckFailure as error:
-            found[meta["grade_id"]] = error.diagnosis
-        except Exception as error:  # noqa: BLE001
-            found[meta["grade_id"]] = f"CRASH {type(error).__name__}"
-    return found
+    return {grade_id: error.diagnosis if isinstance(error, checks.CheckFailure) else f"CRASH {type(error).__name__}"
+            for grade_id, error in notebooks.run_graded_cells(assignment, solutions).items()}
 
 
 @pytest.fixture(scope="module")

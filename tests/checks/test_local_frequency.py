@@ -13,23 +13,20 @@ the asymmetric two-dice correction, and an ε-LDP audit of the student's perturb
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import os
 import re
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
-import helpers.checks as checks
 import helpers.checks.local_frequency as lf
 import helpers.ldp as ldp
 
 HERE = Path(__file__).resolve().parent
 from tests.support import corpus as build
+from tests.support import notebooks
 
 ASSIGNMENT = "local_frequency"
 #: One wrong solution per graded cell, graded through build.grade (the others directly).
@@ -38,31 +35,15 @@ GRADED_WRONG = ("wrong_grr_perturb_global_rng", "wrong_grr_perturb_binary_p", "w
 
 
 def _cells(version: str = "source") -> list:
-    return nbformat.read(build.notebook_path(build.REPO / version, ASSIGNMENT), as_version=4).cells
+    return notebooks.read(ASSIGNMENT, version).cells
 
 
 def _failing_cells(solutions: dict[str, str]) -> dict[str, str]:
-    ns = {"np": np, "math": math, "__name__": "__main__"}
-    for name, code in solutions.items():
-        checks.load_student_code(code, ns, filename=f"<{name}>")
-    failed = {}
-    for cell in _cells():
-        meta = cell.metadata.get("nbgrader", {})
-        if not meta.get("grade"):
-            continue
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(cell.source, ns)
-        except AssertionError as error:
-            failed[meta["grade_id"]] = str(error)
-        except Exception as error:  # noqa: BLE001
-            failed[meta["grade_id"]] = f"CRASH {type(error).__name__}: {error}"
-    return failed
+    return notebooks.failing_cells(ASSIGNMENT, solutions)
 
 
 def _source_solutions() -> dict[str, str]:
-    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in _cells()
-            if c.metadata.get("nbgrader", {}).get("solution")}
+    return notebooks.solution_cells(ASSIGNMENT)
 
 
 def test_references_agree_with_helpers_ldp():
@@ -95,6 +76,7 @@ def test_source_solutions_pass_directly():
     assert _failing_cells(_source_solutions()) == {}
 
 
+@pytest.mark.xdist_group("corpus-direct")   # with test_diagnosis.py, which reads the same runs
 def test_corpus_directly():
     manifest = build.load_manifest()[ASSIGNMENT]
     assert len(manifest["wrong"]) >= 10
@@ -117,6 +99,7 @@ def test_audit_accepts_the_reference_and_catches_a_too_large_keep_probability():
 
 
 @pytest.mark.nbgrader
+@pytest.mark.slow
 def test_release_and_corpus_through_build_grade(tmp_path):
     release = _cells("release")
     text = build.notebook_path(build.REPO / "release", ASSIGNMENT).read_text(encoding="utf-8")

@@ -22,7 +22,6 @@ import os
 import re
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
@@ -32,6 +31,7 @@ from helpers.budget import BudgetAccountant, BudgetExceededError
 
 HERE = Path(__file__).resolve().parent
 from tests.support import corpus as build
+from tests.support import notebooks
 
 ASSIGNMENT = "privacy_budget"
 #: One wrong solution per graded cell, graded through build.grade (the others directly).
@@ -41,31 +41,15 @@ GRADED_WRONG = ("wrong_make_accountant_fraction_state", "wrong_answer_count_frac
 
 
 def _cells(version: str = "source") -> list:
-    return nbformat.read(build.notebook_path(build.REPO / version, ASSIGNMENT), as_version=4).cells
+    return notebooks.read(ASSIGNMENT, version).cells
 
 
 def _failing_cells(solutions: dict[str, str]) -> dict[str, str]:
-    ns = {"np": np, "math": math, "__name__": "__main__"}
-    for name, code in solutions.items():
-        checks.load_student_code(code, ns, filename=f"<{name}>")
-    failed = {}
-    for cell in _cells():
-        meta = cell.metadata.get("nbgrader", {})
-        if not meta.get("grade"):
-            continue
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(cell.source, ns)
-        except AssertionError as error:
-            failed[meta["grade_id"]] = str(error)
-        except Exception as error:  # noqa: BLE001
-            failed[meta["grade_id"]] = f"CRASH {type(error).__name__}: {error}"
-    return failed
+    return notebooks.failing_cells(ASSIGNMENT, solutions)
 
 
 def _source_solutions() -> dict[str, str]:
-    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in _cells()
-            if c.metadata.get("nbgrader", {}).get("solution")}
+    return notebooks.solution_cells(ASSIGNMENT)
 
 
 def test_exact_probabilities_are_table_6_3s():
@@ -151,6 +135,7 @@ def test_noise_check_catches_a_scale_off_by_a_factor_of_two(factor):
 
 
 @pytest.mark.nbgrader
+@pytest.mark.slow
 def test_release_and_corpus_through_build_grade(tmp_path):
     release = _cells("release")
     text = build.notebook_path(build.REPO / "release", ASSIGNMENT).read_text(encoding="utf-8")

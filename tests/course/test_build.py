@@ -79,10 +79,24 @@ def test_bad_sources_are_refused_with_a_clear_message(text, message):
         build.parse_source(text, "bad.md")
 
 
-def test_check_fails_and_lists_a_stale_notebook(tmp_path):
+# A course of one source without sections: the plan has only the method, README.md only the plan markers.
+TINY_PLAN = ("[method]\nchars_per_minute = 200\nseconds_per_inline_formula = 2\nseconds_per_display_formula = 15\n"
+             "seconds_per_code_cell = 20\nseconds_per_figure = 45\nseconds_per_live_figure = 90\nquestion_minutes = 2\n")
+
+
+def _tiny_course(tmp_path: Path) -> Path:
     course = tmp_path / "course"
     (course / "_src").mkdir(parents=True)
     shutil.copy(BUILD, course / "build.py")
+    shutil.copy(BUILD.parent / "teaching_plan.py", course / "teaching_plan.py")
+    (course / "_src" / "plan.toml").write_text(TINY_PLAN, encoding="utf-8")
+    (course / "README.md").write_text("<!-- plan:zh -->\n<!-- /plan:zh -->\n<!-- plan:en -->\n<!-- /plan:en -->\n",
+                                      encoding="utf-8")
+    return course
+
+
+def test_check_fails_and_lists_a_stale_notebook(tmp_path):
+    course = _tiny_course(tmp_path)
     (course / "_src" / "demo.md").write_text(SAMPLE, encoding="utf-8")
     run = lambda *a: subprocess.run([sys.executable, str(course / "build.py"), *a],
                                     capture_output=True, text=True, timeout=60)
@@ -100,9 +114,7 @@ def test_check_fails_and_lists_a_stale_notebook(tmp_path):
 def test_check_compares_content_so_a_run_and_saved_notebook_stays_up_to_date(tmp_path):
     """A student runs and saves a lecture notebook (outputs, counts, widget state): still up to date;
     an edited cell is not."""
-    course = tmp_path / "course"
-    (course / "_src").mkdir(parents=True)
-    shutil.copy(BUILD, course / "build.py")
+    course = _tiny_course(tmp_path)
     (course / "_src" / "demo.md").write_text(SAMPLE, encoding="utf-8")
     run = lambda *a: subprocess.run([sys.executable, str(course / "build.py"), *a],
                                     capture_output=True, text=True, timeout=60)
@@ -288,7 +300,9 @@ def test_halfwidth_punctuation_next_to_chinese_is_refused_with_file_cell_and_lin
     ("第一句,第二句;第三句:好吗?好!", "第一句，第二句；第三句：好吗？好！"),
     ("见教材(6.1 节)。", "见教材（6.1 节）。"),
     ("Alice(第 5 条)是否患癌", "Alice（第 5 条）是否患癌"),
-    ("噪声 Lap(b) 与 f(真值)。", "噪声 Lap(b) 与 f(真值)。"),            # notation stays
+    ("噪声 Lap(b) 与 F(j - 真值)。", "噪声 Lap(b) 与 F(j - 真值)。"),    # notation stays
+    ("近似差分隐私 (ε, δ) 与 (0, δ)-DP。", "近似差分隐私 (ε, δ) 与 (0, δ)-DP。"),
+    ("先验概率 p(例如 Alice)", "先验概率 p（例如 Alice）"),
     ("公式 $f(x), g(x)$ 与 `a,中` 不变", "公式 $f(x), g(x)$ 与 `a,中` 不变"),  # math and code stay
     ("见 [链接](http://a.b/c?d=中,e)。", "见 [链接](http://a.b/c?d=中,e)。"),  # link targets stay
     ("English, text (ok).", "English, text (ok)."),
@@ -325,3 +339,83 @@ def test_course_pages_and_assignment_notebooks_have_full_width_punctuation_next_
             problems += build.halfwidth_problems("".join(cell["source"]), kind,
                                                  f"{path.relative_to(ROOT)} cell {index}")
     assert not problems, "\n".join(problems)
+
+
+def test_a_listed_term_variant_is_refused_except_in_a_quotation():
+    """course/_src/terms.toml: one term per concept.  A variant (敏感度 for 灵敏度, 花 for 消耗, 加入或删除
+    for 增删, …) is refused in Chinese text and strings, naming file, cell and line; inside a quotation
+    of the textbook ("…", “…”, 《…》) it stays."""
+    source = ("# %% [markdown] zh\n标题\n\n计数的敏感度是 1。\n# %% [markdown] en\nTitle\n"
+              "# %%\nprint(tr(zh=\"每次查询花掉 ε\", en=\"each query spends ε\"))\n"
+              "# %% [markdown] zh\n教材说\"其敏感度为 1\"，见《满足本地差分隐私的……》。\n# %% [markdown] en\nQuote\n")
+    with pytest.raises(build.SourceError) as refused:
+        build.render(build.parse_source(source, "s.md"), "zh", "6.9-demo")
+    lines = str(refused.value).splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("course/_src/6.9-demo.md: zh markdown cell 0 (marker line 1), source, line 4: "
+                               "'敏感度' is not the course's term: write 灵敏度")
+    assert lines[1].startswith("course/_src/6.9-demo.md: zh code cell 1 (marker line 7), built, line 1: "
+                               "'花掉' is not the course's term: write 消耗")
+
+
+def _chinese_texts():
+    """(where, text, kind) of every Chinese text a student reads outside the lecture sources (which the build checks)."""
+    for page in ("course/README.md", "autograder/STUDENT_README.md"):
+        yield page, build.zh_part((ROOT / page).read_text(encoding="utf-8"))[0], "markdown"
+    for path in sorted((ROOT / "source").glob("*/*.ipynb")):
+        for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            yield (f"{path.relative_to(ROOT)} cell {index}", "".join(cell["source"]),
+                   "markdown" if cell["cell_type"] == "markdown" else "code")
+    for path in sorted((ROOT / "helpers").rglob("*.py")):
+        yield str(path.relative_to(ROOT)), path.read_text(encoding="utf-8"), "code"
+
+
+def test_no_listed_term_variant_in_pages_assignments_or_helpers():
+    problems = [p for where, text, kind in _chinese_texts() for p in build.term_problems(text, kind, where)]
+    assert not problems, "\n".join(problems)
+
+
+def test_glossary_lists_every_term_once_with_where_it_is_first_taught():
+    terms = build.load_terms()
+    assert len({t["zh"] for t in terms}) == len(terms)
+    readme = (ROOT / "course" / "README.md").read_text(encoding="utf-8")
+    for term in terms:
+        assert f"| {term['zh']} | {term['en']} |" in readme
+        first = term["first"]
+        assert (ROOT / "course" / "_src" / f"{first}.md").exists() or (ROOT / "source" / first).is_dir(), first
+
+
+def test_assignment_rules_and_lists_come_from_one_source():
+    """course/_src/assignments.toml is the one list of assignments and randomness rules: the Makefile,
+    course/README.md (both languages), autograder/STUDENT_README.md and every source and release rules
+    cell agree with it (build.py --check rewrites the generated parts; this names what disagrees)."""
+    data = build.load_assignments()
+    names = [a["name"] for a in data["assignment"]]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^ASSIGNMENTS := (.*)$", makefile, re.M)[1].split() == names
+    assert sorted(p.name for p in (ROOT / "source").iterdir() if p.is_dir()) == sorted(names)
+    readme = (ROOT / "course" / "README.md").read_text(encoding="utf-8")
+    student = (ROOT / "autograder" / "STUDENT_README.md").read_text(encoding="utf-8")
+    assert build._assignment_table("zh") in readme and build._assignment_table("en") in readme
+    assert build._student_list() in student and build._student_rule() in student
+    for a in data["assignment"]:
+        rule = data["randomness"][a["randomness"]]
+        assert f"`{a['name']}`" in build._student_list()
+        for version in ("source", "release"):
+            nb = json.loads((ROOT / version / a["name"] / f"{a['name']}.ipynb").read_text(encoding="utf-8"))
+            rules = next("".join(c["source"]) for c in nb["cells"]
+                         if c["metadata"].get("nbgrader", {}).get("grade_id") == "rules")
+            lines = rules.split("\n")
+            assert rule["zh"] in lines and rule["en"] in lines, (version, a["name"])
+            other = data["randomness"]["any_method" if a["randomness"] == "random_only" else "random_only"]
+            assert other["zh"] not in lines and other["en"] not in lines
+            if a["randomness"] == "random_only":  # the float64 rule, stated where rng.random is the only source
+                assert "`dtype=np.float32` 会被拒绝" in rules and "`dtype=np.float32` is refused" in rules
+
+
+def test_a_generated_block_out_of_date_is_rewritten_and_an_unknown_one_refused():
+    page = "x\n<!-- BEGIN generated: student-assignments (note) -->\nold list\n<!-- END generated: student-assignments -->\ny"
+    assert build.render_page(page, "p") == ("x\n<!-- BEGIN generated: student-assignments (note) -->\n"
+                                            + build._student_list() + "\n<!-- END generated: student-assignments -->\ny")
+    with pytest.raises(build.SourceError, match="unknown generated block 'nope'"):
+        build.render_page("<!-- BEGIN generated: nope -->\n<!-- END generated: nope -->", "p")

@@ -16,7 +16,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 from tests.support import corpus as build
 
-pytestmark = pytest.mark.nbgrader
+pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]
 
 ASSIGNMENT = "laplace"
 COURSE = "dp-course"

@@ -64,19 +64,18 @@ def test_helpers_importable_from_a_kernel_started_in(folder, tmp_path):
     assert Path(printed).resolve() == (ROOT / "helpers" / "__init__.py").resolve()
 
 
+@pytest.mark.slow
 def test_make_lab_serves_the_course(tmp_path):
     """The README's first command starts JupyterLab on the course (as root too, as in CI), and its
     kernels start under a runtime folder too deep for IPC sockets (a deep network home): make lab
     then runs them over TCP (over IPC the kernel failed with "File name too long")."""
     import os
-    import signal
-    import socket
     import time
     import urllib.request
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    from tests.support.servers import free_port, stop
+
+    port = free_port()
     token = "make-lab-test"
     runtime = tmp_path / ("deep-network-home-" * 4) / "runtime"
     assert len(str(runtime)) > 60
@@ -97,8 +96,8 @@ def test_make_lab_serves_the_course(tmp_path):
             except OSError:
                 time.sleep(0.5)
         if listing is None:
-            proc.terminate()
-            output = proc.communicate(timeout=30)[0]
+            stop(proc)
+            output = proc.stdout.read()
             pytest.fail(f"make lab did not serve the course:\n{output[-3000:]}")
         names = {item["name"] for item in listing["content"]}
         assert {"README.md", "6.1-basics.ipynb", "en", "data"} <= names, names
@@ -115,12 +114,7 @@ def test_make_lab_serves_the_course(tmp_path):
         with urllib.request.urlopen(stop, timeout=60) as response:
             assert response.status == 204
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        stop(proc)
 
 
 def test_xdist_group_keeps_a_group_on_one_worker(tmp_path):

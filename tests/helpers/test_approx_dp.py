@@ -117,8 +117,8 @@ def test_self_checks_accept_right_and_reject_wrong_answers(lang, capsys):
         for key, value in numeric.items():
             assert check_answer(key, None) is None
             assert ("还没作答" if lang == "zh" else "Not answered") in capsys.readouterr().out
-            assert check_answer(key, round(value, 4)) is None     # no stray True under "正确!"
-            assert ("正确!" if lang == "zh" else "Correct!") in capsys.readouterr().out
+            assert check_answer(key, round(value, 4)) is None     # no stray True under "正确！"
+            assert ("正确！" if lang == "zh" else "Correct!") in capsys.readouterr().out
             with pytest.raises(SelfCheckFailed, match="提示" if lang == "zh" else "Hint") as failed:
                 check_answer(key, value * 1.5 + 1)
             # IPython shows _render_traceback_() instead of a traceback: one message, no checker source
@@ -141,10 +141,10 @@ def test_self_checks_accept_right_and_reject_wrong_answers(lang, capsys):
 
 #: (phrase in course/README.md, notebooks whose Chinese text carries the erratum, phrase there)
 NEW_ERRATA = [
-    ("形状\"一致(即列数和行数相同)", ["6.5b-synthetic-data"], "形状一致(即列数和行数相同)"),
+    ("形状\"一致(即列数和行数相同)", ["6.5b-synthetic-data"], "形状一致（即列数和行数相同）"),
     ("完全一致的查询结果", ["6.5b-synthetic-data"], "完全一致的查询"),
     ("猜测出攻击者到底投了哪一个项目", ["6.3-exponential"], "猜测出攻击者到底投了哪一个项目"),
-    ("the expectation (first moment) of ε", ["lab-approximate-dp"], "期望(一阶矩)"),
+    ("the expectation (first moment) of ε", ["lab-approximate-dp"], "期望（一阶矩）"),
 ]
 
 

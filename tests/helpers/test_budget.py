@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -24,10 +26,10 @@ def test_refusal_and_repr_follow_the_notebook_language():
     acc = BudgetAccountant(1.0)
     acc.spend(0.6, label="q1")
     i18n.set_lang("zh")
-    assert repr(acc) == "BudgetAccountant(已花费 ε = 0.6 / 1,δ = 0 / 0,共 1 个查询)"
-    with pytest.raises(BudgetExceededError, match=r"拒绝查询 'q2':它要花 ε = 0.5,但总预算 1 中已花掉 0.6,只剩 0.4") as refusal:
+    assert repr(acc) == "BudgetAccountant(已消耗 ε = 0.6 / 1，δ = 0 / 0，共 1 个查询)"
+    with pytest.raises(BudgetExceededError, match=r"拒绝查询 'q2'：它要消耗 ε = 0.5，但总预算 1 中已消耗 0.6，只剩 0.4") as refusal:
         acc.spend(0.5, label="q2")
-    assert not any("a" <= ch <= "z" for ch in str(refusal.value).split(":", 1)[1].replace("'q2'", ""))
+    assert not any("a" <= ch <= "z" for ch in re.split("[:：]", str(refusal.value), maxsplit=1)[1].replace("'q2'", ""))
     i18n.set_lang("en")
     assert repr(acc) == "BudgetAccountant(spent ε = 0.6 of 1, δ = 0 of 0, 1 queries)"
 

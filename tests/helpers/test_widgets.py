@@ -244,7 +244,7 @@ def test_log_sliders_take_round_values_only():
         wide.value = number                   # any number selects the nearest round value
         assert wide.value == nearest
     slider.index = slider.options.index(("1", 1.0))   # what a key press in the browser does
-    assert slider.value == 1.0 and "ε = 1:" in live.artists["title"].get_text()
+    assert slider.value == 1.0 and "ε = 1：" in live.artists["title"].get_text()
     ratios = np.diff(np.log([v for _, v in widgets.epsilon_slider(1, -2, 1).options]))
     assert ratios.max() < np.log(1.34) and ratios.min() > np.log(1.19)   # even steps on the log scale
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.support.hubserver import HUB, ROOT, SIZES, course_record, course_venv, modes_above
+from tests.support.hubserver import ROOT, SIZES, course_record, course_venv, modes_above
 
 ASSIGNMENT = "laplace"
 GRADER = "grader-dp-course"
@@ -304,7 +304,6 @@ def test_a_full_inbound_blocks_only_its_owner(klass, graded):
     (Issue 26: before, one shared inbound: 1,928 MiB and 70,000 files of hers left bob's Submit
     with ENOSPC and the course account unable to write outbound/.)"""
     c: Class = klass["class"]
-    sys.path.insert(0, str(HUB))
     from provision import size_bytes
 
     cap, shared = size_bytes(SIZES["DP_HUB_INBOUND_LIMIT"]), size_bytes(SIZES["DP_HUB_EXCHANGE_LIMIT"])
@@ -353,7 +352,6 @@ def test_provisioning_refuses_a_planted_course_python(klass, tmp_path):
     ``bin/jupyterhub-singleuser`` as the course account and as every student.
     """
     c: Class = klass["class"]
-    sys.path.insert(0, str(HUB))
     import provision
 
     checkout = f"/work/not-yet-tested-{os.getpid()}"
@@ -387,7 +385,6 @@ def test_reboot_and_restore_lose_nothing(klass, graded):
     the gradebook, the graded work, the exchange, alice's inbound space and a file of her home; the
     restore brings all of it back, and `sudo make hub`'s provisioning mounts the exchange again.
     Stops the shared hub (the next test, the last, needs it stopped)."""
-    sys.path.insert(0, str(HUB))
     import backup
     import provision
 
@@ -429,7 +426,6 @@ def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass)
     The last hub test of the session: it stops the shared hub first (Ctrl-C, as before
     running `sudo make hub` again), whose sessions and tokens this provisioning voids.
     """
-    sys.path.insert(0, str(HUB))
     import provision
 
     server = klass["server"]
@@ -473,7 +469,6 @@ def test_an_earlier_plain_exchange_moves_into_the_image(tmp_path):
     disk; provisioning again mounts the same image (after a reboot, say)."""
     if os.geteuid() != 0 or not shutil.which("mkfs.ext4"):
         pytest.skip("needs root and mkfs.ext4 (loop mounts)")
-    sys.path.insert(0, str(HUB))
     import provision
 
     srv = tmp_path / "srv"

@@ -35,7 +35,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -45,6 +44,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.support.servers import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 HUB = ROOT / "hub"
@@ -65,12 +66,6 @@ def course_venv() -> Path:
     """The course's Python for hub tests: one per checkout, reused across runs (provision.py locks it)."""
     # /var/tmp: the servers get a private /tmp, which would hide a venv kept there
     return Path("/var/tmp") / f"dp-course-venv-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]}"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def skip_reason(*tools: str) -> str | None:
@@ -220,13 +215,7 @@ class ClassServer:
         if self.proc is None:
             return
         proc, self.proc = self.proc, None
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                proc.wait(timeout=90)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop(proc, signal.SIGINT, timeout=90)
         self.log.close()
         if ARTIFACTS.is_dir():
             shutil.copy(self.srv / "hub.log", ARTIFACTS / "hub.log")

@@ -19,8 +19,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -29,16 +27,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.servers import free_port, stop
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 #: The student whose work the lab-grading test hands in (its rows are removed afterwards).
 STUDENT = "dp_browser_student"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def api_get(url: str, token: str, path: str) -> bytes:
@@ -97,12 +91,7 @@ def make_lab(tmp_path_factory):
         print(f"make lab (fresh exchange) served after {time.monotonic() - started:.1f} s")
         yield {"url": url, "token": token, "exchange": exchange, "tmp": tmp, "log": tmp / "lab.log"}
     finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)    # the make/jupyter we started, and its kernels
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
+        stop(server, timeout=20)    # the make/jupyter we started, and its kernels
         log.close()
         _clean_course_root()
         shutil.rmtree(runtime, ignore_errors=True)

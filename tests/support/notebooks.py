@@ -1,7 +1,12 @@
-"""Execute a notebook headless and say where the time went (shared by the notebook tests)."""
+"""Notebooks in tests: run one headless and say where the time went (the notebook tests); fill an
+assignment's solution cells and run its graded cells directly (the checks' tests, the fixtures)."""
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import io
+import math
 import time
 from datetime import datetime
 from queue import Empty
@@ -9,7 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import numpy as np
 from nbclient import NotebookClient
+
+import helpers.checks as checks
+from tests.support import corpus
 
 LIMIT_S = 60.0  # the course's limit for one notebook, top to bottom
 
@@ -97,3 +106,95 @@ def run_notebook(path: Path, *, timeout: int = 120, allow_errors: bool = False) 
 
 def assert_within_limit(run: NotebookRun, name: str) -> None:
     assert run.total_s < LIMIT_S, f"{name} took {run.total_s:.1f} s (limit {LIMIT_S:.0f} s): {run.describe()}"
+
+
+# --- an assignment's graded cells, run directly (no grader, no sandbox) -----------------------
+
+
+def read(assignment: str, version: str = "source") -> nbformat.NotebookNode:
+    """The committed ``source/`` or ``release/`` notebook of ``assignment``."""
+    return nbformat.read(corpus.notebook_path(corpus.REPO / version, assignment), as_version=4)
+
+
+def graded_cells(assignment: str, version: str = "source") -> list[tuple[str, str]]:
+    """``(grade_id, code)`` of each graded cell, hidden tests included (of ``source/``)."""
+    return [(c.metadata["nbgrader"]["grade_id"], c.source) for c in read(assignment, version).cells
+            if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+def solution_cells(assignment: str, version: str = "source") -> dict[str, str]:
+    """``{grade_id: code}`` of the solution cells as they stand (the reference solution in ``source/``)."""
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in read(assignment, version).cells
+            if c.metadata.get("nbgrader", {}).get("solution")}
+
+
+def reference_solutions(source_nb) -> dict[str, str]:
+    """``{grade_id: code}`` of a source notebook's solution cells, ``### BEGIN/END SOLUTION`` removed."""
+    out = {}
+    for cell in source_nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            lines = [line for line in cell.source.splitlines() if not line.strip().startswith("### ")]
+            out[meta["grade_id"]] = "\n".join(lines)
+    return out
+
+
+def fill(release_nb, solutions: dict[str, str]):
+    """A copy of ``release_nb`` whose solution cells named in ``solutions`` hold that code."""
+    nb = copy.deepcopy(release_nb)
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and meta.get("grade_id") in solutions:
+            cell.source = solutions[meta["grade_id"]]
+    return nb
+
+
+def namespace(solutions: dict[str, str]) -> dict:
+    """The notebook's namespace after its setup, with the student's functions loaded as the grader does."""
+    ns = {"np": np, "math": math, "__name__": "__main__"}
+    for name, code in solutions.items():
+        checks.load_student_code(code, ns, filename=f"<{name}>")
+    return ns
+
+
+#: Results of run_graded_cells by (assignment, solutions): the corpus tests (messages) and the
+#: diagnosis table (ids) read the same runs (one "corpus-direct" xdist group: one process).
+_RUNS: dict[tuple, dict[str, Exception]] = {}
+
+
+def run_graded_cells(assignment: str, solutions: dict[str, str],
+                     printed: list[str] | None = None) -> dict[str, Exception]:
+    """Run ``assignment``'s graded cells on ``solutions`` in order, in one namespace:
+    ``{grade_id: the exception}`` of the cells that fail (what they print goes to ``printed``).
+
+    The checks are deterministic (their own seeds), so a run is done once per process and
+    shared, unless ``printed`` asks for the output."""
+    key = (assignment, tuple(sorted(solutions.items())))
+    if printed is None and key in _RUNS:
+        return dict(_RUNS[key])
+    failed = _run_graded_cells(assignment, solutions, printed)
+    _RUNS[key] = failed
+    return dict(failed)
+
+
+def _run_graded_cells(assignment: str, solutions: dict[str, str], printed: list[str] | None) -> dict[str, Exception]:
+    ns = namespace(solutions)
+    failed = {}
+    for grade_id, code in graded_cells(assignment):
+        try:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                try:
+                    exec(code, ns)
+                finally:
+                    if printed is not None:
+                        printed += out.getvalue().splitlines()
+        except Exception as error:  # noqa: BLE001  (a crash of the check is a result too)
+            failed[grade_id] = error
+    return failed
+
+
+def failing_cells(assignment: str, solutions: dict[str, str], printed: list[str] | None = None) -> dict[str, str]:
+    """``{grade_id: message}`` of the graded cells that fail; ``"CRASH <type>: ..."`` when a cell
+    fails with something other than a check's AssertionError."""
+    return {grade_id: str(error) if isinstance(error, AssertionError) else f"CRASH {type(error).__name__}: {error}"
+            for grade_id, error in run_graded_cells(assignment, solutions, printed).items()}

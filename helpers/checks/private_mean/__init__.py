@@ -87,8 +87,9 @@ grading). The privacy cell makes about 139,000 calls (178,000 before): 28,000 fo
 from __future__ import annotations
 
 # One module per job: the checks (checks.py), the reference simulator (simulator.py: best split,
-# exact tail probabilities), the privacy audits (audits.py). This package's names stay those of the
-# one module it was, which released notebooks import.
+# exact tail probabilities), the privacy audits (audits.py), the visible worked example of the
+# sensitivities (worked_example.py, imported by its own name). This package's names stay those of
+# the one module it was, which released notebooks import.
 from helpers.checks.private_mean._shared import ACCURACY_FACTOR, AUDIT_CONFIDENCE, AUDITS, BATCH, RELATIONS
 from helpers.checks.private_mean.audits import (AUDIT_CHUNK, NOISE_AUDIT, NoiseScaleResult, _privacy_mistake,
                                                 audit_config, audit_private_mean, check_private_mean_privacy,

@@ -82,7 +82,7 @@ def _mean_output(out: Any, lower: float, upper: float, shown: str) -> float:
                     f"{shown} returned {value}. The noisy count can be <= 0: raise it to at least 1 before dividing, "
                     f"as the task says.", diagnosis="private_mean.noisy_count_not_raised_to_one")
     if not lower <= value <= upper:
-        raise _fail(f"{shown} = {value:g} 不在 [{lower:g}, {upper:g}] 内：按要求把结果截断到这个区间（后处理，不花隐私预算）。",
+        raise _fail(f"{shown} = {value:g} 不在 [{lower:g}, {upper:g}] 内：按要求把结果截断到这个区间（后处理，不消耗隐私预算）。",
                     f"{shown} = {value:g} is outside [{lower:g}, {upper:g}]: clip the result to this range as the "
                     f"task says (post-processing costs no privacy).",
                     diagnosis="private_mean.result_not_clipped")

@@ -10,6 +10,7 @@ import numpy as np
 from helpers.checks.core import _fail, _say, ALPHA, check_seed
 from helpers.checks.private_mean._shared import _private_mean_repeated, AUDIT_CONFIDENCE, AUDITS
 from helpers.checks.private_mean.simulator import _null_splits, accuracy_dataset, exceedance
+from helpers.audit import RECENT, epsilon_lower_bound
 
 
 # --- private_mean: privacy audit --------------------------------------------------------
@@ -45,12 +46,12 @@ _AUDIT_HINTS = {
         "ε? Is the count noisy too? Are the values clipped?",
     ),
     "one_sided_range": (
-        "这个区间不包含 0。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "这个区间不包含 0。检查：增删一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
         "the range does not contain 0. Check: by how much can adding or removing one record change the "
         "clipped sum (Definition 6-2)? Are the values clipped?",
     ),
     "mostly_negative_range": (
-        "这个区间的下界是负数，而且绝对值比上界大得多。检查：增加或删除一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
+        "这个区间的下界是负数，而且绝对值比上界大得多。检查：增删一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
         "the range has a negative lower bound much larger in size than the upper bound. Check: by how much can adding or removing one record change "
         "the clipped sum (Definition 6-2)? Are the values clipped?",
     ),
@@ -94,8 +95,6 @@ def audit_private_mean(private_mean: Callable, audit: str, seed: int):
     differently in its first calls of a dataset, or once it has seen many,
     leaves the same share of such outputs in both samples.
     """
-    from helpers.audit import epsilon_lower_bound
-
     if audit == "noise_scales":  # not a pair: a NoiseScaleResult (ε₁ + ε₂ in units of ε, claim 1)
         return noise_scale_bound(functools.partial(_repeated_array, private_mean), seed)
     spec = audit_config(audit, seed)
@@ -342,8 +341,6 @@ def noise_scale_bound(draw: Callable, seed: int, datasets: int | None = None) ->
 
 def _check_noise_scales(private_mean: Callable, seed: int) -> None:
     """The ``noise_scales`` audit of :func:`check_private_mean_privacy` (:func:`noise_scale_bound`)."""
-    from helpers.audit import RECENT
-
     result = audit_private_mean(private_mean, "noise_scales", seed)
     shown, shown_zh = [], []
     for d in result.details:

@@ -142,7 +142,7 @@ def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
         listed = "; ".join(f"{s} = {g:g} (expected {e:g})" for s, g, e, _ in wrong[:4])
         diagnosis = _sum_sensitivity_mistake(wrong)
         if relation == "add_remove":
-            why_zh = ("增加或删除一条记录时，截断后的和改变的正是这条记录截断后的值；它的绝对值最大是多少？"
+            why_zh = ("增删一条记录时，截断后的和改变的正是这条记录截断后的值；它的绝对值最大是多少？"
                       "想一想整个区间都在 0 的一侧（例如 [-20, -19]）的情形。")
             why_en = ("adding or removing one record changes the clipped sum by that record's clipped value: how "
                       "large can its absolute value be? Think of a range entirely on one side of 0 (e.g. [-20, -19]).")
@@ -188,7 +188,7 @@ def check_count_sensitivity_values(count_sensitivity: Callable) -> None:
                 zh = "替换一条记录后，数据集的记录条数变了吗？"
                 en = "after replacing one record, has the number of records changed?"
             else:
-                zh = "增加或删除一条记录，记录条数最多改变多少？"
+                zh = "增删一条记录，记录条数最多改变多少？"
                 en = "adding or removing one record changes the number of records by how much at most?"
             raise _fail(f"{shown} = {got:g}，不对（定义 6-2）。提示：{zh}",
                         f"{shown} = {got:g} is wrong (Definition 6-2). Hint: {en}", diagnosis=diagnosis)

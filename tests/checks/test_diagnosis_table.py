@@ -1,4 +1,4 @@
-"""The table of diagnoses (helpers/checks/diagnoses.py) matches the ids the checks can report.
+"""The table of diagnoses (helpers/checks/diagnoses/) matches the ids the checks can report.
 
 The ids are string literals in helpers/checks/*.py (``diagnosis="laplace.scale_inverted"``,
 or values of tables such as ``{"b": (b, "laplace.scale_wrong")}``): every string constant
@@ -15,7 +15,7 @@ import pytest
 
 from helpers.checks.diagnoses import DIAGNOSES, GROUPS, group_of
 
-CHECKS = Path(__file__).resolve().parents[1] / "helpers" / "checks"
+CHECKS = Path(__file__).resolve().parents[2] / "helpers" / "checks"
 ID = re.compile(r"^(%s)\.[a-z][a-z0-9_]*$" % "|".join(GROUPS))
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -24,7 +24,7 @@ def ids_in_checks() -> dict[str, list[str]]:
     """Every diagnosis-shaped string literal under helpers/checks/ (the table itself excluded)."""
     found: dict[str, list[str]] = {}
     for path in sorted(CHECKS.rglob("*.py")):
-        if path.name == "diagnoses.py":
+        if path.relative_to(CHECKS).parts[0] == "diagnoses":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and ID.match(node.value):
@@ -41,8 +41,8 @@ def test_every_id_the_checks_use_is_in_the_table_and_vice_versa():
     assert len(used) > 100, "the scan found almost no ids: has the way ids are written changed?"
     missing = {i: where for i, where in used.items() if i not in DIAGNOSES}
     unused = sorted(set(DIAGNOSES) - set(used))
-    assert not missing, f"ids used by the checks but not explained in helpers/checks/diagnoses.py: {missing}"
-    assert not unused, f"ids in helpers/checks/diagnoses.py that no check reports any more: {unused}"
+    assert not missing, f"ids used by the checks but not explained in helpers/checks/diagnoses/: {missing}"
+    assert not unused, f"ids in helpers/checks/diagnoses/ that no check reports any more: {unused}"
 
 
 def test_scan_sees_ids_written_in_both_styles():

@@ -1,0 +1,91 @@
+"""HTML that is safe to open: the allow-lists, :func:`clean_html`, and remote references disarmed.
+
+Every HTML fragment a feedback page or an autograded notebook shows goes through here: student
+outputs (:mod:`autograder.render.feedback`) and formulas rendered as MathML
+(:mod:`autograder.render.mathml`, whose elements are allowed with presentation attributes only).
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- remote resources in what the grader shows ----------------------------------------------------
+# A remote image (``<img src="https://...">``, Markdown ``![](https://...)``, an SVG ``<image
+# href>`` or ``url(...)``) in a feedback page or an autograded notebook would be fetched by the
+# student's or the instructor's browser: a tracking pixel telling the student when and from where
+# the page was opened. Only inline data (``data:``, attachments) stays.
+
+_REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.\-]*:)?//|^\s*(?:https?|ftps?):", re.I)
+_MD_REMOTE_IMAGE = re.compile(r"!\[((?:[^\]\\\n]|\\.)*)\]\(\s*<?\s*(?:[a-z][a-z0-9+.\-]*:)?//[^)\n]*\)", re.I)
+_MD_REMOTE_REF = re.compile(r"^(\s{0,3}\[[^\]\n]+\]:\s*)<?\s*(?:[a-z][a-z0-9+.\-]*:)?//\S*.*$", re.I | re.M)
+_SVG_REMOTE_ATTR = re.compile(
+    r"""((?:xlink:)?href|src)\s*=\s*(?:"\s*(?:[a-z][a-z0-9+.\-]*:)?//[^"]*"|'\s*(?:[a-z][a-z0-9+.\-]*:)?//[^']*'"""
+    r"""|(?:[a-z][a-z0-9+.\-]*:)?//[^\s>]*)""", re.I)
+_CSS_REMOTE = re.compile(r"""url\(\s*["']?\s*(?:[a-z][a-z0-9+.\-]*:)?//[^)]*\)|@import[^;>]*""", re.I)
+
+
+def is_remote_url(value: str) -> bool:
+    """Whether a URL would be fetched from another host (``http(s):``, ``ftp:``, ``//host``)."""
+    return bool(_REMOTE.match(str(value)))
+
+
+def img_attribute(tag: str, name: str, value: str) -> bool:
+    """bleach attribute filter for ``<img>``: ``src`` only when it is not a remote URL."""
+    if name == "src":
+        return not is_remote_url(value)
+    return name in ("alt", "width", "height")
+
+
+def strip_remote_markdown(source: str) -> str:
+    """Markdown with remote images (inline ``![](http...)`` and reference definitions) disarmed."""
+    if "//" not in source:
+        return source
+    source = _MD_REMOTE_IMAGE.sub(r"[\1](#)", source)
+    if "![" in source:  # ``![alt][ref]`` takes its URL from a reference definition
+        source = _MD_REMOTE_REF.sub(r"\1#", source)
+    return source
+
+
+def strip_remote_svg(svg: str) -> str:
+    """SVG text without references to other hosts (``href``/``src`` attributes, CSS ``url()``)."""
+    if "//" not in svg and "@import" not in svg.lower():
+        return svg
+    return _CSS_REMOTE.sub("none", _SVG_REMOTE_ATTR.sub(r'\1=""', svg))
+
+
+# --- allow-lists -----------------------------------------------------------------------------------
+
+#: MathML elements written by latex2mathml (MathML Core plus ``semantics``/``annotation``).
+MATHML_TAGS = frozenset({
+    "math", "mi", "mn", "mo", "ms", "mtext", "mspace", "mrow", "mfrac", "msqrt", "mroot", "mstyle",
+    "merror", "mpadded", "mphantom", "menclose", "msub", "msup", "msubsup", "munder", "mover",
+    "munderover", "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd", "semantics",
+    "annotation"})
+#: Presentation attributes of those elements (no links, no events, no styles).
+MATHML_ATTRIBUTES = ("display", "displaystyle", "scriptlevel", "mathvariant", "mathsize", "stretchy", "fence",
+              "separator", "lspace", "rspace", "accent", "accentunder", "movablelimits", "largeop",
+              "symmetric", "minsize", "maxsize", "form", "linethickness", "columnalign", "rowalign",
+              "columnspacing", "rowspacing", "columnlines", "rowlines", "frame", "notation", "width",
+              "height", "depth", "voffset", "encoding", "xmlns")
+#: Tags and attributes HTML outputs may keep (pandas tables, simple formatting).
+ALLOWED_TAGS = frozenset({
+    "a", "abbr", "b", "blockquote", "br", "caption", "code", "col", "colgroup", "dd", "del",
+    "details", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "kbd",
+    "li", "ol", "p", "pre", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var", "img", "center"})
+ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align"], "a": ["href"], "img": img_attribute,  # no remote src
+                      "td": ["colspan", "rowspan"],
+                      "th": ["colspan", "rowspan"], "col": ["span"], "colgroup": ["span"]}
+
+
+def clean_html(text: str) -> str:
+    """Allowlist-clean an HTML fragment (bleach): no script, style, handlers or unsafe URLs.
+
+    MathML elements (formulas rendered when the page is made, :mod:`autograder.render.mathml`) are
+    kept with their presentation attributes only.
+    """
+    import bleach  # lazy: ~0.5 s; the hub's nbgrader_config imports this package without rendering
+
+    attributes = dict(ALLOWED_ATTRIBUTES, **{tag: list(MATHML_ATTRIBUTES) for tag in MATHML_TAGS})
+    return bleach.clean(text, tags=ALLOWED_TAGS | MATHML_TAGS, attributes=attributes,
+                        protocols=["http", "https", "mailto"], strip=True, strip_comments=True)

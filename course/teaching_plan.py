@@ -1,0 +1,426 @@
+"""The teaching plan: which ``##`` section of which lecture notebook is taught in which path.
+
+    python course/build.py --plan            # the plan per path and class meeting, with minutes
+    python course/build.py --plan-json       # the same as JSON (for the instructor's guide, the slides)
+    python course/build.py --plan-sections   # every section with its counts and minutes
+
+The plan is data: ``course/_src/plan.toml`` (read its header for the format and for how the
+minutes are estimated).  ``course/build.py`` uses this module to write each section's label
+into the built notebooks' headings and the plan tables into ``course/README.md``, and refuses
+(:class:`PlanError`) a plan that
+
+* puts more minutes in a path than its class hours hold (2 课时 = 90 min, 4 课时 = 180 min);
+* names a notebook or a section that does not exist;
+* leaves a section of a lecture notebook without a label;
+* teaches, in a path, a section that needs a section the path leaves out (an optional one).
+
+A section is named by its English heading as written in the source (the Chinese heading is
+the one at the same position: the two languages have their ``##`` headings in the same order,
+which :func:`sections` checks).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli (a dependency of pytest there)
+    import tomli as tomllib
+
+COURSE = Path(__file__).resolve().parent
+SRC = COURSE / "_src"
+PLAN = SRC / "plan.toml"
+
+LABELS = ("core", "4h", "optional")
+#: How each label is written into a built heading, per language.
+LABEL_TEXT = {
+    "core": {"zh": "核心", "en": "core"},
+    "4h": {"zh": "4 课时", "en": "4-hour"},
+    "optional": {"zh": "选学", "en": "optional"},
+}
+_HEADING = re.compile(r"^## (?P<title>.+?)\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.,'][A-Za-z0-9]+)*")
+_DISPLAY_MATH = re.compile(r"\$\$.+?\$\$", re.S)
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$")
+_DETAILS = re.compile(r"<details>.*?</details>", re.S)
+_LIVE = re.compile(r"^\S.*\.widget\s*$", re.M)  # a cell ending with `live.widget` shows a slider figure
+_STATIC = re.compile(r"plt\.show\(\)|\bdisplay_figure\(|\bfig\.show\(\)")
+
+
+class PlanError(ValueError):
+    """A teaching plan the build refuses (what is wrong, and what was expected)."""
+
+
+@dataclass
+class Section:
+    """One ``##`` section of a lecture notebook (both languages), with what it takes to present."""
+
+    stem: str
+    index: int  # position among the notebook's sections (0-based)
+    zh: str  # the Chinese heading (without "## ")
+    en: str  # the English heading
+    chars: int = 0  # Chinese characters and Latin words of its Chinese text (answers left out)
+    inline_math: int = 0
+    display_math: int = 0
+    code_cells: int = 0
+    figures: int = 0  # static figures (a code cell that shows one)
+    live_figures: int = 0  # slider figures
+    label: str = ""
+    id: str = ""
+    needs: list[str] = field(default_factory=list)
+    minutes: int = 0
+
+
+def _math_free(text: str) -> tuple[str, int, int]:
+    display = len(_DISPLAY_MATH.findall(text))
+    text = _DISPLAY_MATH.sub(" ", text)
+    inline = len(_INLINE_MATH.findall(text))
+    return _INLINE_MATH.sub(" ", text), inline, display
+
+
+def count_text(text: str) -> tuple[int, int, int]:
+    """(characters, inline formulas, display formulas) of Chinese markdown, answers left out.
+
+    Characters are CJK ideographs plus Latin words and numbers (one each): what a reader says.
+    """
+    text = _DETAILS.sub(" ", text)
+    text, inline, display = _math_free(text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets are not read aloud
+    text = re.sub(r"<[^>]+>", " ", text)
+    return len(_CJK_CHAR.findall(text)) + len(_LATIN_TOKEN.findall(text)), inline, display
+
+
+def _split(cells: list, lang: str) -> tuple[list[tuple[str, list]], list]:
+    """The ``##`` sections of one language: [(heading, [(kind, text), …]), …] and the intro's parts."""
+    intro: list = []
+    sections: list[tuple[str, list]] = []
+    for cell in cells:
+        if cell.lang not in (None, lang):
+            continue
+        if cell.kind == "code":
+            (sections[-1][1] if sections else intro).append(("code", cell.text))
+            continue
+        fenced = False
+        chunk: list[str] = []
+        for line in cell.text.split("\n"):
+            if _FENCE.match(line):
+                fenced = not fenced
+            match = None if fenced else _HEADING.match(line)
+            if match:
+                if chunk:
+                    (sections[-1][1] if sections else intro).append(("markdown", "\n".join(chunk)))
+                chunk = []
+                sections.append((match["title"], []))
+            else:
+                chunk.append(line)
+        if chunk:
+            (sections[-1][1] if sections else intro).append(("markdown", "\n".join(chunk)))
+    return sections, intro
+
+
+def _measure(parts: list, target) -> None:
+    for kind, text in parts:
+        if kind == "markdown":
+            chars, inline, display = count_text(text)
+            target.chars += chars
+            target.inline_math += inline
+            target.display_math += display
+        else:
+            target.code_cells += 1
+            if _LIVE.search(text.rstrip().split("\n")[-1]):
+                target.live_figures += 1
+            elif _STATIC.search(text):
+                target.figures += len(_STATIC.findall(text))
+
+
+def sections(stem: str, cells: list) -> tuple[list[Section], Section]:
+    """The sections of one parsed source (course/build.py's cells) and its intro (before the first ``##``).
+
+    Raises :class:`PlanError` when the Chinese and English notebooks have different numbers of sections.
+    """
+    zh, zh_intro = _split(cells, "zh")
+    en, _ = _split(cells, "en")
+    if len(zh) != len(en):
+        raise PlanError(f"course/_src/{stem}.md: {len(zh)} Chinese '## ' headings but {len(en)} English ones "
+                        f"(zh: {[h for h, _ in zh]}; en: {[h for h, _ in en]}); each section needs both")
+    out = []
+    for index, ((zh_title, parts), (en_title, _)) in enumerate(zip(zh, en)):
+        section = Section(stem, index, zh_title, en_title)
+        _measure(parts, section)
+        out.append(section)
+    intro = Section(stem, -1, "(导入)", "(introduction)")
+    _measure(zh_intro, intro)
+    return out, intro
+
+
+def minutes(item: Section, method: dict) -> int:
+    """Minutes to present a section by the plan's method (see the header of plan.toml), rounded up.
+
+    A heading with nothing under it (its text is in its subsections) takes no time.
+    """
+    if item.chars == 0 and item.code_cells == 0:
+        return 0
+    seconds = (60 * item.chars / method["chars_per_minute"]
+               + method["seconds_per_inline_formula"] * item.inline_math
+               + method["seconds_per_display_formula"] * item.display_math
+               + method["seconds_per_code_cell"] * item.code_cells
+               + method["seconds_per_figure"] * item.figures
+               + method["seconds_per_live_figure"] * item.live_figures)
+    return math.ceil(seconds / 60 + method["question_minutes"])
+
+
+def intro_minutes(item: Section, method: dict) -> int:
+    """The introduction (title, objectives, setup) is presented, not asked about: no question."""
+    return max(1, math.ceil(minutes(item, method) - method["question_minutes"]))
+
+
+@dataclass
+class Meeting:
+    path: str
+    number: int
+    stems: list[str]
+    assignments: list[str]
+    sections: list[Section]
+    intros: dict[str, int]
+
+    @property
+    def minutes(self) -> int:
+        return sum(s.minutes for s in self.sections) + sum(self.intros.values())
+
+
+@dataclass
+class Plan:
+    method: dict
+    paths: list[dict]
+    notebooks: dict[str, list[Section]]
+    intros: dict[str, Section]
+    meetings: dict[str, list[Meeting]]
+
+    def label_of(self, stem: str, index: int) -> str:
+        return self.notebooks[stem][index].label
+
+    def by_id(self) -> dict[str, Section]:
+        return {s.id: s for sections_ in self.notebooks.values() for s in sections_}
+
+
+def load(parsed: dict[str, list], text: str | None = None, name: str = "course/_src/plan.toml") -> Plan:
+    """Check the plan (``text``, default plan.toml) against the parsed sources ``{stem: cells}``.
+
+    Raises :class:`PlanError` listing every problem found.
+    """
+    raw = tomllib.loads(PLAN.read_text(encoding="utf-8") if text is None else text)
+    problems: list[str] = []
+    method = raw.get("method", {})
+    needed = ("chars_per_minute", "seconds_per_inline_formula", "seconds_per_display_formula",
+              "seconds_per_code_cell", "seconds_per_figure", "seconds_per_live_figure", "question_minutes")
+    missing = [k for k in needed if not isinstance(method.get(k), (int, float)) or method.get(k) < 0]
+    if missing or not method.get("chars_per_minute"):
+        raise PlanError(f"{name}: [method] needs non-negative numbers {', '.join(needed)} "
+                        f"(chars_per_minute > 0); missing or wrong: {', '.join(missing) or 'chars_per_minute'}")
+
+    notebooks: dict[str, list[Section]] = {}
+    intros: dict[str, Section] = {}
+    for stem, cells in parsed.items():
+        try:
+            notebooks[stem], intros[stem] = sections(stem, cells)
+        except PlanError as error:
+            problems.append(str(error))
+    ids: dict[str, Section] = {}
+    declared = raw.get("notebook", [])
+    seen_stems = set()
+    for entry in declared:
+        stem = entry.get("stem")
+        if stem not in notebooks:
+            problems.append(f"{name}: notebook {stem!r} does not exist (lecture notebooks: {', '.join(sorted(notebooks))})")
+            continue
+        seen_stems.add(stem)
+        by_heading = {s.en: s for s in notebooks[stem]}
+        for row in entry.get("section", []):
+            heading, label, sid = row.get("heading"), row.get("label"), row.get("id")
+            section = by_heading.get(heading)
+            if section is None:
+                problems.append(f"{name}: notebook {stem}: no section with the English heading {heading!r} "
+                                f"(its sections: {'; '.join(repr(s.en) for s in notebooks[stem])})")
+                continue
+            if section.label:
+                problems.append(f"{name}: notebook {stem}: section {heading!r} is declared twice")
+                continue
+            if label not in LABELS:
+                problems.append(f"{name}: notebook {stem}: section {heading!r} has label {label!r}; "
+                                f"expected one of {', '.join(LABELS)}")
+                continue
+            if not isinstance(sid, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", sid) or sid in ids:
+                problems.append(f"{name}: notebook {stem}: section {heading!r} needs a unique id of lowercase "
+                                f"letters, digits and '-'; got {sid!r}")
+                continue
+            section.label, section.id = label, sid
+            section.needs = list(row.get("needs", []))
+            ids[sid] = section
+    for stem, items in notebooks.items():
+        for s in items:
+            if not s.label and not any(f"section {s.en!r}" in p for p in problems):
+                problems.append(f"course/_src/{stem}.md: section '## {s.en}' ('## {s.zh}') has no label in {name} "
+                                f"(add it to [[notebook]] stem = {stem!r} with label = one of {', '.join(LABELS)})")
+    for s in ids.values():
+        for need in s.needs:
+            if need not in ids:
+                problems.append(f"{name}: section {s.id!r} needs {need!r}, which is not a section id")
+    for s in [*ids.values(), *intros.values()]:
+        s.minutes = minutes(s, method) if s.index >= 0 else intro_minutes(s, method)
+
+    rank = {label: i for i, label in enumerate(LABELS)}
+    for s in ids.values():
+        for need in s.needs:
+            if need in ids and rank[ids[need].label] > rank[s.label]:
+                problems.append(f"{name}: section {s.id!r} ({s.en}, labelled {s.label}) needs {need!r} "
+                                f"({ids[need].en}), labelled {ids[need].label}: a path that teaches the first "
+                                f"leaves the second out; label {need!r} {s.label} (or {s.id!r} {ids[need].label})")
+
+    paths = raw.get("path", [])
+    meetings: dict[str, list[Meeting]] = {}
+    for path in paths:
+        pid, labels = path.get("id"), path.get("labels", [])
+        budget = path.get("minutes")
+        if (any(lab not in LABELS for lab in labels) or not isinstance(budget, int)
+                or not all(isinstance(path.get(k), str) for k in ("zh", "en"))):
+            problems.append(f"{name}: path {pid!r} needs labels from {LABELS}, whole minutes and zh/en names; "
+                            f"got labels={labels!r}, minutes={budget!r}")
+            continue
+        when: dict[str, int] = {}  # section id -> meeting number
+        meetings[pid] = []
+        started: set[str] = set()
+        for number, m in enumerate(path.get("meeting", []), start=1):
+            chosen: list[Section] = []
+            for sid in m.get("sections", []):
+                section = ids.get(sid)
+                if section is None:
+                    problems.append(f"{name}: path {pid}, meeting {number}: no section with id {sid!r}")
+                elif section.label not in labels:
+                    problems.append(f"{name}: path {pid}, meeting {number}: section {sid!r} ({section.en}) is "
+                                    f"labelled {section.label}; path {pid} teaches only {', '.join(labels)}")
+                elif sid in when:
+                    problems.append(f"{name}: path {pid}: section {sid!r} is in meetings {when[sid]} and {number}")
+                else:
+                    when[sid] = number
+                    chosen.append(section)
+            stems = list(dict.fromkeys(s.stem for s in chosen))
+            intros_ = {stem: intros[stem].minutes for stem in stems if stem not in started}
+            started |= set(stems)
+            meeting = Meeting(pid, number, stems, list(m.get("assignments", [])), chosen, intros_)
+            meetings[pid].append(meeting)
+            limit = path.get("meeting_minutes")
+            if isinstance(limit, int) and meeting.minutes > limit:
+                problems.append(f"{name}: path {pid} ({path['zh']}), meeting {number} takes {meeting.minutes} min, "
+                                f"more than a class meeting's {limit} min")
+        total = sum(m.minutes for m in meetings[pid])
+        if total > budget:
+            problems.append(f"{name}: path {pid} ({path['zh']}) takes {total} min, more than its {budget} min; "
+                            "label sections optional or move them to another path")
+        for s in ids.values():
+            if s.label in labels and s.id not in when:
+                problems.append(f"{name}: path {pid}: section {s.id!r} ({s.stem}: {s.en}) is labelled {s.label} "
+                                f"but is in none of the path's meetings")
+        for sid, number in when.items():
+            for need in ids[sid].needs:
+                if need in ids and need not in when:
+                    problems.append(f"{name}: path {pid}: section {sid!r} ({ids[sid].en}) needs {need!r} "
+                                    f"({ids[need].en}, labelled {ids[need].label}), which path {pid} does not teach")
+                elif need in when and when[need] > number:
+                    problems.append(f"{name}: path {pid}: section {sid!r} (meeting {number}) needs {need!r}, "
+                                    f"which comes later (meeting {when[need]})")
+    if problems:
+        raise PlanError("\n".join(problems))
+    return Plan(method, paths, notebooks, intros, meetings)
+
+
+def heading_with_label(title: str, label: str, lang: str) -> str:
+    """``6.1.1 差分攻击`` → ``6.1.1 差分攻击【核心】``; English ``6.1.1 … [core]``."""
+    text = LABEL_TEXT[label][lang]
+    return f"{title}【{text}】" if lang == "zh" else f"{title} [{text}]"
+
+
+def label_headings(text: str, labels: list[str], lang: str, start: int) -> tuple[str, int]:
+    """Write the labels into the ``## `` headings of one markdown cell (sections numbered from ``start``)."""
+    out, fenced, index = [], False, start
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        match = None if fenced else _HEADING.match(line)
+        if match:
+            line = "## " + heading_with_label(match["title"], labels[index], lang)
+            index += 1
+        out.append(line)
+    return "\n".join(out), index
+
+
+PATH_TEXT = {
+    "zh": {"meeting": "第 {n} 次课", "notebook": "笔记本", "sections": "讲授的小节", "minutes": "分钟",
+           "assignment": "布置作业", "total": "合计", "intro": "导入", "sep": "；", "column": "课次"},
+    "en": {"meeting": "meeting {n}", "notebook": "notebook", "sections": "sections taught", "minutes": "minutes",
+           "assignment": "assignment", "total": "total", "intro": "introduction", "sep": "; ", "column": "meeting"},
+}
+
+
+def plan_tables(plan: Plan, lang: str) -> str:
+    """The Markdown plan tables (one per path) for course/README.md, in ``lang``."""
+    t = PATH_TEXT[lang]
+    root = "" if lang == "zh" else "en/"
+    blocks = []
+    for path in plan.paths:
+        pid = path["id"]
+        rows = [f"**{path[lang]}**（{path['minutes']} {t['minutes']}）" if lang == "zh"
+                else f"**{path[lang]}** ({path['minutes']} {t['minutes']})", "",
+                f"| {t['column']} | {t['notebook']} | {t['sections']} | "
+                f"{t['minutes']} | {t['assignment']} |", "|---|---|---|---|---|"]
+        for m in plan.meetings[pid]:
+            for i, stem in enumerate(m.stems):
+                chosen = [s for s in m.sections if s.stem == stem]
+                names = [t["intro"]] * (stem in m.intros) + [(s.zh if lang == "zh" else s.en).replace("|", "\\|")
+                                                             for s in chosen]
+                mins = m.intros.get(stem, 0) + sum(s.minutes for s in chosen)
+                first = i == 0
+                meeting = t["meeting"].format(n=m.number) if first else ""
+                assign = ("、" if lang == "zh" else ", ").join(f"`{a}`" for a in m.assignments) if first else ""
+                rows.append(f"| {meeting} | [{stem}]({root}{stem}.ipynb) | {t['sep'].join(names)} | {mins} | {assign} |")
+        total = sum(m.minutes for m in plan.meetings[pid])
+        rows.append(f"| {t['total']} | | | {total} | |")
+        blocks.append("\n".join(rows))
+    return "\n\n".join(blocks)
+
+
+def as_json(plan: Plan) -> dict:
+    """The resolved plan as plain data (paths, meetings, sections with counts and minutes)."""
+    def row(s: Section) -> dict:
+        return {"id": s.id, "notebook": s.stem, "zh": s.zh, "en": s.en, "label": s.label, "needs": s.needs,
+                "minutes": s.minutes, "chars": s.chars, "inline_math": s.inline_math, "display_math": s.display_math,
+                "code_cells": s.code_cells, "figures": s.figures, "live_figures": s.live_figures}
+    return {
+        "method": plan.method,
+        "paths": [{**{k: v for k, v in p.items() if k != "meeting"},
+                   "total_minutes": sum(m.minutes for m in plan.meetings[p["id"]]),
+                   "meetings": [{"number": m.number, "notebooks": m.stems, "assignments": m.assignments,
+                                 "minutes": m.minutes, "intro_minutes": m.intros,
+                                 "sections": [s.id for s in m.sections]} for m in plan.meetings[p["id"]]]}
+                  for p in plan.paths],
+        "sections": [row(s) for items in plan.notebooks.values() for s in items],
+    }
+
+
+def section_report(plan: Plan) -> str:
+    """Every section with its label, minutes and the counts they come from (one line each)."""
+    lines = []
+    for stem, items in plan.notebooks.items():
+        i = plan.intros[stem]
+        lines.append(f"{stem}  (introduction {i.minutes} min, {i.chars} chars, "
+                     f"{i.code_cells} code cells)")
+        for s in items:
+            lines.append(f"  {s.label:8} {s.minutes:3} min  {s.chars:5} chars {s.inline_math:3}+{s.display_math} math "
+                         f"{s.code_cells} code {s.figures} fig {s.live_figures} live  {s.id}: {s.en}")
+    return "\n".join(lines)

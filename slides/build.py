@@ -1,0 +1,456 @@
+#!/usr/bin/env python3
+"""Build one offline reveal.js deck per class meeting of each teaching path (``make slides``).
+
+    python slides/build.py                 # write slides/html/ (index.html and one deck per meeting)
+    python slides/build.py --check-sources # only check the slide sources against the plan (fast)
+
+What goes in a deck comes from three places, and nothing is typed twice:
+
+* the teaching plan ``course/_src/plan.toml`` (via ``course/build.py``): the paths, their class
+  meetings, the sections of each meeting in order, their minutes and the assignments;
+* the slide text ``course/_src/slides/<notebook>.md``, kept beside the lecture source: for each
+  section id of the plan, its slides (format below);
+* the figures: PNG images of the lecture notebook's own figures at their default parameters,
+  made by running the Chinese notebook's code cells headless (matplotlib Agg, the notebook's
+  seeded ``rng``): the k-th figure a section's code shows is ``figure k`` of that section.
+
+Slide source format (Markdown)::
+
+    # <section id>                 the plan's id of a section of this notebook
+    ## <slide title>               a new slide
+    - a short line                 the slide body: a few short lines, math in $…$ / $$…$$
+    ![caption](figure 1)           or one figure of the section
+    ???                            everything after this (up to the next ## or #) is speaker notes
+
+Every section that a path teaches must have at least one slide; the build refuses (exit 2,
+saying what is wrong) a slide source naming an unknown notebook or section, a section taught
+without slides, or a figure the section does not draw.  Math is typeset in the browser by the
+local KaTeX; reveal.js and KaTeX are copied from ``slides/node_modules`` (``npm ci`` in the make
+target) into ``slides/html/vendor``, so a deck opens from disk with no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import mistune
+
+ROOT = Path(__file__).resolve().parents[1]
+COURSE = ROOT / "course"
+SLIDE_SRC = COURSE / "_src" / "slides"
+OUT = ROOT / "slides" / "html"
+NODE = ROOT / "slides" / "node_modules"
+STYLE = ROOT / "slides" / "deck.css"
+
+_spec = importlib.util.spec_from_file_location("course_build", COURSE / "build.py")
+course_build = importlib.util.module_from_spec(_spec)
+sys.modules["course_build"] = course_build
+_spec.loader.exec_module(course_build)
+teaching_plan = course_build.teaching_plan
+
+#: The vendored files a deck loads (source in node_modules -> path under html/vendor).
+VENDOR = {
+    "reveal.js/dist/reset.css": "reveal/reset.css",
+    "reveal.js/dist/reveal.css": "reveal/reveal.css",
+    "reveal.js/dist/theme/white.css": "reveal/theme/white.css",
+    "reveal.js/dist/theme/fonts": "reveal/theme/fonts",
+    "reveal.js/dist/reveal.js": "reveal/reveal.js",
+    "reveal.js/plugin/notes/notes.js": "reveal/notes.js",
+    "katex/dist/katex.min.css": "katex/katex.min.css",
+    "katex/dist/katex.min.js": "katex/katex.min.js",
+    "katex/dist/fonts": "katex/fonts",
+}
+_FIGURE = re.compile(r"^!\[(?P<alt>[^\]]*)\]\(figure (?P<n>\d+)\)\s*$")
+_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?!\$)(?P<inline>.+?)(?<![\\$])\$", re.S)
+
+
+class SlideError(ValueError):
+    """A slide source or plan the slide build refuses."""
+
+
+@dataclass
+class Slide:
+    title: str
+    body: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    figure: tuple[int, str] | None = None  # (number within the section, caption)
+    line: int = 0
+
+
+def parse_slides(text: str, name: str) -> dict[str, list[Slide]]:
+    """{section id: [Slide, …]} of one slide source (see the module docstring for the format)."""
+    out: dict[str, list[Slide]] = {}
+    section: str | None = None
+    slide: Slide | None = None
+    in_notes = False
+    text = re.sub(r"<!--.*?-->", lambda m: "\n" * m[0].count("\n"), text, flags=re.S)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("# "):
+            section, slide, in_notes = line[2:].strip(), None, False
+            if section in out:
+                raise SlideError(f"{name}:{number}: section {section!r} appears twice")
+            out[section] = []
+        elif line.startswith("## "):
+            if section is None:
+                raise SlideError(f"{name}:{number}: a slide before the first '# <section id>' line")
+            slide, in_notes = Slide(line[3:].strip(), line=number), False
+            out[section].append(slide)
+        elif line.strip() == "???":
+            if slide is None:
+                raise SlideError(f"{name}:{number}: '???' (speaker notes) outside a slide")
+            in_notes = True
+        elif slide is not None:
+            figure = _FIGURE.match(line)
+            if figure and not in_notes:
+                if slide.figure or any(l.strip() for l in slide.body):
+                    raise SlideError(f"{name}:{number}: a slide holds a few short lines or one figure, not both")
+                slide.figure = (int(figure["n"]), figure["alt"])
+            else:
+                if not in_notes and slide.figure and line.strip():
+                    raise SlideError(f"{name}:{number}: a slide holds a few short lines or one figure, not both")
+                (slide.notes if in_notes else slide.body).append(line)
+        elif line.strip():
+            raise SlideError(f"{name}:{number}: text outside a slide: {line[:60]!r}")
+    for sid, slides in out.items():
+        for s in slides:
+            lines = [l for l in s.body if l.strip()]
+            if len(lines) > 7:
+                raise SlideError(f"{name}:{s.line}: slide {s.title!r} has {len(lines)} lines; a slide holds "
+                                 "at most 7 short lines (put the rest in the speaker notes after '???')")
+    return out
+
+
+def load_sources() -> tuple[object, dict[str, dict[str, list[Slide]]]]:
+    """The checked plan and every slide source; :class:`SlideError` lists every problem."""
+    try:
+        parsed = course_build.parse_all()
+        plan = course_build.load_plan(parsed)
+    except course_build.SourceError as error:
+        raise SlideError(str(error)) from None
+    slides: dict[str, dict[str, list[Slide]]] = {}
+    problems = []
+    for path in sorted(SLIDE_SRC.glob("*.md")):
+        name = f"course/_src/slides/{path.name}"
+        if path.stem not in plan.notebooks:
+            problems.append(f"{name}: no lecture notebook {path.stem!r} (sources: {', '.join(plan.notebooks)})")
+            continue
+        text = path.read_text(encoding="utf-8")
+        # the course's rule for Chinese text (course/build.py): full-width ，；：？！（） next to Chinese
+        problems += course_build.halfwidth_problems(text, "markdown", name)
+        try:
+            slides[path.stem] = parse_slides(text, name)
+        except SlideError as error:
+            problems.append(str(error))
+            continue
+        known = {s.id for s in plan.notebooks[path.stem]}
+        for sid in slides[path.stem]:
+            if sid not in known:
+                problems.append(f"{name}: no section {sid!r} in {path.stem} (its sections: {', '.join(sorted(known))})")
+    for pid, meetings in plan.meetings.items():
+        for m in meetings:
+            for s in m.sections:
+                if not slides.get(s.stem, {}).get(s.id):
+                    problems.append(f"course/_src/slides/{s.stem}.md: section {s.id!r} ({s.zh}) is taught in path "
+                                    f"{pid}, meeting {m.number}, but has no slide ('# {s.id}' then '## title')")
+    if problems:
+        raise SlideError("\n".join(problems))
+    return plan, slides
+
+
+# --------------------------------------------------------------------------- figures
+
+def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[str, list[str]]:
+    """Run the Chinese notebook ``stem``'s code cells headless; save every figure it shows.
+
+    With ``last`` (a section id), stop at the first section after it: the sections a deck does
+    not show (optional ones at the end, self-checks) are not run.
+
+    Returns {section id: [PNG file names, in the order shown]}.  Static figures are taken when a
+    cell calls ``plt.show()`` (or leaves a figure open); slider figures (``LiveFigure``) as their
+    canvas shows them at the builder's default parameters.
+    """
+    os.environ["MPLBACKEND"] = "Agg"
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sys.path.insert(0, str(ROOT))
+    from helpers.lectures.widgets import LiveFigure, png_bytes
+
+    parsed = course_build.parse_all()
+    plan = course_build.load_plan(parsed)
+    ids = [s.id for s in plan.notebooks[stem]]
+    figures: dict[str, list[str]] = {}
+    current = {"section": "intro"}
+
+    def save(data: bytes | None, fig=None) -> None:
+        sid = current["section"]
+        name = f"{stem}--{sid}--{len(figures.setdefault(sid, [])) + 1}.png"
+        if fig is not None:
+            fig.savefig(out_dir / name, dpi=110, bbox_inches="tight")  # as the inline backend shows it
+        else:
+            (out_dir / name).write_bytes(data)
+        figures[sid].append(name)
+
+    def show(*_args, **_kwargs) -> None:
+        for number in plt.get_fignums():
+            save(None, plt.figure(number))
+        plt.close("all")
+
+    plt.show = show
+    namespace: dict = {"__name__": "__main__"}
+    seen: set[int] = set()
+    index = 0
+    os.chdir(COURSE)
+    for cell in parsed[stem]:
+        if cell.lang not in (None, "zh"):
+            continue
+        text = cell.text.replace("{{LANG}}", "zh").replace("{{ROOT}}", "")
+        if cell.kind == "markdown":
+            for line in text.split("\n"):
+                if line.startswith("## "):
+                    if last is not None and last in ids and index > ids.index(last):
+                        return figures  # past the last section a deck shows
+                    current["section"] = ids[index]
+                    index += 1
+            continue
+        code = course_build.localize(text, "zh", f"{stem} code")
+        exec(compile(code, f"<{stem}: {current['section']}>", "exec"), namespace)  # noqa: S102 - our own notebook
+        for value in list(namespace.values()):
+            if isinstance(value, LiveFigure) and id(value) not in seen:
+                seen.add(id(value))
+                save(png_bytes(value.fig))
+        show()
+    return figures
+
+
+def figures_for(stems: dict[str, str], out_dir: Path) -> dict[str, dict[str, list[str]]]:
+    """Capture the figures of several notebooks ({stem: last section id needed}), each in its own
+    process (two at a time)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    running = []
+    result: dict[str, dict[str, list[str]]] = {}
+    pending = list(stems)
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0"}
+    while pending or running:
+        while pending and len(running) < 2:
+            stem = pending.pop(0)
+            proc = subprocess.Popen([sys.executable, __file__, "--figures-of", stem, "--out", str(out_dir),
+                                     "--last", stems[stem]],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            running.append((stem, proc))
+        stem, proc = running.pop(0)
+        stdout, stderr = proc.communicate(timeout=600)
+        if proc.returncode != 0:
+            raise SlideError(f"running the code of course/{stem}.ipynb for its figures failed:\n{stderr[-3000:]}")
+        result[stem] = json.loads(stdout.strip().splitlines()[-1])
+    return result
+
+
+# --------------------------------------------------------------------------- HTML
+
+def _markdown(lines: list[str]) -> str:
+    """Markdown to HTML with the math kept verbatim for KaTeX (``<span class="tex">``)."""
+    text = "\n".join(lines).strip()
+    maths: list[str] = []
+
+    def keep(match: re.Match) -> str:
+        display = match["display"] is not None
+        tex = match["display"] if display else match["inline"]
+        maths.append(f'<span class="tex" data-display="{int(display)}">{html.escape(tex.strip())}</span>')
+        return f"\x00{len(maths) - 1}\x00"
+
+    text = _MATH.sub(keep, text)
+    rendered = mistune.html(text)
+    return re.sub(r"\x00(\d+)\x00", lambda m: maths[int(m[1])], rendered)
+
+
+def _inline(text: str) -> str:
+    return re.sub(r"^<p>(.*)</p>\s*$", r"\1", _markdown([text]), flags=re.S)
+
+
+def _section_html(title: str, body: str, notes: str, crumb: str = "", classes: str = "") -> str:
+    crumb_html = f'<p class="crumb">{crumb}</p>' if crumb else ""
+    aside = f'<aside class="notes">{notes}</aside>' if notes else ""
+    return (f'<section class="{classes}">{crumb_html}<h2>{_inline(title)}</h2>'
+            f'<div class="body">{body}</div>{aside}</section>')
+
+
+ASSIGNMENT_ZH = {
+    "laplace": "拉普拉斯噪声与拉普拉斯机制",
+    "exponential": "指数机制（表 6-4）",
+    "randomized_response": "随机响应：扰动与校正",
+    "private_mean": "私有均值：截断、灵敏度、预算分配",
+    "privacy_budget": "隐私预算的记账与重复查询平均攻击",
+    "local_frequency": "本地差分隐私的频率估计",
+}
+
+
+def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]]],
+              figures: dict[str, dict[str, list[str]]]) -> str:
+    """One class meeting's deck (a complete HTML page)."""
+    count = len(plan.meetings[path["id"]])
+    title = f"差分隐私 · {path['zh']} · 第 {meeting.number} 次课"
+    parts = []
+    notebooks = "、".join(f"{stem}" for stem in meeting.stems)
+    parts.append(
+        f'<section class="title"><h1>差分隐私</h1><h3>{path["zh"]}方案 · 第 {meeting.number} 次课（共 {count} 次）</h3>'
+        f'<p>讲义：{html.escape(notebooks)}</p><p class="small">约 {meeting.minutes} 分钟 · 每次课 45 分钟</p>'
+        f'<aside class="notes">本次课按教学计划（course/_src/plan.toml）约 {meeting.minutes} 分钟；'
+        f'每一节的分钟数写在各节第一张幻灯片的讲稿开头。按 S 键打开讲稿视图。</aside></section>')
+    agenda = "".join(f"<li>{_inline(s.zh)} <span class=\"min\">{s.minutes} 分钟</span></li>"
+                     for s in meeting.sections if s.minutes)
+    parts.append(_section_html("本次课", f"<ol class=\"agenda\">{agenda}</ol>",
+                               "开场时用一两句话说明本次课要回答的问题。"))
+    for s in meeting.sections:
+        crumb = f"{html.escape(s.stem)} · {_inline(s.zh)}"
+        for i, slide in enumerate(slides[s.stem][s.id]):
+            notes = _markdown(slide.notes)
+            if i == 0:
+                notes = f"<p>【{_inline(s.zh)} · 约 {s.minutes} 分钟 · 笔记本 {s.stem}.ipynb】</p>" + notes
+            if slide.figure:
+                number, caption = slide.figure
+                shown = figures.get(s.stem, {}).get(s.id, [])
+                if number > len(shown):
+                    raise SlideError(f"course/_src/slides/{s.stem}.md:{slide.line}: figure {number} of section "
+                                     f"{s.id!r}, but its code shows {len(shown)} figure(s)")
+                body = (f'<figure><img src="figures/{shown[number - 1]}" alt="{html.escape(caption)}">'
+                        f"<figcaption>{_inline(caption)}</figcaption></figure>")
+                classes = "figure"
+            else:
+                body, classes = _markdown(slide.body), ""
+            parts.append(_section_html(slide.title, body, notes, crumb, classes))
+    homework = "".join(f"<li><code>{a}</code>：{ASSIGNMENT_ZH.get(a, a)}</li>" for a in meeting.assignments)
+    optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"]
+    self_study = "".join(f"<li>{_inline(x.zh)}</li>" for x in optional[:5])
+    body = ""
+    if homework:
+        body += f"<p>作业（在 Nbgrader ▸ Assignment List 中获取）：</p><ul>{homework}</ul>"
+    if self_study:
+        body += f"<p>选学（课后自学，标题带【选学】）：</p><ul class=\"small\">{self_study}</ul>"
+    if meeting.number < count:
+        body += f"<p>下次课：第 {meeting.number + 1} 次课</p>"
+    parts.append(_section_html("课后", body or "<p>本章结束。</p>",
+                               "提醒学生：讲义笔记本可以从头到尾运行，带滑块的图可以自己拖动；选学部分不在考试范围内，除非另行说明。"))
+    return f"""<!doctype html>
+<html lang="zh-CN">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<link rel="stylesheet" href="vendor/reveal/reset.css">
+<link rel="stylesheet" href="vendor/reveal/reveal.css">
+<link rel="stylesheet" href="vendor/reveal/theme/white.css">
+<link rel="stylesheet" href="vendor/katex/katex.min.css">
+<link rel="stylesheet" href="deck.css">
+</head>
+<body>
+<div class="reveal"><div class="slides">
+{chr(10).join(parts)}
+</div></div>
+<script src="vendor/katex/katex.min.js"></script>
+<script src="vendor/reveal/reveal.js"></script>
+<script src="vendor/reveal/notes.js"></script>
+<script>
+for (const el of document.querySelectorAll('.tex')) {{
+  try {{
+    katex.render(el.textContent, el, {{displayMode: el.dataset.display === '1', output: 'html', throwOnError: true}});
+  }} catch (error) {{ el.dataset.error = String(error); el.classList.add('tex-error'); }}
+}}
+Reveal.initialize({{width: 1280, height: 720, margin: 0.04, hash: true, transition: 'none',
+                   slideNumber: 'c/t', plugins: [RevealNotes]}});
+</script>
+</body>
+</html>
+"""
+
+
+def index_html(plan) -> str:
+    rows = []
+    for path in plan.paths:
+        items = "".join(
+            f'<li><a href="{path["id"]}-{m.number}.html">第 {m.number} 次课</a>：'
+            f'{html.escape("、".join(m.stems))}（约 {m.minutes} 分钟）</li>' for m in plan.meetings[path["id"]])
+        rows.append(f"<h2>{path['zh']}方案（共 {sum(m.minutes for m in plan.meetings[path['id']])} 分钟）</h2><ul>{items}</ul>")
+    return f"""<!doctype html>
+<html lang="zh-CN"><head><meta charset="utf-8"><title>差分隐私 · 课堂幻灯片</title>
+<link rel="stylesheet" href="deck.css"></head>
+<body class="index"><h1>差分隐私 · 课堂幻灯片</h1>
+<p>每次课一套幻灯片（reveal.js，离线可用）。放映时按 F 全屏，按 S 打开讲稿视图，按 Esc 看全部幻灯片。</p>
+{''.join(rows)}
+</body></html>
+"""
+
+
+def vendor() -> None:
+    if not NODE.is_dir():
+        raise SlideError("slides/node_modules is missing: run `make slides` (it runs `npm ci` in slides/)")
+    for source, target in VENDOR.items():
+        src, dst = NODE / source, OUT / "vendor" / target
+        if not src.exists():
+            raise SlideError(f"slides/node_modules/{source} is missing: run `cd slides && npm ci`")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, dst, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(src, dst)
+
+
+def build() -> list[Path]:
+    plan, slides = load_sources()
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    (OUT / "figures").mkdir(parents=True)
+    vendor()
+    shutil.copyfile(STYLE, OUT / "deck.css")
+    shown = [s for ms in plan.meetings.values() for m in ms for s in m.sections
+             if any(slide.figure for slide in slides[s.stem][s.id])]
+    wanted = {stem: max((s for s in shown if s.stem == stem), key=lambda s: s.index).id
+              for stem in sorted({s.stem for s in shown})}
+    figures = figures_for(wanted, OUT / "figures")
+    written = []
+    for path in plan.paths:
+        for meeting in plan.meetings[path["id"]]:
+            target = OUT / f"{path['id']}-{meeting.number}.html"
+            target.write_text(deck_html(plan, path, meeting, slides, figures), encoding="utf-8")
+            written.append(target)
+    (OUT / "index.html").write_text(index_html(plan), encoding="utf-8")
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check-sources", action="store_true", help="check the slide sources only")
+    parser.add_argument("--figures-of", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--last", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.figures_of:
+        print(json.dumps(capture_figures(args.figures_of, Path(args.out), args.last)))
+        return 0
+    try:
+        if args.check_sources:
+            load_sources()
+            print("slide sources match the plan", file=sys.stderr)
+            return 0
+        written = build()
+    except SlideError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(written)} decks: slides/html/index.html", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""The teaching plan (course/_src/plan.toml, course/teaching_plan.py): labels in the built headings,
+the plan tables in course/README.md, and every plan the build refuses (issue 23)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "course" / "build.py"
+PLAN = ROOT / "course" / "_src" / "plan.toml"
+
+spec = importlib.util.spec_from_file_location("course_build", BUILD)
+build = importlib.util.module_from_spec(spec)
+sys.modules["course_build"] = build
+spec.loader.exec_module(build)
+teaching_plan = build.teaching_plan
+
+
+@pytest.fixture(scope="module")
+def parsed():
+    return build.parse_all()
+
+
+@pytest.fixture(scope="module")
+def plan(parsed):
+    return build.load_plan(parsed)
+
+
+def _refused(parsed, text: str) -> str:
+    with pytest.raises(build.SourceError) as caught:
+        build.load_plan(parsed, text)
+    return str(caught.value)
+
+
+def _plan_text() -> str:
+    return PLAN.read_text(encoding="utf-8")
+
+
+def _set(text: str, section_id: str, key: str, value: str) -> str:
+    """plan.toml with ``key = value`` set in the [[notebook.section]] whose id is ``section_id``."""
+    block = re.search(rf'\[\[notebook\.section\]\]\nid = "{re.escape(section_id)}"\n(?:(?!\n\n).)*', text, re.S)
+    assert block, section_id
+    body = block[0]
+    if re.search(rf"^{key} = ", body, re.M):
+        new = re.sub(rf"^{key} = .*$", f"{key} = {value}", body, flags=re.M)
+    else:
+        new = body + f"\n{key} = {value}"
+    return text.replace(body, new)
+
+
+def test_the_paths_fit_their_class_hours(plan):
+    """2 课时: at most 90 min in two meetings; 4 课时: at most 180 min in four; each meeting <= 45 min."""
+    limits = {"2h": (90, 2), "4h": (180, 4)}
+    for path in plan.paths:
+        meetings = plan.meetings[path["id"]]
+        budget, count = limits[path["id"]]
+        assert len(meetings) == count
+        assert sum(m.minutes for m in meetings) <= budget
+        assert all(0 < m.minutes <= 45 for m in meetings)
+    assert [m.assignments for m in plan.meetings["2h"]] == [["laplace"], ["randomized_response"]]
+
+
+def test_every_section_of_every_built_notebook_carries_its_label_in_both_languages(plan):
+    marks = {"zh": {"【核心】": "core", "【4 课时】": "4h", "【选学】": "optional"},
+             "en": {"[core]": "core", "[4-hour]": "4h", "[optional]": "optional"}}
+    for stem, sections in plan.notebooks.items():
+        for lang, folder in build.OUT_DIRS.items():
+            nb = nbformat.read(folder / f"{stem}.ipynb", as_version=4)
+            headings = [line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines()
+                        if line.startswith("## ")]
+            assert len(headings) == len(sections), (stem, lang, headings)
+            for heading, section in zip(headings, sections):
+                found = [label for mark, label in marks[lang].items() if heading.endswith(mark)]
+                assert found == [section.label], (stem, lang, heading, section.label)
+
+
+def test_core_path_is_a_lesson_on_its_own(plan):
+    """Everything a core section needs is core too (the 2-hour path never points to a skipped section)."""
+    ids = plan.by_id()
+    for section in ids.values():
+        if section.label == "core":
+            assert all(ids[n].label == "core" for n in section.needs), section.id
+
+
+def test_readme_holds_the_generated_plan_tables(plan):
+    readme = (ROOT / "course" / "README.md").read_text(encoding="utf-8")
+    for lang in ("zh", "en"):
+        region = readme.split(f"<!-- plan:{lang} -->")[1].split(f"<!-- /plan:{lang} -->")[0]
+        assert teaching_plan.plan_tables(plan, lang) in region
+    zh = readme.split("<!-- plan:zh -->")[1].split("<!-- /plan:zh -->")[0]
+    total = sum(m.minutes for m in plan.meetings["2h"])
+    assert "| 第 1 次课 | [6.1-basics](6.1-basics.ipynb) |" in zh and f"| 合计 | | | {total} | |" in zh
+    assert "`laplace`" in zh and "`randomized_response`" in zh
+
+
+def test_minutes_follow_the_stated_method(plan):
+    """One section recomputed by hand from its counts and the [method] numbers."""
+    m = plan.method
+    section = plan.by_id()["definition"]
+    seconds = (60 * section.chars / m["chars_per_minute"] + m["seconds_per_inline_formula"] * section.inline_math
+               + m["seconds_per_display_formula"] * section.display_math + m["seconds_per_code_cell"] * section.code_cells
+               + m["seconds_per_figure"] * section.figures + m["seconds_per_live_figure"] * section.live_figures)
+    assert section.live_figures == 1 and section.chars > 100
+    assert section.minutes == -(-(seconds + 60 * m["question_minutes"]) // 60)
+
+
+def test_count_text_leaves_out_answers_math_and_links():
+    text = "差分隐私 ε-DP[数据](data/README.md) $x^2$ $$y$$ <details><summary>答案</summary>很长的答案</details>"
+    chars, inline, display = teaching_plan.count_text(text)
+    assert (chars, inline, display) == (4 + 1 + 2, 1, 1)  # 差分隐私, DP, 数据; the answer is not counted
+
+
+def test_plan_json_on_the_command_line():
+    result = subprocess.run([sys.executable, str(BUILD), "--plan-json"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert {p["id"]: p["total_minutes"] <= p["minutes"] for p in data["paths"]} == {"2h": True, "4h": True}
+
+
+# --- the refusals ------------------------------------------------------------------------------
+
+def test_refuses_a_2_hour_path_over_90_minutes(parsed):
+    text = _set(_plan_text(), "histogram", "label", '"core"')
+    text = text.replace('"rappor", "esa", "shuffler"]', '"rappor", "esa", "shuffler", "histogram"]', 1)
+    message = _refused(parsed, text)
+    assert re.search(r"path 2h \(2 课时\) takes \d+ min, more than its 90 min", message), message
+    assert "path 2h (2 课时), meeting 2 takes" in message
+
+
+def test_refuses_a_4_hour_path_over_180_minutes(parsed):
+    # the slowest honest presenter: every section's question takes 3 minutes
+    text = _plan_text().replace("question_minutes = 2", "question_minutes = 3")
+    message = _refused(parsed, text)
+    assert re.search(r"path 4h \(4 课时\) takes \d+ min, more than its 180 min", message), message
+
+
+def test_refuses_a_plan_naming_a_section_that_does_not_exist(parsed):
+    text = _plan_text().replace("heading = '6.2.1 Global sensitivity'", "heading = '6.2.1 Global sensitivities'")
+    message = _refused(parsed, text)
+    assert "no section with the English heading '6.2.1 Global sensitivities'" in message
+    assert "has no label" in message  # and the real section is then unlabelled
+    message = _refused(parsed, _plan_text().replace('"rr-when", "rr-mechanism", "summary-6-4"]',
+                                                    '"rr-when", "rr-mechanism", "rr-summary"]'))
+    assert "no section with id 'rr-summary'" in message
+    message = _refused(parsed, _plan_text().replace('stem = "lab-budget"', 'stem = "lab-budgets"'))
+    assert "notebook 'lab-budgets' does not exist" in message
+
+
+def test_refuses_a_section_without_a_label(parsed):
+    text = _plan_text()
+    block = re.search(r'\[\[notebook\.section\]\]\nid = "noisy-max"\n(?:(?!\n\n).)*\n\n', text, re.S)[0]
+    message = _refused(parsed, text.replace(block, ""))
+    assert ("course/_src/6.3-exponential.md: section '## 6.3.4 Another sampler: add noise, report the max "
+            "(course addition)'") in message and "has no label" in message
+    message = _refused(parsed, _set(text, "noisy-max", "label", '"extra"'))
+    assert "has label 'extra'; expected one of core, 4h, optional" in message
+
+
+def test_refuses_a_core_section_that_needs_an_optional_one(parsed):
+    text = _set(_plan_text(), "rr-mechanism", "needs", '["rr-when", "definition", "rr-variance"]')
+    message = _refused(parsed, text)
+    assert "section 'rr-mechanism'" in message and "needs 'rr-variance'" in message
+    assert "path 2h: section 'rr-mechanism' (6.4.2 The randomized response mechanism) needs 'rr-variance'" in message
+
+
+def test_refuses_a_section_taught_before_what_it_needs(parsed):
+    """4 课时: release-models moved from meeting 1 to meeting 4, while meeting 1's properties needs it."""
+    text = _plan_text().replace('"properties", "release-models"]', '"properties"]')
+    text = text.replace('sections = ["rappor", "rappor-population", "esa", "shuffler",',
+                        'sections = ["rappor", "rappor-population", "esa", "shuffler", "release-models",')
+    text = _set(_set(text, "properties", "needs", '["definition", "release-models"]'), "properties", "label", '"4h"')
+    message = _refused(parsed, text)
+    assert "path 4h: section 'properties' (meeting 1) needs 'release-models', which comes later (meeting 4)" in message
+
+
+def test_refuses_an_optional_section_in_a_path(parsed):
+    text = _plan_text().replace('"rappor", "esa", "shuffler"]', '"rappor", "esa", "shuffler", "amplification"]', 1)
+    message = _refused(parsed, text)
+    assert "section 'amplification' (Privacy amplification) is labelled optional; path 2h teaches only core" in message
+
+
+def test_refuses_sources_whose_languages_have_different_sections(parsed):
+    cells = build.parse_source("# %% [markdown] zh\n## 一\n## 二\n# %% [markdown] en\n## One\n", "demo.md")
+    with pytest.raises(teaching_plan.PlanError, match="2 Chinese '## ' headings but 1 English"):
+        teaching_plan.sections("demo", cells)
+
+
+def test_readme_without_plan_markers_is_refused(plan):
+    with pytest.raises(build.SourceError, match="needs one line <!-- plan:zh -->"):
+        build.readme_with_plan("# no markers\n", plan)
