@@ -211,7 +211,7 @@ class ClassServer:
                 time.sleep(0.5)
 
     def stop_hub(self, check: bool = True) -> None:
-        """Ctrl-C, as in `make hub` (the hub stops every server); no traceback while stopping."""
+        """Ctrl-C, as in `make hub` (students' servers keep running: `teardown` stops them); no traceback."""
         if self.proc is None:
             return
         proc, self.proc = self.proc, None
