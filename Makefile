@@ -14,62 +14,31 @@ export MPLBACKEND ?= Agg
 # xdist_group keeps the hub chain and the make-lab chain on one worker each.
 JOBS ?= 2
 
-.PHONY: install lab exchange test test-fast browser sandbox bench notebooks slides release clean hub
+.PHONY: install lab test test-fast browser sandbox bench notebooks slides release clean hub
 
 install: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(STAMP): requirements.txt requirements-student.txt pyproject.toml
+	@# the student's part, the same code as `python3 -m course lab`: .venv, requirements-student.txt, -e .
+	$(PYTHON) -m course install
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
-	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-# Jupyter refuses to start as root without --allow-root (containers, CI); LAB_ARGS adds more.
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 LAB_ARGS ?=
-
-# What a student gets: JupyterLab in Chinese (.lab-settings/ selects the zh_CN language pack),
-# the table of contents (course/README.md, rendered: .lab-settings/
-# makes Markdown Preview the default viewer), live ipympl figures (MPLBACKEND must be
-# empty, see helpers/plots.py), kernels over IPC sockets where their paths fit (no "running over
-# TCP without encryption" warning at every kernel start; see the lab target), and an nbgrader
-# exchange that exists. tests/browser/test_lectures.py starts JupyterLab through this target.
-LAB_FLAGS = --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/course/README.md \
-	--LabApp.app_settings_dir=$(CURDIR)/.lab-settings
-
-# The six graded assignments, in the order of the course.
+# The six graded assignments, in the order of the course (course/launcher.py releases the same).
 ASSIGNMENTS := laplace exponential randomized_response private_mean privacy_budget local_frequency
-# make lab releases them into the course's own exchange (nbgrader_exchange/, or NBGRADER_EXCHANGE),
-# so that a student alone can fetch all six from Nbgrader > Assignments with no Formgrader step.
-# nbgrader's own commands (whatever exchange class nbgrader_config.py names); generate_assignment
-# also puts them in gradebook.db for the Formgrader. Redone only when source/ or the config changed.
-EXCHANGE_DIR := $(or $(NBGRADER_EXCHANGE),nbgrader_exchange)
-LOCAL_RELEASE := $(EXCHANGE_DIR)/.dp-course-released
-SOURCE_FILES := $(shell find source -type f -not -path '*/.ipynb_checkpoints/*' -not -path '*/__pycache__/*' 2>/dev/null)
-# Only in a course root: the student bundle (autograder/bundle.py) has release/ but no source/.
-COURSE_ROOT := $(and $(wildcard nbgrader_config.py),$(wildcard source))
 
-lab: install exchange $(if $(COURSE_ROOT),$(LOCAL_RELEASE))
-	@# the local student, with a name (the Formgrader lists a student without one as "None, None")
-	@$(BIN)/nbgrader db student add "$$(id -un)" --last-name="$$(id -un)" --first-name="(this computer)" \
-	  >/dev/null 2>&1 || true
-	@# A kernel's IPC socket path is the runtime folder + "/kernel-<uuid>-ipc-<port>" (up to 53 bytes
-	@# more) and may not exceed 107 bytes: under a deeper runtime folder (a deep network home, say)
-	@# every kernel would fail with "File name too long", so kernels go over TCP there.
-	@runtime="$$($(BIN)/jupyter --runtime-dir)"; transport=ipc; [ $${#runtime} -le 54 ] || transport=tcp; \
-	  echo "jupyter lab (kernels over $$transport)"; \
-	  export MPLBACKEND=; exec $(BIN)/jupyter lab $(LAB_FLAGS) --KernelManager.transport=$$transport $(ROOT_FLAG) $(LAB_ARGS)
-
-exchange:
-	@if [ -z "$$NBGRADER_EXCHANGE" ]; then mkdir -p nbgrader_exchange && chmod 777 nbgrader_exchange; \
-	else mkdir -p "$$NBGRADER_EXCHANGE" && chmod 777 "$$NBGRADER_EXCHANGE" 2>/dev/null || \
-	  test -w "$$NBGRADER_EXCHANGE" || { echo "NBGRADER_EXCHANGE=$$NBGRADER_EXCHANGE is not a writable folder" >&2; exit 1; }; fi
-
-$(LOCAL_RELEASE): $(SOURCE_FILES) $(wildcard nbgrader_config.py) | install exchange
-	$(BIN)/nbgrader generate_assignment "*" --force --log-level=WARN
-	for a in $(ASSIGNMENTS); do $(BIN)/nbgrader release_assignment $$a --force --log-level=WARN || exit 1; done
-	touch $@
+# What a student gets, the same as `python3 -m course lab` (course/launcher.py, which this
+# target calls): JupyterLab in Chinese (.lab-settings/ selects the zh_CN language pack), the
+# table of contents (course/README.md, rendered: .lab-settings/ makes Markdown Preview the
+# default viewer), live ipympl figures (no MPLBACKEND, see helpers/plots.py), kernels over IPC
+# sockets where their paths fit, and the six assignments released into the course's own
+# exchange (nbgrader_exchange/, or NBGRADER_EXCHANGE), redone only when source/ or the config
+# changed. LAB_ARGS go to JupyterLab. tests/browser/test_lectures.py starts JupyterLab through
+# this target.
+lab: install
+	@$(PYTHON) -m course lab $(LAB_ARGS)
 
 # The real-browser test needs Debian's Chromium; installed here when missing.
 browser:
@@ -143,6 +112,11 @@ slides: install slides/html/index.html
 # Regenerate the committed student versions (release/) from source/.
 release: install
 	for a in $(ASSIGNMENTS); do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
+
+# The generated parts of the instructor's guide (docs/teacher-guide.md): plan, graded cells, diagnoses.
+.PHONY: guide
+guide: install
+	$(BIN)/python docs/build_guide.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts

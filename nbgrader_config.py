@@ -66,18 +66,18 @@ c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMet
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # Feedback made by `nbgrader generate_feedback` or the Formgrader's "Generate feedback"
-# (the same converter) leaves the hidden tests out (nbgrader issue #917), like
-# `python -m autograder` does.
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+# (the same converter) is the trusted grader's page (autograder/render/feedback.py, feedback_html):
+# Chinese first, the score and each test's name with ✓/✗ on top (the gradebook's scores, after
+# manual grading, late penalty and the graders' comments included), hidden tests' code and
+# outputs removed (nbgrader issue #917; a hidden failure shows the grader's generic message),
+# formulas as MathML (no script, no network: the page shows opened from disk or the hub).
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
+from autograder.nbgrader.formgrader import CourseFeedbackExporter  # noqa: E402
 from autograder.render.feedback import StripHiddenTests  # noqa: E402
-from autograder.render.mathml import MathToMathML  # noqa: E402
 
-# Hidden blocks' code and outputs go (a hidden failure shows the trusted grader's generic
-# message); formulas become MathML when the page is made, so that feedback opened from disk
-# or the hub shows them with no script and no network (nbgrader_templates/feedback/).
-c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests, MathToMathML]
+c.GenerateFeedback.exporter_class = CourseFeedbackExporter
+c.GenerateFeedback.preprocessors = [GetGrades, StripHiddenTests]
 
 # Math renders offline in the Formgrader and in feedback: nbgrader's templates load MathJax
 # from a CDN; nbgrader_templates/ shadows nbconvert's mathjax macro: the Formgrader's pages

@@ -1,10 +1,12 @@
 """The student bundle: everything a student needs, nothing they must not see.
 
 Contents: ``course/`` (lecture notebooks and data), ``release/`` (the
-student versions of the graded notebooks), ``helpers/`` (the package,
-including ``helpers/checks/``: the visible tests import it; hidden tests
-live only in ``source/``), ``requirements.txt``, ``pyproject.toml`` (packages
-reduced to ``helpers``), ``Makefile`` and ``README.md`` (from
+student versions of the graded notebooks; ``course/`` also holds the launcher,
+``python3 -m course lab``), ``helpers/`` (the package, including
+``helpers/checks/``: the visible tests import it; hidden tests live only in
+``source/``), ``requirements.txt`` and ``requirements-student.txt``,
+``pyproject.toml`` (packages reduced to ``helpers``), ``Makefile``,
+``.lab-settings/`` (JupyterLab in Chinese) and ``README.md`` (from
 ``autograder/STUDENT_README.md``).
 
 Never included: ``source/``, ``autograder/``, ``tests/``, gradebooks,
@@ -26,7 +28,8 @@ import nbformat
 
 from autograder.grade import default_course
 
-INCLUDE = ("course", "release", "helpers", "requirements.txt", "pyproject.toml", "Makefile")
+INCLUDE = ("course", "release", "helpers", "requirements.txt", "requirements-student.txt", "pyproject.toml",
+           "Makefile", ".lab-settings")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".pytest_cache",
                                 "gradebook.db*", "*.egg-info")
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")

@@ -22,6 +22,8 @@ runs; the button then shows that message.
 
 from __future__ import annotations
 
+import copy
+import html
 import json
 import os
 import stat
@@ -31,9 +33,10 @@ import tempfile
 from pathlib import Path
 
 import nbformat
+from nbconvert import HTMLExporter
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Int
+from traitlets import Int, default
 
 from autograder import scorer
 from autograder.cells import source_text
@@ -150,3 +153,62 @@ class TrustedAutograde(NbGraderPreprocessor):
         out.metadata = {"kernelspec": nb.metadata.get("kernelspec", out.metadata.get("kernelspec", {})),
                         "language_info": {"name": "python"}}
         return out, resources
+
+
+def _grader_comments(nb) -> None:
+    """Each grader's comment (GetGrades wrote it into the cell's metadata) as a cell after its
+    cell: the course's page drops cell metadata, nbgrader's own page showed them there."""
+    cells = []
+    for cell in nb.cells:
+        cells.append(cell)
+        comment = (cell.get("metadata", {}).get("nbgrader") or {}).get("comment")
+        if isinstance(comment, str) and comment.strip():
+            cells.append(nbformat.v4.new_markdown_cell(
+                '<div class="dp-comment"><strong>老师批注 / Comment:</strong> '
+                + html.escape(comment.strip()).replace("\n", "<br>") + "</div>"))
+    nb.cells = cells
+
+
+class CourseFeedbackExporter(HTMLExporter):
+    """nbgrader's ``GenerateFeedback`` (the command and the Formgrader's button) through the
+    trusted grader's renderer, :func:`autograder.render.feedback.feedback_html`: one page whichever way
+    the instructor graded (Chinese first, the score and each test's name with ✓/✗ on top, no
+    script, the same sanitizing and hidden-test safety net).
+
+    The converter's preprocessors run first (``GetGrades`` puts the gradebook's scores, after any
+    manual grading, and the graders' comments into the cells; ``StripHiddenTests`` takes the
+    hidden blocks and their outputs out); the scores shown are the gradebook's.
+    """
+
+    export_from_notebook = None  # not offered in JupyterLab's "Save and export as" menu
+
+    @default("file_extension")
+    def _file_extension_default(self):
+        return ".html"
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        nb = copy.deepcopy(nb)
+        resources = self._init_resources(resources)
+        nb, resources = self._preprocess(nb, resources)
+        info = resources.get("nbgrader") or {}
+        scores = [(scorer.nbgrader_meta(c).get("grade_id"), scorer.nbgrader_meta(c).get("score"),
+                   scorer.nbgrader_meta(c).get("points", 0))
+                  for c in nb.cells if scorer.nbgrader_meta(c).get("grade") and "points" in scorer.nbgrader_meta(c)]
+        _grader_comments(nb)
+        page = feedback.feedback_html(nb, self._hidden_lines(info), scores=scores,
+                                      late_penalty=float(info.get("late_penalty") or 0))
+        resources["output_extension"] = ".html"
+        return page, resources
+
+    def _hidden_lines(self, info) -> list[str]:
+        """The hidden-test lines of the source notebook (the page's safety net), if it is there."""
+        coursedir = getattr(self.parent, "coursedir", None)
+        if coursedir is None or not info.get("assignment") or not info.get("notebook"):
+            return []
+        path = Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"])) / (
+            info["notebook"] + ".ipynb")
+        if not path.is_file():
+            return []
+        source = nbformat.read(path, as_version=4)
+        return [line for c in source.cells if c.cell_type == "code"
+                for line in feedback.hidden_lines(scorer._text(c.source))]  # noqa: SLF001

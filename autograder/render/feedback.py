@@ -403,7 +403,9 @@ def text_leaks(page: str, secret_lines) -> list[str]:
     return [line for line in secret_lines if re.sub(r"\s+", "", line) in squashed]
 
 
-def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None) -> str:
+def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None,
+                  scores: list[tuple[str, float | None, float]] | None = None,
+                  late_penalty: float = 0.0) -> str:
     """The executed notebook ``nb`` as a self-contained, sanitized HTML page.
 
     ``hidden_lines`` are the lines of the hidden tests (:func:`hidden_lines`
@@ -415,10 +417,11 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     publishes no feedback for this notebook. Student raw cells are shown
     as escaped text.
     ``mathjax_url`` points the page at a local MathJax (offline math);
-    default: the template's CDN copy.
+    default: the template's CDN copy. ``scores`` and ``late_penalty``: the
+    gradebook's, when nbgrader made the page (:func:`score_summary`).
     """
     safe = safe_notebook(redact_hidden(nb, hidden_lines)[0])
-    summary = score_summary(nb)
+    summary = score_summary(nb, scores, late_penalty)
     if summary:
         safe.cells.insert(0, summary)
     safe, _ = MathToMathML().preprocess(safe, {})
@@ -429,16 +432,25 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     return page
 
 
-def score_summary(nb):
+def score_summary(nb, scores: list[tuple[str, float | None, float]] | None = None,
+                  late_penalty: float = 0.0):
     """A Markdown cell for the top of the page: the total and each test cell's score.
 
-    Scores come from the trusted grader's ``metadata.autograder`` of each test cell
-    (:func:`autograder.worker.executed_notebook`); ``None`` when there is none.
+    Scores come from ``scores`` (``(grade_id, score, points)`` rows: the gradebook's, after
+    any manual grading, when nbgrader's ``generate_feedback`` made the page; a score of
+    ``None`` is not graded yet), else from the trusted grader's ``metadata.autograder`` of
+    each test cell (:func:`autograder.worker.executed_notebook`). ``None`` when there are none.
+    A late penalty is shown and taken off the total, as nbgrader's gradebook does.
     """
     import nbformat
 
     rows = []
-    for cell in nb.cells:
+    for grade_id, score, points in scores or []:
+        try:
+            rows.append((str(grade_id), None if score is None else float(score), float(points)))
+        except (TypeError, ValueError):
+            continue
+    for cell in nb.cells if scores is None else []:
         meta = cell.get("metadata", {})
         mark = meta.get("autograder") if isinstance(meta.get("autograder"), dict) else None
         grade_id = (meta.get("nbgrader") or {}).get("grade_id")
@@ -450,11 +462,14 @@ def score_summary(nb):
             continue
     if not rows:
         return None
-    total, points = sum(r[1] for r in rows), sum(r[2] for r in rows)
-    lines = "".join(f"<tr><td><code>{html.escape(g)}</code></td><td>{s:g} / {p:g}</td>"
-                    f"<td>{'✓' if s >= p else '✗'}</td></tr>" for g, s, p in rows)
+    total = sum(r[1] or 0.0 for r in rows) - late_penalty
+    points = sum(r[2] for r in rows)
+    lines = "".join(f"<tr><td><code>{html.escape(g)}</code></td>"
+                    + ("<td>待批改 / not graded yet</td><td></td></tr>" if s is None else
+                       f"<td>{s:g} / {p:g}</td><td>{'✓' if s >= p else '✗'}</td></tr>") for g, s, p in rows)
+    late = (f"<p>迟交扣分 / late penalty: −{late_penalty:g}</p>" if late_penalty else "")
     return nbformat.v4.new_markdown_cell(
-        f'<div class="dp-score"><h2>得分 / Score: {total:g} / {points:g}</h2>'
+        f'<div class="dp-score"><h2>得分 / Score: {total:g} / {points:g}</h2>{late}'
         f"<table><thead><tr><th>测试 / test</th><th>得分 / score</th><th></th></tr></thead>"
         f"<tbody>{lines}</tbody></table></div>")
 

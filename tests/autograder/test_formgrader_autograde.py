@@ -35,7 +35,7 @@ from tests.support import corpus as build
 pytestmark = [pytest.mark.nbgrader, pytest.mark.slow, pytest.mark.xdist_group("formgrader")]
 
 ASSIGNMENT = "laplace"
-ROOT_SOURCE = HERE.parent / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+ROOT_SOURCE = HERE.parents[1] / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 #: What the hostile code writes; built at run time so that the notebook's own text never holds it.
 WRITTEN = "PWNED_" + "formgrader_7f3a"
 HOSTILE = r'''import glob, os
@@ -200,3 +200,31 @@ def test_generate_feedback_hides_hidden_outputs(tmp_path):
                     == "test_laplace_mechanism_rng")
     assert rng_cell.outputs == next(c for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id")
                                     == "test_laplace_mechanism_rng").outputs
+
+
+def test_feedback_summary_shows_the_gradebooks_scores():
+    """Issue 28: nbgrader's feedback (CourseFeedbackExporter) heads the page with the gradebook's
+    scores (after manual grading), not what a cell's metadata claims; a late penalty is taken off;
+    a cell not graded yet says so."""
+    cell = nbformat.v4.new_code_cell("x = 1", metadata={
+        "nbgrader": {"grade": True, "grade_id": "test_a", "points": 2},
+        "autograder": {"score": 0, "points": 2}})
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    summary = feedback.score_summary(nb, [("test_a", 2.0, 2.0), ("test_b", 0.0, 3.0), ("essay", None, 1.0)],
+                                     late_penalty=0.5).source
+    assert "得分 / Score: 1.5 / 6" in summary and "迟交扣分 / late penalty: −0.5" in summary
+    assert summary.count("✓") == 1 and summary.count("✗") == 1 and "待批改 / not graded yet" in summary
+    assert "得分 / Score: 0 / 2" in feedback.score_summary(nb).source     # the trusted grader's own page
+
+
+def test_grader_comments_are_shown_as_text():
+    from autograder.nbgrader.formgrader import _grader_comments
+
+    cell = nbformat.v4.new_code_cell("x = 1", metadata={
+        "nbgrader": {"solution": True, "grade_id": "answer", "comment": "好 <script>alert(1)</script>\nline 2"}})
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    _grader_comments(nb)
+    assert len(nb.cells) == 2
+    page = feedback.feedback_html(nb, [])
+    assert "老师批注 / Comment:" in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert feedback.active_content(page) == []

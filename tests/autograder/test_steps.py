@@ -965,6 +965,10 @@ def test_student_bundle_has_no_solutions_or_hidden_tests(tmp_path):
                      "Makefile", "README.md"}
     assert not {"source", "autograder", "tests"} & names
     assert (out / "helpers" / "checks" / "laplace.py").is_file()
+    # the student's one command (python3 -m course lab), its packages, JupyterLab in Chinese, Submit saves first
+    assert (out / "course" / "__main__.py").is_file() and (out / "requirements-student.txt").is_file()
+    assert (out / ".lab-settings" / "overrides.json").is_file()
+    assert (out / "course" / "labextensions" / "dp-course-submit" / "static" / "remoteEntry.js").is_file()
     assert 'include = ["helpers", "helpers.*"]' in (out / "pyproject.toml").read_text(encoding="utf-8")
     assert bundle.find_secrets(out, REPO / "source") == []
     secrets = bundle.secrets_of(REPO / "source")

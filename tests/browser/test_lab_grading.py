@@ -18,6 +18,9 @@ nothing; one headless Debian Chromium (Playwright). In sequence:
    (``file://``, no server, no network), show the score and rendered math: MathML with a
    size on screen, no ``$...$`` or ``\\(`` left in the visible text.
 
+4. (second test) the student's own walk in the Assignments panel: a wrong edit, Validate,
+   Submit; the fix, run but not saved, Submit: the submission holds the fix (issue 28).
+
 What the run adds to the repository's course root (the student's submitted/, autograded/,
 feedback/ folders, the gradebook row) is removed afterwards. Skipped only if
 /usr/bin/chromium is absent.
@@ -208,6 +211,149 @@ def test_student_and_instructor_after_make_lab(lab, page):
     trusted_page = out / "feedback" / STUDENT / "laplace" / "laplace.html"
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["submissions"][0]["score"] == 10.0
-    problems = (_feedback_page_problems(page, nbgrader_page, "Score: 10.0 / 10.0")
+    # one renderer (issue 28): the Formgrader's page is the trusted grader's, score and tests on top
+    problems = (_feedback_page_problems(page, nbgrader_page, "得分 / Score: 10 / 10")
                 + _feedback_page_problems(page, trusted_page, "得分 / Score: 10 / 10"))
     assert problems == []
+
+
+def _cell_source(nb_path: Path, function: str) -> str:
+    nb = json.loads(nb_path.read_text(encoding="utf-8"))
+    return next("".join(c["source"]) for c in nb["cells"]
+                if c["cell_type"] == "code" and f"def {function}(" in "".join(c["source"]))
+
+
+def _latest_submission(exchange: Path, student: str, assignment: str) -> Path | None:
+    """The newest of ``student``'s submissions of ``assignment`` in the exchange's inbound folder."""
+    inbound = exchange / COURSE / "inbound"
+    found = sorted(inbound.glob(f"{student}+{assignment}+*"), key=lambda p: p.name.split("+")[2]) \
+        if inbound.is_dir() else []
+    return found[-1] / f"{assignment}.ipynb" if found else None
+
+
+def _edit_cell(page, function: str, code: str) -> None:
+    cell = page.locator(".jp-NotebookPanel .jp-CodeCell").filter(has_text=f"def {function}(").first
+    cell.scroll_into_view_if_needed()
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(code)
+
+
+def test_submit_sends_what_is_on_screen(lab, page):
+    """Issue 28: the student's walk in the Assignments panel. Fetch laplace, a wrong edit, Validate,
+    Submit; fix the cell and re-run it (the tab shows unsaved changes, the file on disk still has
+    the wrong code), click Submit: the submission holds the fix (course/labextensions/: Submit
+    saves the assignment's open notebooks first, and says so in Chinese and English). The
+    instructor grades it and releases feedback; Fetch Feedback, then "(view feedback)" opens the
+    course's feedback page (score on top), not only its folder."""
+    import getpass
+
+    url, token = lab["url"], lab["token"]
+    student = getpass.getuser()                  # make lab's student: this computer's user
+    fetched_dir = ROOT / COURSE / "laplace"      # where the panel fetches to (server's cwd = course root)
+    aside = ROOT / COURSE / f".laplace-before-test-{time.time_ns()}"
+    if fetched_dir.exists():
+        fetched_dir.rename(aside)
+    graded_aside = {}                            # this user's own graded laplace, if any, kept aside
+    for step in ("submitted", "autograded", "feedback"):
+        graded_aside[step] = ROOT / step / student / f".laplace-before-test-{time.time_ns()}"
+        if (ROOT / step / student / "laplace").exists():
+            (ROOT / step / student / "laplace").rename(graded_aside[step])
+    from jupyter_core.paths import jupyter_data_dir
+
+    cache = Path(jupyter_data_dir()) / "nbgrader_cache" / COURSE   # nbgrader's record of submissions
+    cached_before = set(cache.glob(f"{student}+laplace+*")) if cache.is_dir() else set()
+    wrong = build.snippet("laplace", "laplace_noise", "inverse_scale")
+    right = build.snippet("laplace", "laplace_noise", "inverse_cdf")
+    try:
+        page.goto(f"{url}/lab?reset&token={token}")
+        page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
+        page.get_by_text("Assignment List", exact=True).first.click()
+        released = page.locator("#released_assignments_list .list_item", has_text="laplace").first
+        released.get_by_role("button", name="Fetch").click(timeout=120_000)
+        fetched = page.locator("#fetched_assignments_list")
+        fetched.locator("a.assignment-notebooks-link", has_text="laplace").first.click(timeout=60_000)
+        fetched.locator(".nested_list_item a", has_text="laplace").first.click(timeout=30_000)
+        page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
+
+        # a wrong edit, Validate (unsaved: the panel's Validate saves first), Submit
+        _edit_cell(page, "laplace_noise", wrong)
+        page.keyboard.press("Escape")
+        page.get_by_role("tab", name="Assignments").click()          # the panel, the notebook behind it
+        fetched.locator("button", has_text="Validate").first.click()
+        page.get_by_text("正在验证").first.wait_for(timeout=30_000)    # the course's notice, Chinese first
+        dialog = page.locator(".jp-Dialog")
+        dialog.wait_for(timeout=300_000)                              # nbgrader's validation report
+        verdict = dialog.inner_text()
+        dialog.locator(".jp-Dialog-button").last.click()
+        assert "failed" in verdict.lower() or "error" in verdict.lower(), verdict[:2000]
+        notebook = fetched_dir / "laplace.ipynb"
+        assert _cell_source(notebook, "laplace_noise").strip() == wrong.strip()
+        fetched.locator("button", has_text="Submit").first.click()
+        page.wait_for_function("() => document.querySelector('#submitted_assignments_list').innerText"
+                               ".includes('laplace')", timeout=120_000)
+        first = _latest_submission(lab["exchange"], student, "laplace")
+        assert first is not None and _cell_source(first, "laplace_noise").strip() == wrong.strip()
+
+        # the fix, run, not saved: the tab is dirty and the file on disk still wrong
+        page.get_by_role("tab", name="laplace.ipynb").click()
+        _edit_cell(page, "laplace_noise", right)
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_selector(".jp-mod-dirty", timeout=30_000)
+        assert _cell_source(notebook, "laplace_noise").strip() == wrong.strip()
+        time.sleep(1.1)                     # nbgrader's submission folders are named to the second
+        page.get_by_role("tab", name="Assignments").click()
+        fetched.locator("button", has_text="Submit").first.click()
+        page.get_by_text("正在提交").first.wait_for(timeout=30_000)   # "saved …, now submitting"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            latest = _latest_submission(lab["exchange"], student, "laplace")
+            if latest is not None and latest != first and latest.is_file():
+                break
+            time.sleep(0.5)
+        assert latest != first, "no second submission"
+        assert _cell_source(latest, "laplace_noise").strip() == right.strip()
+        assert _cell_source(notebook, "laplace_noise").strip() == right.strip()
+        assert not page.locator(".jp-mod-dirty").count()
+
+        # the instructor grades it and releases feedback (nbgrader's commands, the course's config);
+        # the student fetches it in the panel and "(view feedback)" opens the page, not only its folder
+        env = build.nbgrader_env(NBGRADER_EXCHANGE=str(lab["exchange"]))
+        for step in (("collect", "laplace"), ("autograde", "laplace", f"--student={student}", "--force"),
+                     ("generate_feedback", "laplace", f"--student={student}", "--force"),
+                     ("release_feedback", "laplace", f"--student={student}")):
+            build.run_nbgrader(ROOT, *step, env=env)
+        page.reload()
+        page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
+        page.get_by_text("Assignment List", exact=True).first.click()
+        submitted = page.locator("#submitted_assignments_list")
+        submitted.locator("button", has_text="Fetch Feedback").first.click(timeout=120_000)
+        submitted.get_by_text("view feedback").first.click(timeout=120_000)
+        viewer = page.frame_locator(".jp-HTMLViewer iframe").first
+        viewer.get_by_text("得分 / Score").first.wait_for(timeout=60_000)
+        score = viewer.locator(".dp-score").first.inner_text()
+        assert "laplace_noise" in score and "✓" in score, score
+    finally:
+        shutil.rmtree(fetched_dir, ignore_errors=True)
+        if aside.exists():
+            aside.rename(fetched_dir)
+        for step, folder in graded_aside.items():
+            shutil.rmtree(ROOT / step / student / "laplace", ignore_errors=True)
+            if folder.exists():
+                folder.rename(ROOT / step / student / "laplace")
+        for empty in [*(ROOT / step / student for step in graded_aside), *(ROOT / step for step in graded_aside),
+                      ROOT / COURSE]:
+            try:
+                empty.rmdir()                    # only what the walk left empty
+            except OSError:
+                pass
+        # the gradebook's row for this computer's user, as make lab leaves it (no submission)
+        env = build.nbgrader_env()
+        build.run_nbgrader(ROOT, "db", "student", "remove", student, "--force", env=env, check=False)
+        build.run_nbgrader(ROOT, "db", "student", "add", student, f"--last-name={student}",
+                           "--first-name=(this computer)", env=env, check=False)
+        inbound = lab["exchange"] / COURSE / "inbound"
+        for folder in inbound.glob(f"{student}+laplace+*") if inbound.is_dir() else []:
+            shutil.rmtree(folder, ignore_errors=True)
+        for folder in set(cache.glob(f"{student}+laplace+*")) - cached_before if cache.is_dir() else []:
+            shutil.rmtree(folder, ignore_errors=True)

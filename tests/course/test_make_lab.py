@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -76,7 +78,22 @@ def test_generate_feedback_hides_hidden_tests_and_uses_local_mathjax(tmp_path):
     secrets = [line for cell in nbformat.read(source, as_version=4).cells for line in hidden_lines(cell.source)]
     assert secrets, "the source notebook should have hidden tests"
     assert leaked_lines(html, secrets) == []
-    assert "BEGIN HIDDEN TESTS" not in text and "Score: 10.0 / 10.0" in text
+    assert "BEGIN HIDDEN TESTS" not in text
+    # one renderer for both paths (issue 28): nbgrader's page is the trusted grader's, Chinese
+    # first, every test cell named with its score and ✓; not nbgrader's anonymous English page
+    out = tmp_path / "headless"
+    subprocess.run([sys.executable, "-m", "autograder", "grade", "--assignment", "laplace", "--submissions",
+                    str(course / "submitted"), "--out", str(out), "--jobs", "1", "--course", str(course),
+                    "--quiet"], check=True, env=env, timeout=600)
+    headless = (out / "feedback" / "alice" / "laplace" / "laplace.html").read_text(encoding="utf-8")
+    score = re.compile(r'<div class="dp-score">.*?</div>', re.S)
+    assert score.search(text) and score.search(text).group(0) == score.search(headless).group(0)
+    summary = score.search(text).group(0)
+    assert "得分 / Score: 10 / 10" in summary and summary.index("得分") < summary.index("Score")
+    tests = [c.metadata["nbgrader"]["grade_id"] for c in nbformat.read(source, as_version=4).cells
+             if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")]
+    assert len(tests) >= 5 and all(f"<code>{t}</code>" in summary for t in tests)
+    assert summary.count("✓") == len(tests) and "Test cell (Score" not in text
     # math is MathML when the page is made: no script, no network, no LaTeX left
     assert "<math" in text and "<script" not in text and "cdnjs" not in text and "cdn.jsdelivr" not in text
     assert not re.search(r"\$\\mathrm|\\\(|\$[^$<]+\$", text), "LaTeX left in the feedback"

@@ -15,17 +15,38 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
+def _requirements(name: str) -> list[str]:
+    """The requirement lines of ``name``, its ``-r`` includes followed."""
+    out = []
+    for line in (ROOT / name).read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line.startswith("-r "):
+            out += _requirements(line[3:].strip())
+        elif line:
+            out.append(line)
+    return out
+
+
 def test_requirements_are_pinned():
-    lines = [
-        line.split("#")[0].strip()
-        for line in (ROOT / "requirements.txt").read_text().splitlines()
-    ]
-    requirements = [line for line in lines if line]
+    requirements = _requirements("requirements.txt")
     unpinned = [line for line in requirements if not re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[\w.]+", line)]
     assert requirements and not unpinned, f"unpinned requirements: {unpinned}"
     names = {line.split("==")[0].lower() for line in requirements}
     for needed in ("jupyterlab", "nbgrader", "numpy", "scipy", "matplotlib", "ipywidgets", "pytest"):
         assert needed in names
+
+
+def test_student_requirements_are_the_lectures_and_the_local_loop():
+    """requirements-student.txt (python3 -m course lab): pinned like the rest, everything the
+    lectures and nbgrader's local loop import, nothing of the class server or the test suite."""
+    student = _requirements("requirements-student.txt")
+    assert all(re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[\w.]+", line) for line in student), student
+    names = {line.split("==")[0].lower() for line in student}
+    assert {"jupyterlab", "jupyterlab-language-pack-zh-cn", "nbgrader", "ipympl", "numpy", "scipy",
+            "latex2mathml"} <= names
+    assert not names & {"jupyterhub", "jupyterhub-idle-culler", "jupyterhub-ltiauthenticator", "playwright",
+                        "pytest", "pytest-xdist", "pytest-timeout"}
+    assert set(student) <= set(_requirements("requirements.txt"))
 
 
 def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():

@@ -67,7 +67,7 @@ CODE: dict[str, Diagnosis] = {
         "Take all randomness from the rng passed in."),
     "common.rng_seed_fixed": _D(
         "不同种子的 rng 给出了完全相同的输出：函数里固定了种子，或根本没用 rng。",
-        "删掉函数内部的 default_rng(固定种子) 或 np.random.seed，直接用参数 rng。",
+        "删掉函数内部用固定种子新建的生成器或 np.random.seed，直接用参数 rng。",
         "Different seeds gave identical outputs: a seed is fixed inside the function, or rng is ignored.",
         "Remove the fixed seed and use the rng parameter."),
     "common.output_not_from_draws": _D(
@@ -224,7 +224,7 @@ CODE: dict[str, Diagnosis] = {
         "Check each factor against the formula, then normalize."),
     "exponential.missing_factor_2": _D(
         "指数中少了因子 2（用了 exp(εq/Δq)）。",
-        "指数机制的指数是 εq/(2Δq)：2 来自分母归一化常数也会随数据变化。",
+        "指数机制的指数是 εq/(2Δq)：相邻数据集上分子和归一化常数各可能变化 e^(ε/2) 倍，合起来才是 e^ε。",
         "The factor 2 is missing (exp(εq/Δq) was used).",
         "The exponent is εq/(2Δq)."),
     "exponential.eps_times_delta": _D(

@@ -1,0 +1,136 @@
+/* dp-course-submit: nbgrader's Assignments panel hands in what is on screen (issue 28).
+ *
+ * nbgrader's Submit and Validate buttons in JupyterLab's Assignments panel act on the saved
+ * files: an edited, unsaved notebook was submitted stale, with no warning. This plugin listens
+ * for clicks on those buttons (capture phase, before nbgrader's own handler), saves the
+ * assignment's open notebooks that have unsaved changes, then lets the click through; when one
+ * cannot be saved, nothing is submitted and a message says so (Chinese, then English). The
+ * panel's "(view feedback)" also opens the feedback pages, not only their folder.
+ *
+ * A JupyterLab federated extension written by hand, with no build step: this file is the
+ * container JupyterLab loads (window._JUPYTERLAB[name] with init/get, as webpack's module
+ * federation makes it). It imports no JupyterLab package: documents are found through the
+ * application shell (each open document's widget has its `context`: path, dirty flag, save),
+ * messages go through JupyterLab's own `apputils:notify` command. nbgrader 0.9.6's panel is
+ * matched by its DOM (#fetched_assignments_list, the assignment's link, the button labels):
+ * tests/browser/test_lab_grading.py walks it in Chromium and fails when an upgrade changes it.
+ */
+(function () {
+  "use strict";
+  var NAME = "dp-course-submit";
+  var LABELS = {   // nbgrader's button label: what it does, in Chinese and English
+    Submit: { zh: "提交", en: "submit", doing: "submitting", done: "submitted" },
+    Validate: { zh: "验证", en: "validate", doing: "validating", done: "validated" }
+  };
+
+  /* The assignment a Submit or Validate button of the panel belongs to (its folder's name). */
+  function assignmentOf(button) {
+    var row = button.closest(".list_item:not(.nested_list_item)");
+    var link = row && row.querySelector(".item_name a, .item_name span");
+    return link ? link.textContent.trim() : "";
+  }
+
+  /* Open documents with unsaved changes inside a folder named `assignment`. */
+  function dirtyDocuments(app, assignment) {
+    var out = [];
+    var widgets = app.shell.widgets("main");
+    for (var widget of widgets) {
+      var context = widget && widget.context;
+      if (!context || !context.model || !context.model.dirty || typeof context.path !== "string") continue;
+      var folders = context.path.split("/").slice(0, -1);
+      if (folders.indexOf(assignment) >= 0 && out.indexOf(context) < 0) out.push(context);
+    }
+    return out;
+  }
+
+  function notify(app, message, type) {
+    return app.commands
+      .execute("apputils:notify", { message: message, type: type, options: { autoClose: type === "error" ? false : 6000 } })
+      .catch(function () { window.alert(message); });
+  }
+
+  function activate(app) {
+    document.addEventListener("click", function (event) {
+      var target = event.target;
+      var button = target && target.closest ? target.closest("button") : null;
+      if (!button || !button.closest("#fetched_assignments_list")) return;
+      var label = button.textContent.trim();
+      if (!Object.prototype.hasOwnProperty.call(LABELS, label)) return;
+      if (button.dataset.dpSaved === "1") {   // our own click, after saving: nbgrader's turn
+        delete button.dataset.dpSaved;
+        return;
+      }
+      var assignment = assignmentOf(button);
+      if (!assignment) return;
+      var dirty = dirtyDocuments(app, assignment);
+      if (!dirty.length) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      var names = dirty.map(function (c) { return c.path; }).join(", ");
+      Promise.all(dirty.map(function (c) { return c.save(); }))
+        .then(function () {
+          var left = dirtyDocuments(app, assignment);
+          if (left.length) throw new Error(left.map(function (c) { return c.path; }).join(", ") + " still unsaved");
+          var say = LABELS[label];
+          notify(app, "已保存 " + names + "，正在" + say.zh + " / saved " + names + ", now " + say.doing, "info");
+          button.dataset.dpSaved = "1";
+          button.click();
+        })
+        .catch(function (error) {
+          var say = LABELS[label];
+          notify(app, "未" + say.zh + "：" + names + " 未能保存（" + error + "）。请先保存（Ctrl+S）再" + say.zh +
+                 "。 / Not " + say.done + ": " + names + " could not be saved (" + error + "). Save (Ctrl+S), then " +
+                 say.en + ".", "error");
+        });
+    }, true);
+  }
+
+  /* "(view feedback)" in the panel only moved the file browser to the feedback folder: open the
+   * feedback pages in it too (JupyterLab's HTML viewer; the pages have no script). The folder is
+   * the one nbgrader's own handler goes to (its filebrowser:go-to-path command, seen executed). */
+  function openFeedbackPages(app) {
+    var clicked = 0;
+    document.addEventListener("click", function (event) {
+      var link = event.target && event.target.closest ? event.target.closest("a") : null;
+      if (link && link.closest("#submitted_assignments_list") && /view feedback/.test(link.textContent)) {
+        clicked = Date.now();
+      }
+    }, true);
+    app.commands.commandExecuted.connect(function (_, executed) {
+      if (executed.id !== "filebrowser:go-to-path" || Date.now() - clicked > 5000) return;
+      clicked = 0;
+      var folder = executed.args && executed.args.path;
+      if (typeof folder !== "string") return;
+      Promise.resolve(executed.result)
+        .then(function () { return app.serviceManager.contents.get(folder, { content: true }); })
+        .then(function (model) {
+          (model.content || []).filter(function (item) { return item.type === "file" && /\.html$/.test(item.name); })
+            .forEach(function (item) {
+              app.commands.execute("docmanager:open", { path: item.path, factory: "HTML Viewer" });
+            });
+        })
+        .catch(function (error) { console.error("dp-course-submit: feedback pages of " + folder, error); });
+    });
+  }
+
+  var plugin = {
+    id: NAME + ":plugin",
+    description: "Save the assignment's open notebooks before nbgrader's Submit and Validate.",
+    autoStart: true,
+    activate: function (app) {
+      activate(app);
+      openFeedbackPages(app);
+    }
+  };
+
+  window._JUPYTERLAB = window._JUPYTERLAB || {};
+  window._JUPYTERLAB[NAME] = {
+    init: function () { return Promise.resolve(); },
+    get: function (module) {
+      if (module === "./extension") {
+        return Promise.resolve(function () { return { __esModule: true, "default": [plugin] }; });
+      }
+      return Promise.reject(new Error(NAME + " has no module " + module));
+    }
+  };
+})();

@@ -1,0 +1,172 @@
+"""The student's one command, ``python3 -m course lab`` (Windows ``py -m course lab``), issue 28.
+
+* the environment's Python and executables in the Windows layout (``Scripts\\python.exe``) and the
+  POSIX one, and the JupyterLab command line (course flags first, the student's own options after);
+* from a fresh copy of the repository (its tracked files, as ``git clone`` gives them) with no
+  ``make`` on ``PATH`` (only ``python3``), the launcher creates ``.venv``, installs the student's
+  packages only (no JupyterHub, Playwright or pytest), releases the six assignments into the
+  course's own exchange and serves JupyterLab on the course home (``/`` leads to
+  ``course/README.md``) in Chinese (zh_CN selected, the language pack answering). pip inherits the
+  environment (its cache, its config: the machine's mirror settings), as a student's would.
+
+Cost: the fresh-copy test pip-installs the student's packages into a new environment (from pip's
+cache when it is warm): JupyterLab answered after 187 s, the test took 188 s (2 cores, load ~11;
+325 s under a load of 10-15).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+import pytest
+
+from course import launcher
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSIGNMENTS = launcher.ASSIGNMENTS
+
+
+def test_windows_layout_of_the_environment():
+    venv = PureWindowsPath(r"C:\Users\xiaoming\dp-course\.venv")
+    assert launcher.venv_python(venv, windows=True) == PureWindowsPath(
+        r"C:\Users\xiaoming\dp-course\.venv\Scripts\python.exe")
+    assert launcher.scripts_dir(venv, windows=True) == PureWindowsPath(r"C:\Users\xiaoming\dp-course\.venv\Scripts")
+    posix = PurePosixPath("/home/xiaoming/dp-course/.venv")
+    assert launcher.venv_python(posix, windows=False) == PurePosixPath("/home/xiaoming/dp-course/.venv/bin/python")
+    assert launcher.venv_python(Path(".venv")) == Path(".venv") / (
+        "Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def test_lab_command_puts_the_students_options_last():
+    python = PureWindowsPath(r"C:\c\.venv\Scripts\python.exe")
+    command = launcher.lab_command(Path("/c"), python, "tcp", ["--port=8890", "--no-browser"])
+    assert command[:4] == [str(python), "-m", "jupyter", "lab"]
+    assert command[-2:] == ["--port=8890", "--no-browser"]
+    assert "--LabApp.default_url=/lab/tree/course/README.md" in command
+    assert f"--LabApp.app_settings_dir={Path('/c') / '.lab-settings'}" in command
+    assert "--KernelManager.transport=tcp" in command
+
+
+def test_tool_env_puts_the_environment_first_and_drops_mplbackend(monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("PIP_INDEX_URL", "https://mirrors.example.edu.cn/pypi/simple")
+    env = launcher.tool_env(Path("/c/.venv/bin/python"))
+    assert env["PATH"].split(os.pathsep)[0] == str(Path("/c/.venv/bin"))
+    assert "MPLBACKEND" not in env and env["PIP_INDEX_URL"] == "https://mirrors.example.edu.cn/pypi/simple"
+
+
+def test_kernels_over_tcp_under_a_deep_runtime_folder(tmp_path):
+    """IPC sockets only where their paths fit (a deep network home made every kernel fail)."""
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR="/tmp/dp-rt")
+    assert launcher.kernel_transport(Path(sys.executable), env) == ("ipc" if os.name == "posix" else "tcp")
+    env["JUPYTER_RUNTIME_DIR"] = str(tmp_path / ("deep-network-home-" * 4) / "runtime")
+    assert launcher.kernel_transport(Path(sys.executable), env) == "tcp"
+
+
+def test_usage_without_a_command(capsys):
+    assert launcher.main([]) == 2
+    assert "py -m course lab" in capsys.readouterr().err
+
+
+def _fresh_copy(dest: Path) -> None:
+    """The repository's tracked files (what a clone has), as they are in the working tree."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for name in files.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dest / name)
+
+
+def _get(url: str, token: str) -> tuple[str, bytes]:
+    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=20) as response:
+        return response.geturl(), response.read()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1500)
+def test_fresh_copy_without_make_reaches_jupyterlab_in_chinese(tmp_path):
+    clone = tmp_path / "dp-course"
+    _fresh_copy(clone)
+    assert not (clone / ".venv").exists()
+    # PATH holds python3 and nothing else: no make, no shell tools, no course environment
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    base = Path(sys.base_prefix) / "bin" / "python3"
+    (bin_dir / "python3").symlink_to(base if base.exists() else shutil.which("python3"))
+    keep = ("HOME", "LANG", "LC_ALL", "TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "PIP_CONFIG_FILE")
+    env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("PIP_")}
+    runtime = Path(tempfile.mkdtemp(prefix="dp-rt-", dir="/tmp"))
+    env.update(PATH=str(bin_dir), JUPYTER_RUNTIME_DIR=str(runtime), JUPYTER_CONFIG_DIR=str(tmp_path / "jconfig"),
+               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
+    assert shutil.which("make", path=env["PATH"]) is None
+    port, token = _free_port(), secrets.token_hex(16)
+    log = open(tmp_path / "launcher.log", "w")
+    started = time.monotonic()
+    server = subprocess.Popen(["python3", "-m", "course", "lab", "--no-browser", f"--port={port}",
+                               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}"],
+                              cwd=clone, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            try:
+                _get(f"{url}/api/status", token)
+                break
+            except OSError:
+                if server.poll() is not None:
+                    pytest.fail("the launcher exited:\n" + (tmp_path / "launcher.log").read_text()[-4000:])
+                if time.monotonic() - started > 1200:
+                    pytest.fail("no JupyterLab after 1200 s:\n" + (tmp_path / "launcher.log").read_text()[-4000:])
+                time.sleep(1)
+        print(f"python3 -m course lab in a fresh copy served after {time.monotonic() - started:.0f} s")
+
+        # the course home, in Chinese
+        home, _ = _get(f"{url}/", token)
+        assert home.endswith("/lab/tree/course/README.md"), home
+        _, body = _get(f"{url}/lab/api/settings/@jupyterlab/translation-extension:plugin", token)
+        plugin = json.loads(body)          # .lab-settings/overrides.json changes the schema's default
+        assert plugin["settings"].get("locale", plugin["schema"]["properties"]["locale"]["default"]) == "zh_CN"
+        _, body = _get(f"{url}/lab", token)
+        assert b'"dp-course-submit"' in body, "the course's Submit extension is not loaded"
+        _, body = _get(f"{url}/lab/api/translations/zh_CN", token)
+        assert json.loads(body)["data"], "the zh_CN language pack is not installed"
+        _, body = _get(f"{url}/api/contents/course/README.md?content=0", token)
+        assert json.loads(body)["type"] == "file"
+        # the six assignments in the course's own exchange, ready to fetch
+        outbound = clone / "nbgrader_exchange" / "dp-course" / "outbound"
+        assert sorted(p.name for p in outbound.iterdir()) == sorted(ASSIGNMENTS)
+        # the student's packages, and only those
+        python = launcher.venv_python(clone / ".venv")
+        probe = ("import importlib.util as u; print([m for m in ('jupyterhub', 'playwright', 'pytest', "
+                 "'nbgrader', 'ipympl', 'helpers') if u.find_spec(m)])")
+        found = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+        assert found.stdout.strip() == "['nbgrader', 'ipympl', 'helpers']", found.stdout
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+        log.close()
+        shutil.rmtree(runtime, ignore_errors=True)
