@@ -116,6 +116,21 @@ CODE: dict[str, Diagnosis] = {
         "避开 0，例如用 1 - u（rng.random 的取值范围是 [0, 1)，1 - u 落在 (0, 1]）。",
         "The output has inf or nan: rng.random() can return 0 and ln(0) = -inf.",
         "Use 1 - u, which lies in (0, 1]."),
+    "laplace.log_of_negative": _D(
+        "输出中有很多 nan：某个 ln(·) 的参数是负数（例如把 u - 1/2 写成了 u）。",
+        "检查每个对数的参数：ln(1 - 2|u - 1/2|) 需要 u - 1/2 ∈ [-1/2, 1/2)，rng.random() 给出的 u 在 [0, 1) 内。",
+        "The output has many nan values: a logarithm got a negative argument (e.g. u written for u - 1/2).",
+        "Check every log's argument: ln(1 - 2|u - 1/2|) needs u - 1/2, while rng.random() gives u in [0, 1)."),
+    "exponential.epsilon_zero_not_uniform": _D(
+        "ε = 0 时指数机制没有在候选中均匀选择。",
+        "ε = 0 合法：所有权重 e^0 = 1，均匀选择；不要除以 ε。",
+        "At ε = 0 the exponential mechanism did not choose uniformly.",
+        "ε = 0 is valid: every weight is e^0 = 1; do not divide by ε."),
+    "randomized_response.perturb_overflow": _D(
+        "ε 很大（800）时 rr_perturb 没有保留全部比特：直接计算 e^ε 溢出。",
+        "复用 rr_keep_probability（稳定的写法 1/(1 + e^(-ε))）。",
+        "rr_perturb did not keep every bit at a huge ε (800): e^ε computed directly overflows.",
+        "Reuse rr_keep_probability (the stable form 1/(1 + e^(-ε)))."),
     "laplace.one_noise_for_all": _D(
         "只抽了一个（或少数几个）噪声，用在整个数组或所有查询上。",
         "每个元素、每次调用都要自己独立的噪声：rng.random(size) 一次生成 size 个。",
