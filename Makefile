@@ -113,5 +113,10 @@ slides: install slides/html/index.html
 release: install
 	for a in $(ASSIGNMENTS); do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
 
+# The generated parts of the instructor's guide (docs/teacher-guide.md): plan, graded cells, diagnoses.
+.PHONY: guide
+guide: install
+	$(BIN)/python docs/build_guide.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts

@@ -68,6 +68,11 @@ MAX_AHEAD = 1 << 16
 PLAN_RESULT_BYTES = 256
 #: Most bytes of array data one plan carries.
 PLAN_BYTES = 1 << 18
+#: Exchanges of one unrestricted generator in one call after which the judge hands the rest of the call
+#: a generator of its own (seeded from the judge's): a beginner's loop whose draws depend on the data
+#: (``if rng.random() < p: ... else: rng.integers(k - 1)``) follows no cycle a plan could answer, and
+#: one exchange per user costs milliseconds on a loaded machine (1,000 users: 1,530 exchanges, 15.7 s).
+OWN_AFTER = 256
 _SIGNATURES: dict = {}
 
 
@@ -110,6 +115,7 @@ class _Served:
         self.undo = None
         self.history: list[tuple] = []  # (key, method, args, kwargs) of the last scalar-argument requests
         self.plan_size = 64
+        self.exchanges = 0
         self.calls = self.draws = 0
         self.forbidden: list[str] = []
 
@@ -237,12 +243,18 @@ class _Served:
             return {"error": str(exc)[:500], "type": "TypeError" if isinstance(exc, TypeError) else "ValueError"}, b""
         payload = bytearray()
         reply = {"value": wire.encode(value, payload, [])}
-        if key is not None and len(payload) <= PLAN_RESULT_BYTES and method not in ("random", "shuffle") \
-                and self.allowed is None:
+        # Scalar uniforms asked one by one (a loop mixing rng.random() with rng.integers(...)) join the cycle.
+        plannable = method not in ("random", "shuffle") or (method == "random" and uniforms and ahead is None
+                                                             and params["size"] is None)
+        if key is not None and len(payload) <= PLAN_RESULT_BYTES and plannable and self.allowed is None:
             self.history = (self.history + [(key, method, args, kwargs)])[-32:]
             plan = self._plan(payload)
             if plan is not None:
                 reply.update(plan)
+        self.exchanges += 1
+        if self.allowed is None and self.pending is None and self.exchanges >= OWN_AFTER and "plan" not in reply:
+            # Same generator state in, same seed out: the call stays a function of the state it was given.
+            reply["own"] = [int(w) for w in np.random.Generator.integers(self.rng, 0, 2**63, size=4)]
         return reply, bytes(payload)
 
     def record(self) -> None:
@@ -270,12 +282,62 @@ def student_exception(kind: str, message: str, restricted: bool) -> BaseExceptio
     return type(kind, (Exception,), {"__module__": "student"})(message)
 
 
+class CellBudget:
+    """The CPU seconds that the calls of one test cell may use together, counted in the sandboxes'
+    own CPU time (without a cgroup: wall time). ``seconds`` is infinite until :meth:`restart`."""
+
+    def __init__(self, seconds: float = float("inf")):
+        self.seconds, self.used = seconds, 0.0
+
+    def restart(self, seconds: float) -> None:
+        self.seconds, self.used = float(seconds), 0.0
+
+    def left(self) -> float:
+        return self.seconds - self.used
+
+    def spend(self, seconds: float) -> None:
+        self.used += max(0.0, seconds)
+
+
+def _argument_text(value) -> str:
+    """An argument as a timeout message shows it: an array by its size, a scalar by its value."""
+    if isinstance(value, np.ndarray):
+        return f"array of {value.size:,} values" if value.ndim == 1 else f"array of shape {value.shape}"
+    if isinstance(value, (list, tuple)) and len(value) > 8:
+        return f"{type(value).__name__} of {len(value):,} values"
+    if isinstance(value, np.random.Generator):
+        return "rng"
+    text = repr(value)
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+def call_timeout_message(name: str, args, kwargs, repeat, used, limit: float) -> str:
+    """Bilingual: which call ran out of CPU time, how much it used for what input, the limit, the fix."""
+    shown = ", ".join([_argument_text(a) for a in args] + [f"{k}={_argument_text(v)}" for k, v in kwargs.items()])
+    call = f"{name}({shown})"
+    calls_zh = call if repeat is None else f"{repeat} 次 {call}"
+    calls_en = call if repeat is None else f"{repeat} calls of {call}"
+    spent = f"{used:.3g}" if used is not None else f"> {limit:.3g}"
+    return (f"{calls_zh} 用了 {spent} 秒 CPU 时间，超过上限 {limit:.3g} 秒（按你的代码自己用掉的 CPU 时间计算，与机器的负载无关）。"
+            f"逐个元素的 Python 循环在这里太慢：请用 numpy 向量化，一次处理整个数组（例如 rng.random(n) 一次取 n 个随机数，"
+            f"用 np.where 代替 if）。 / {calls_en} used {spent} s of CPU time, over the limit of {limit:.3g} s (counted "
+            f"in your code's own CPU time, whatever the machine's load). A Python loop over the elements is too slow "
+            f"here: vectorise with numpy and work on the whole array at once (e.g. rng.random(n) draws n numbers in "
+            f"one call; np.where instead of if).")
+
+
+def cell_timeout_message(name: str, seconds: float) -> str:
+    return (f"{name}：这个测试单元格中对你的函数的调用一共用完了 {seconds:.3g} 秒 CPU 时间的上限。请用 numpy 向量化你的代码。 / "
+            f"{name}: the calls of your functions in this test cell used up their {seconds:.3g} s of CPU time "
+            f"together. Vectorise your code with numpy.")
+
+
 class Proxy:
     """Callable stand-in for the student's function ``name`` in the sandbox."""
 
-    def __init__(self, sandbox, name: str, call_timeout: float, standin=None, cell_deadline=None, twin=None):
+    def __init__(self, sandbox, name: str, call_timeout: float, standin=None, cell_budget=None, twin=None):
         self._sandbox, self._timeout, self._twin = sandbox, float(call_timeout), twin
-        self._cell_deadline = cell_deadline or (lambda: float("inf"))
+        self._cell = cell_budget if cell_budget is not None else CellBudget()
         self.__name__ = self.__qualname__ = name
         self.__module__ = "__main__"
         if standin is not None:  # what inspect.getsource and find_forbidden_calls read
@@ -329,8 +391,8 @@ class Proxy:
     def _request(self, repeat, args, kwargs):
         name = self.__name__
         count = 1 if repeat is None else repeat
-        if time.monotonic() > self._cell_deadline():
-            raise TimeoutError(f"{name}: the test cell exceeded its time limit")
+        if self._cell.left() <= 0:
+            raise TimeoutError(cell_timeout_message(name, self._cell.seconds))
         self.calls += count
         if self.calls > MAX_CALLS:
             raise RuntimeError(f"{name}: too many calls")
@@ -342,7 +404,8 @@ class Proxy:
                 raise TypeError(f"{name}: only PCG64 generators can be passed to student code")
         served = [_Served(rng) for rng in generators]
         # The runner interrupts the call itself at ``limit``; the sandbox is killed only at ``limit + GRACE``.
-        limit = max(0.01, min(self._timeout * count, self._cell_deadline() - time.monotonic()))
+        # Limits count the sandbox's CPU time (never the machine's load, never the judge's time).
+        limit = max(0.01, min(self._timeout * count, self._cell.left()))
         request = {"call": name, "args": {"$t": tree_args}, "kwargs": tree_kwargs,
                    "rngs": [{"allowed": None if s.allowed is None else sorted(s.allowed)} for s in served],
                    "timeout": limit}
@@ -350,10 +413,11 @@ class Proxy:
             request["repeat"] = repeat
         self._sandbox.send(request, bytes(payload))
         what = f"a call of {name}" if repeat is None else f"{repeat} calls of {name}"
-        deadline = time.monotonic() + limit + GRACE
+        sandbox = self._sandbox
+        step, started = sandbox.step(limit + GRACE), time.monotonic()
         try:
             while True:
-                reply, data = self._sandbox.recv(deadline - time.monotonic(), what)
+                reply, data = sandbox.recv(limit + GRACE, what, step)
                 if not (isinstance(reply, dict) and "draw" in reply):
                     break
                 self._sandbox.send(*self._draw(reply, data, served))
@@ -364,7 +428,11 @@ class Proxy:
         finally:
             for server in served:  # what was drawn and refused stays on record, whatever the outcome
                 server.record()
+            used = step.used()
+            self._cell.spend(used if used is not None else time.monotonic() - started)
         if isinstance(outcome, BaseException):
+            if type(outcome).__name__ == "CellTimeoutError" and "slept" not in str(outcome):
+                raise TimeoutError(call_timeout_message(name, args, kwargs, repeat, used, limit)) from None
             raise outcome
         return outcome
 

@@ -28,7 +28,7 @@ import time
 from autograder import astcheck
 from autograder.cells import source_text
 from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, CpuShare, Sandbox, SandboxError
-from autograder.proxy import Proxy, standins
+from autograder.proxy import CellBudget, Proxy, standins
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 TEXT_CAP = 32_000
@@ -295,10 +295,10 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         functions, keys = standins([code for _, code in cells], tag=str(id(result)))
         namespace = {"__name__": "__main__", "get_ipython": lambda: _NoIPython(),
                      "display": lambda *a, **k: None}
-        cell_deadline = [float("inf")]
+        cell_budget = CellBudget()  # the CPU time of the current test cell's calls (both sandboxes)
 
         def proxies(box, callable_names, twin=None):
-            return {name: Proxy(box, name, timeout, functions.get(name), cell_deadline=lambda: cell_deadline[0],
+            return {name: Proxy(box, name, timeout, functions.get(name), cell_budget=cell_budget,
                                 twin=twin and (lambda name=name: twin(name)))
                     for name in names if callable_names.get(name) == "callable"}
 
@@ -352,7 +352,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             meta = nbgrader_meta(cell)
             if cell.cell_type != "code" or not meta or meta.get("solution"):
                 continue
-            cell_deadline[0] = time.monotonic() + WALL_FACTOR * timeout + WALL_SLACK
+            cell_budget.restart(timeout)
             if not is_test(cell):
                 _, error = _run_trusted(source_text(cell.source), namespace, f"<instructor {number}>")
                 if error:
@@ -385,7 +385,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         if deferred:
             sandbox.close()
         for entry, queued in deferred:
-            cell_deadline[0] = time.monotonic() + WALL_FACTOR * timeout + WALL_SLACK
+            cell_budget.restart(timeout)
             chosen = hidden_proxies()
             for code in queued:
                 _, error, found = run_block(code, chosen, entry["grade_id"])

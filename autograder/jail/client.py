@@ -79,6 +79,66 @@ def stop_all() -> None:
 atexit.register(stop_all)
 
 
+def _runnable_seconds(pids: list[int]) -> float | None:
+    """Seconds the threads of ``pids`` ran or waited for a CPU (``/proc/<pid>/task/*/schedstat``:
+    run time + run-queue delay), ``None`` when nothing could be read."""
+    total, seen = 0, False
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                    run, wait = f.read().split()[:2]
+                total += int(run) + int(wait)
+                seen = True
+            except (OSError, ValueError):
+                continue
+    return total / 1e9 if seen else None
+
+
+class Step:
+    """The limits of one cell or call of student code, across every exchange it makes.
+
+    CPU: ``seconds`` of the sandbox's own CPU time (its cgroup) from the step's start, however
+    much the machine's load stretches it in wall time. Wall clock: only the time in which the judge
+    waited for the sandbox while the sandbox's processes neither ran nor waited for a CPU (they
+    slept or blocked) counts (:attr:`asleep`), up to :data:`WALL_FACTOR` x ``seconds`` +
+    :data:`WALL_SLACK`; the time the judge spends answering the step's draws is not counted either.
+    A busy machine therefore never ends a step that computes; a sleeping one ends as before.
+    Without a cgroup (no CPU accounting) the step is ``WALL_FACTOR`` x ``seconds`` of wall time.
+    """
+
+    def __init__(self, sandbox: "Sandbox", seconds: float):
+        self.sandbox, self.seconds = sandbox, float(seconds)
+        self.cpu0 = sandbox.cpu_seconds()
+        self.sleep_limit = WALL_FACTOR * self.seconds + WALL_SLACK
+        self.wall_deadline = time.monotonic() + (self.seconds if self.cpu0 is None else self.sleep_limit)
+        self.asleep, self.cpu_used = 0.0, None
+        self._wall, self._run = time.monotonic(), None
+
+    def resume(self) -> None:
+        """The judge waits for the sandbox again (its own time since the last wait is not counted)."""
+        self._wall = time.monotonic()
+
+    def poll(self) -> None:
+        """Count the wall time since the last look in which the sandbox neither ran nor was runnable."""
+        now, run = time.monotonic(), self.sandbox.runnable_seconds()
+        if run is None or self._run is None:  # first look (or no schedstat): the interval is not judged
+            busy = now - self._wall if run is not None else 0.0
+        else:
+            busy = run - self._run
+        self.asleep += max(0.0, (now - self._wall) - max(0.0, busy))
+        self._wall, self._run = now, run if run is not None else self._run
+
+    def used(self) -> float | None:
+        """CPU seconds the sandbox used since the step began (``None`` without a cgroup)."""
+        now = self.sandbox.cpu_seconds()
+        return None if now is None or self.cpu0 is None else now - self.cpu0
+
+
 class Sandbox:
     """One student's runner, in bubblewrap (or, with ``sandboxed=False``, a plain process).
 
@@ -194,41 +254,58 @@ class Sandbox:
         """CPU time of everything in the sandbox so far (its cgroup), ``None`` without one."""
         return self.cgroup.cpu_seconds() if self.cgroup is not None else None
 
-    def recv(self, seconds: float, what: str) -> tuple[dict, bytes]:
-        """The next message within ``seconds`` of the sandbox's CPU time (and the submission's limits).
+    def runnable_seconds(self) -> float | None:
+        """Seconds the sandbox's processes ran or waited for a CPU (``None`` without a cgroup)."""
+        return _runnable_seconds(self.cgroup.pids()) if self.cgroup is not None else None
 
-        Counted in the CPU time of the sandbox's cgroup when there is one (polled while waiting),
-        with a wall-clock backstop of :data:`WALL_FACTOR` x ``seconds`` + :data:`WALL_SLACK`;
-        otherwise in wall time. The whole submission: :attr:`cpu_budget` of CPU, :attr:`deadline`.
+    def step(self, seconds: float) -> "Step":
+        """The limits of one cell or call starting now (see :class:`Step`); pass it to every :meth:`recv`
+        of that cell or call."""
+        return Step(self, seconds)
+
+    def recv(self, seconds: float, what: str, step: "Step | None" = None) -> tuple[dict, bytes]:
+        """The next message within the limits of ``step`` (default: a step of ``seconds`` starting now).
+
+        With a cgroup: ``step.seconds`` of the sandbox's CPU time from the step's start, whatever
+        the machine's load, and a wall-clock backstop that counts only the time the sandbox slept
+        or blocked while the judge waited for it (:class:`Step`); otherwise wall time. The whole
+        submission: :attr:`cpu_budget` of CPU, :attr:`deadline`.
         """
         if self.problem:
             raise SandboxError(self.problem)
-        start_cpu = self.cpu_seconds()
-        wall = seconds if start_cpu is None else WALL_FACTOR * seconds + WALL_SLACK
-        deadline = min(time.monotonic() + wall, self.deadline)
+        step = step if step is not None else Step(self, seconds)
+        start_cpu = step.cpu0
+        deadline = self.deadline if start_cpu is not None else min(step.wall_deadline, self.deadline)
         try:
-            used = start_cpu  # just read: a reply already waiting costs one cgroup read, not two
+            used = self.cpu_seconds() if start_cpu is not None else None
+            step.resume()
             while start_cpu is not None:
-                if used is not None and used - start_cpu > seconds:
-                    self.kill(f"timeout: {what} exceeded {_limit_shown(seconds):.3g} s of CPU time")
+                if used is not None and used - start_cpu > step.seconds:
+                    step.cpu_used = used - start_cpu
+                    self.kill(f"timeout: {what} used {used - start_cpu:.3g} s of CPU time "
+                              f"(limit {_limit_shown(step.seconds):.3g} s)")
                     raise SandboxError(self.problem)
                 if used is not None and self.cpu_budget is not None and used > self.cpu_budget:
-                    self.kill("timeout: the submission exceeded its CPU time limit")
+                    self.kill(f"timeout: the submission used {used:.3g} s of CPU time "
+                              f"(limit {self.cpu_budget:.3g} s)")
+                    raise SandboxError(self.problem)
+                if step.asleep > step.sleep_limit:
+                    self.kill(f"timeout: {what} slept or blocked for more than {step.sleep_limit:.3g} s "
+                              f"of wall-clock time (it used {used - start_cpu:.3g} s of CPU time)")
                     raise SandboxError(self.problem)
                 wait = deadline - time.monotonic()
                 if wait <= 0:
                     raise TimeoutError
                 if select.select([self.from_child], [], [], min(wait, CPU_POLL))[0]:
                     break
+                step.poll()
                 used = self.cpu_seconds()
             return wire.recv(self.from_child, deadline)
         except TimeoutError:
             if deadline >= self.deadline:
                 self.kill("timeout: the submission exceeded its time limit")
             else:
-                self.kill(f"timeout: {what} exceeded {_limit_shown(wall):.3g} s" if start_cpu is None else
-                          f"timeout: {what} took longer than {wall:.3g} s of wall-clock time "
-                          f"(limit {_limit_shown(seconds):.3g} s of CPU time)")
+                self.kill(f"timeout: {what} exceeded {_limit_shown(seconds):.3g} s")
         except EOFError:
             code = self.proc.poll()
             self.kill("the student's process ended" + (f" (exit status {code})" if code is not None else "")

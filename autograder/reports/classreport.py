@@ -10,7 +10,10 @@ diagnoses per cell (the checks' ``CheckFailure.diagnosis`` ids, so submissions g
 not by wording), each with its count and the students, linked to their feedback; the privacy
 audits' lower bounds on ε against the claimed ε; static-scan notes, clusters of identical
 normalized solutions (``similarity`` fingerprints: groups, not pairs), errors and timeouts,
-grading time with outliers; across assignments a sortable student × assignment table.
+grading time with outliers; per assignment a sortable table of the students (score, each cell's
+result with its diagnosis, flags, a link to the feedback); across assignments a sortable student ×
+assignment table. Each diagnosis id is shown with its meaning from ``helpers/checks/diagnoses.py``;
+messages are shortened to whole sentences.
 
 Plots are matplotlib PNGs (the course's CJK font set-up, :func:`helpers.fonts.configure_fonts`)
 embedded as ``data:`` URIs; the page loads nothing from the network. It names students: it is
@@ -30,6 +33,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from autograder.reports.report import write_atomic
+from helpers.checks.diagnoses import DIAGNOSES, GRADER_DIAGNOSES
 from helpers.fonts import configure_fonts
 
 #: Students listed by name under one diagnosis or flag before the rest is folded away.
@@ -112,6 +116,34 @@ def _quartiles(values: list[float]) -> tuple[float, float, float]:
     return q1, q2, q3
 
 
+#: Sentence ends at which a long message may be cut (Chinese and English).
+_SENTENCE_END = ("。", "！", "？", "；", ". ", "! ", "? ", "; ")
+
+
+def whole_sentences(text: str, limit: int) -> str:
+    """``text`` shortened to whole sentences of at most about ``limit`` characters per line.
+
+    A failure message has a Chinese line and an English line; each is cut after its last
+    sentence end within ``limit`` (never inside a word), else after its last space or CJK
+    character, with "…" marking the cut. Short lines are kept whole.
+    """
+    lines = []
+    for line in str(text).splitlines():
+        if len(line) <= limit:
+            lines.append(line)
+            continue
+        head = line[:limit]
+        cut = max((head.rfind(end) + len(end.rstrip()) for end in _SENTENCE_END if head.rfind(end) > 0), default=-1)
+        if cut > limit // 3:
+            lines.append(head[:cut] + " …")
+            continue
+        space = head.rfind(" ")
+        cjk = max((i for i, ch in enumerate(head) if "\u4e00" <= ch <= "\u9fff"), default=-1)
+        cut = max(space, cjk + 1 if cjk >= 0 else -1)
+        lines.append((head[:cut].rstrip() if cut > 0 else head) + " …")
+    return "\n".join(lines).strip()
+
+
 def _cell_key(cell: dict) -> tuple[str, str]:
     return str(cell.get("notebook")), str(cell.get("grade_id"))
 
@@ -160,7 +192,7 @@ def summarize(rows: list[dict]) -> dict:
                     d = entry["diagnoses"].setdefault(group_id, {"count": 0, "students": [], "example": None})
                     d["count"] += 1
                     d["students"].append(str(row.get("student")))
-                    d["example"] = d["example"] or (cell.get("message") or "")[:300]
+                    d["example"] = d["example"] or whole_sentences(cell.get("message") or "", 300)
                 entry["audits"] += [{"student": str(row.get("student")), "claimed": audit["claimed"],
                                      "lower_bound": audit["lower_bound"], "hidden": bool(audit.get("hidden")),
                                      "exceeded": audit["lower_bound"] > audit["claimed"]}
@@ -184,16 +216,44 @@ def summarize(rows: list[dict]) -> dict:
             for sim in row.get("similarity") or []:
                 if sim.get("fingerprint") and int(sim.get("nodes") or 0) >= 40:
                     clusters[(sim.get("function"), sim["fingerprint"])].append(str(row.get("student")))
+        groups = sorted(([f, sorted(set(s))] for (f, _), s in clusters.items() if len(set(s)) > 1),
+                        key=lambda c: (-len(c[1]), c[0] or ""))
+        clustered = {student: k for k, (_, members) in enumerate(groups) for student in members}
+        slow = {student for student, _ in outliers}
+        table = []
+        for row in group:
+            student = str(row.get("student"))
+            results = {}
+            for cell in row.get("cells") or []:
+                points = float(cell.get("points") or 0.0)
+                score = float(cell.get("score") or 0.0)
+                passed = score >= points > 0 or (points == 0 and not cell.get("message"))
+                results[str(cell.get("grade_id"))] = {"score": score, "points": points, "passed": passed,
+                                                      "diagnosis": None if passed else _diagnosis(cell)}
+            marks = []
+            if str(row.get("status", "")).startswith("error"):
+                marks.append("超时 timeout" if "timeout" in str(row.get("status")).lower() + " ".join(
+                    row.get("errors") or []).lower() else "错误 error")
+            if flags.get(student):
+                marks.append(f"静态扫描 static scan × {len(flags[student])}")
+            if student in clustered:
+                marks.append(f"几乎相同 near-identical #{clustered[student] + 1}")
+            if any(audit["lower_bound"] > audit["claimed"] for cell in row.get("cells") or []
+                   for audit in cell.get("audits") or []):
+                marks.append("审计超出 ε audit above ε")
+            if student in slow:
+                marks.append("评分慢 slow")
+            table.append({"student": student, "score": float(row.get("score") or 0.0), "cells": results,
+                          "flags": marks})
         summary[assignment] = {
-            "n": len(group), "max_score": max_score, "scores": scores, "students": [str(r.get("student")) for r in group],
+            "n": len(group), "table": table, "max_score": max_score, "scores": scores, "students": [str(r.get("student")) for r in group],
             "median": median, "q1": q1, "q3": q3,
             "zeros": sum(1 for s in scores if s == 0), "full": sum(1 for s in scores if max_score and s >= max_score),
             "cells": list(cells.values()), "errors": errors,
             "timeouts": sum(1 for e in errors if "timeout" in e["reason"].lower()),
             "seconds": seconds, "outliers": outliers,
             "flags": {s: f for s, f in flags.items() if f},
-            "clusters": sorted(([f, sorted(set(s))] for (f, _), s in clusters.items() if len(set(s)) > 1),
-                               key=lambda c: (-len(c[1]), c[0] or "")),
+            "clusters": groups,
         }
     return summary
 
@@ -226,6 +286,13 @@ def _legend_above(fig, ax) -> None:
 
 
 def plot_scores(a: dict) -> str:
+    return _png(score_figure(a)[0])
+
+
+def score_figure(a: dict):
+    """The score histogram: students per score, on an axis of whole students."""
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = _figure(7.0, 2.6)
     top = a["max_score"] or 1.0
     step = 1.0 if all(float(s).is_integer() for s in a["scores"]) else 0.5
@@ -235,8 +302,10 @@ def plot_scores(a: dict) -> str:
         ax.axvline(value, color="#c0392b", linestyle=style, label=label)
     ax.set_xlabel("得分 score")
     ax.set_ylabel("学生数 students")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+    ax.set_ylim(0, max(ax.get_ylim()[1], 1))
     ax.legend(loc="upper left", fontsize=8)
-    return _png(fig)
+    return fig, ax
 
 
 def plot_pass_rates(a: dict) -> str:
@@ -306,6 +375,7 @@ td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top
 td.n{text-align:right}.bad{color:#c0392b}.muted{color:#777}img{max-width:100%}
 details{margin:.2em 0}summary{cursor:pointer}code{font-size:.9em}
 th.sort{cursor:pointer}th.sort:after{content:" \\2195";color:#999}
+.scroll{overflow-x:auto}table.students th code{font-size:.8em}
 """
 
 _SORT_JS = """
@@ -373,7 +443,7 @@ def _assignment_html(name: str, a: dict, links: _Links) -> list[str]:
                "<th>全部通过 passed (with hidden)</th><th>最常见的诊断 most common diagnoses</th></tr></thead><tbody>")
     for c in a["cells"]:
         hidden = _pct(c["passed"], c["n"]) if c["hidden"] else f"{_pct(c['passed'], c['n'])} <span class=muted>(无隐藏测试 no hidden tests)</span>"
-        diag = [f"<details><summary><code>{_e(group_id)}</code> × {d['count']}</summary>"
+        diag = [f"<details><summary><code>{_e(group_id)}</code> × {d['count']}{_meaning(group_id)}</summary>"
                 f"<div class=muted>{_e(d['example'])}</div>{links.students(d['students'], name)}</details>"
                 for group_id, d in c["diagnoses"].items()]
         if len(diag) > 8:  # the most common first; the long tail folded
@@ -383,6 +453,7 @@ def _assignment_html(name: str, a: dict, links: _Links) -> list[str]:
                    f"<td class=n>{_pct(c['visible_passed'], c['n'])}</td><td class=n>{hidden}</td>"
                    f"<td>{''.join(diag) or '<span class=muted>—</span>'}</td></tr>")
     out.append("</tbody></table>")
+    out += _students_html(name, a, links)
     for c in a["cells"]:
         if c["audits"]:
             exceeded = sorted({p["student"] for p in c["audits"] if p["exceeded"]})
@@ -420,13 +491,61 @@ def _assignment_html(name: str, a: dict, links: _Links) -> list[str]:
     return out
 
 
+def _meaning(diagnosis: str) -> str:
+    """`` — meaning`` of a diagnosis id from the checks' table (nothing for an id not in it)."""
+    entry = DIAGNOSES.get(diagnosis) or GRADER_DIAGNOSES.get(diagnosis)
+    return "" if entry is None else f" — {_e(entry.meaning_zh)} <span class=muted>{_e(entry.meaning_en)}</span>"
+
+
+def _breakable(name: str) -> str:
+    """``name`` escaped, with line-break opportunities after its ``_`` and ``:`` (long ids in narrow columns)."""
+    return _e(name).replace("_", "_<wbr>").replace(":", ":<wbr>")
+
+
+def _students_html(name: str, a: dict, links: _Links) -> list[str]:
+    """One row per student: score, each cell's result (the diagnosis of a failed one), flags, feedback."""
+    grade_ids = [c["grade_id"] for c in a["cells"]]
+    out = [f'<h3 id="students-{_e(name)}">每个学生 Per student</h3>',
+           "<p class=muted>点击表头排序（再点一次反向）；✓ 表示该单元满分，否则显示得分，鼠标悬停可看诊断 id。"
+           " / Click a header to sort (again to reverse); ✓ is full marks for the cell, else the score, "
+           "with the diagnosis id on hover.</p>",
+           f'<div class=scroll><table class="sortable students" data-assignment="{_e(name)}"><thead><tr>'
+           "<th class=sort>学生 student</th>"
+           f"<th class=sort>得分 score (/{_num(a['max_score'])})</th>"
+           + "".join(f'<th class=sort title="{_e(g)}"><code>{_breakable(g)}</code></th>' for g in grade_ids)
+           + "<th class=sort>标记 flags</th><th>反馈 feedback</th></tr></thead><tbody>"]
+    for entry in a["table"]:
+        student = entry["student"]
+        cells = [f'<td data-v="{_e(student)}">{_e(student)}</td>',
+                 f'<td class=n data-v="{entry["score"]}">{_num(entry["score"])}</td>']
+        for grade_id in grade_ids:
+            r = entry["cells"].get(grade_id)
+            if r is None:
+                cells.append('<td class=n data-v="">—</td>')
+            elif r["passed"]:
+                cells.append(f'<td class=n data-v="{r["score"]}">✓</td>')
+            else:
+                cells.append(f'<td class="n bad" data-v="{r["score"]}" title="{_e(r["diagnosis"] or "")}">'
+                             f'{_num(r["score"])}<br><small>{_breakable((r["diagnosis"] or "").split(".")[-1])}</small></td>')
+        cells.append(f'<td data-v="{_e(" ".join(entry["flags"]))}">{"<br>".join(_e(f) for f in entry["flags"])}</td>')
+        target = links.targets.get((student, name))
+        if target:
+            from urllib.parse import quote
+
+            cells.append(f'<td data-v=""><a class=feedback href="{_e(quote(target))}">反馈 feedback</a></td>')
+        else:
+            cells.append('<td data-v="" class=muted>—</td>')
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return out + ["</tbody></table></div>"]
+
+
 def _table_html(summary: dict, rows: list[dict]) -> list[str]:
     assignments = sorted(summary)
     scores = defaultdict(dict)
     for row in rows:
         scores[str(row["student"])][str(row["assignment"])] = float(row.get("score") or 0.0)
     out = ["<h2 id=table>学生 × 作业 Students × assignments</h2>",
-           "<p class=muted>点击表头排序 / click a header to sort</p><table class=sortable><thead><tr>"
+           "<p class=muted>点击表头排序 / click a header to sort</p><table class=sortable id=all-assignments><thead><tr>"
            "<th class=sort>学生 student</th>"
            + "".join(f"<th class=sort>{_e(a)} (/{_num(summary[a]['max_score'])})</th>" for a in assignments)
            + "<th class=sort>合计 total</th></tr></thead><tbody>"]

@@ -61,6 +61,8 @@ class GraderRngError(RuntimeError):
 #: Most uniforms sent ahead of a ``random`` request (the stand-in serves the next requests from
 #: them; the judge rewinds its generator to what was really used at the next exchange).
 PREFETCH_MAX = 1 << 16
+#: How a scalar ``rng.random()`` asked on its own is named in a plan's cycle.
+_SCALAR_RANDOM = json.dumps(["random", [None], {}], sort_keys=True)
 _OUT_METHODS = frozenset({"random", "standard_normal", "standard_exponential", "standard_gamma"})
 
 
@@ -86,13 +88,16 @@ class ServedGenerator:
 
     def __init__(self, index: int, link: _Link):
         self.__dict__.update(_served_index=index, _link=link, _buffer=None, _pos=0, _local=0, _ahead=64,
-                             _plan=None, _cycle=None, _plan_data=b"")
+                             _plan=None, _cycle=None, _plan_data=b"", _mixed=False,
+                             _own=None)
 
     def __repr__(self):
         return "Generator(served by the grader)"
 
     def _settle(self):
         d = self.__dict__
+        if d["_own"] is not None:  # the judge's generator was left when the seed of this one was drawn
+            return 0, 0
         if d["_plan"] is not None:
             used = d["_pos"]
             d.update(_plan=None, _cycle=None, _pos=0, _plan_data=b"")
@@ -128,6 +133,8 @@ class ServedGenerator:
             if json.dumps([str(method), tree_args, tree_kwargs], sort_keys=True) == cycle[d["_pos"] % len(cycle)]:
                 d["_pos"] += 1
                 return wire.decode(plan[d["_pos"] - 1], d["_plan_data"])
+        if method != "random":
+            d["_mixed"] = True
         used, calls = self._settle()
         message = {"draw": d["_served_index"], "method": str(method), "args": tree_args, "kwargs": tree_kwargs,
                    "used": used, "calls": calls}
@@ -136,10 +143,12 @@ class ServedGenerator:
         # No timeout (wall or CPU timer) between the request and its answer: the channel must stay in
         # step; the trusted side keeps its own deadline on the read.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM, signal.SIGPROF})
+        asked = time.monotonic()
         try:
             _send(message, payload)
             reply, data = wire.recv(IN_FD)
         finally:
+            _STEP["judge"] += time.monotonic() - asked
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM, signal.SIGPROF})
         if "refused" in reply:
             raise ForbiddenRngMethod(str(reply["refused"]))
@@ -148,10 +157,29 @@ class ServedGenerator:
             raise kind(str(reply["error"]))
         if "plan" in reply:
             d.update(_plan=reply["plan"], _cycle=reply["cycle"], _pos=0, _plan_data=data)
-        return wire.decode(reply["value"], data)
+        value = wire.decode(reply["value"], data)
+        if "own" in reply:
+            # Many exchanges in one call (a loop whose draws depend on the data): the rest of the call
+            # draws from a generator of its own, seeded by the judge from its generator.
+            words = reply["own"]
+            if type(words) is not list or len(words) != 4 or not all(type(w) is int and 0 <= w < 2**63 for w in words):
+                raise GraderRngError("rng: bad answer from the grader")
+            d["_own"] = _NumpyGenerator(np.random.PCG64(np.random.SeedSequence(words)))
+        return value
+
+    def _own_generator(self):
+        """The call's own generator once the judge handed one over (``None`` before)."""
+        d = self.__dict__
+        if d["_own"] is not None and not d["_link"].live:
+            raise GraderRngError("这个 rng 属于之前的一次调用，不能再用。 / this rng belonged to an earlier call "
+                                 "and cannot be used any more.")
+        return d["_own"]
 
     def random(self, size=None, dtype=np.float64, out=None):
         """Uniform numbers in [0, 1), drawn by the judge."""
+        own = self._own_generator()
+        if own is not None:
+            return own.random(size, dtype, out)
         if out is not None:
             if not isinstance(out, np.ndarray):
                 raise TypeError("rng.random: out must be a numpy array")
@@ -167,6 +195,12 @@ class ServedGenerator:
             return self._ask("random", (size,), {"dtype": dtype})
         count = 1 if size is None else int(np.prod(shape, dtype=np.int64))
         d = self.__dict__
+        plan = d["_plan"]
+        if size is None and d["_mixed"] and (plan is None or (
+                d["_pos"] < len(plan) and d["_cycle"][d["_pos"] % len(d["_cycle"])] == _SCALAR_RANDOM)):
+            # A loop mixing rng.random() with other draws (rng.integers(k), ...): asked one by one, so
+            # that the judge sees the cycle and answers it with a plan (one exchange per block of users).
+            return self._ask("random", (None,), {})
         buf = d["_buffer"]
         if buf is not None and count <= buf.size - d["_pos"]:
             values = buf[d["_pos"]:d["_pos"] + count]
@@ -189,6 +223,9 @@ class ServedGenerator:
 
 def _served_method(name):
     def method(self, *args, **kwargs):
+        own = self._own_generator()
+        if own is not None:
+            return getattr(own, name)(*args, **kwargs)
         if name in _OUT_METHODS and kwargs.get("out") is not None:
             out = kwargs.pop("out")
             if not isinstance(out, np.ndarray):
@@ -270,18 +307,54 @@ def _alarm(signum, frame):
     raise CellTimeoutError("time limit exceeded / 超过时间限制")
 
 
-#: Wall-clock backstop of a cell or call, in multiples of its limit (the job's ``wall_factor``).
+#: Backstop against a cell or call that sleeps or blocks, in multiples of its CPU limit (the job's
+#: ``wall_factor``).
 _WALL = [3.0]
+#: The armed step: its sleep limit (s), when it began, this process's runnable time then, and the
+#: wall time it spent waiting for the judge's answers to its draws (the judge's time, not its own).
+_STEP = {"limit": 0.0, "wall": 0.0, "run": None, "judge": 0.0}
+
+
+def _runnable() -> float | None:
+    """Seconds this process ran or waited for a CPU (``/proc/self/schedstat``: run + run-queue delay)."""
+    try:
+        with open("/proc/self/schedstat", "rb") as f:
+            run, wait = f.read().split()[:2]
+        return (int(run) + int(wait)) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
+def _slept() -> float:
+    """Wall time of the armed step in which this process neither ran nor waited for a CPU, nor waited
+    for the judge: the time it slept or blocked (without schedstat: all its wall time but the judge's)."""
+    step = _STEP
+    run = _runnable()
+    busy = run - step["run"] if run is not None and step["run"] is not None else 0.0
+    return time.monotonic() - step["wall"] - step["judge"] - max(0.0, busy)
+
+
+def _sleep_alarm(signum, frame):
+    """SIGALRM: interrupt the step if it slept past its limit, else look again when it could have."""
+    limit = _STEP["limit"]
+    if limit <= 0:
+        return
+    slept = _slept()
+    if slept >= limit:
+        raise CellTimeoutError("time limit exceeded (the code slept or waited) / 超过时间限制（代码在休眠或等待）")
+    signal.setitimer(signal.ITIMER_REAL, max(0.05, limit - slept))
 
 
 def _arm(seconds):
     """Interrupt the cell or call after ``seconds`` of this process's CPU time (0: disarm).
 
-    CPU, not wall time: a classmate's busy sandbox beside this one must not use up the limit
-    (the trusted side counts the whole sandbox's CPU, children included). A wall-clock timer
-    ``_WALL`` times as long catches a cell that sleeps or blocks.
+    CPU, not wall time: neither a classmate's busy sandbox nor the machine's load may use up the
+    limit (the trusted side counts the whole sandbox's CPU, children included). A cell that sleeps
+    or blocks is caught by a wall-clock timer that counts only the time this process was neither
+    running nor waiting for a CPU (nor waiting for the judge): ``_WALL`` times ``seconds``.
     """
     signal.setitimer(signal.ITIMER_PROF, seconds)
+    _STEP.update(limit=seconds * _WALL[0] if seconds else 0.0, wall=time.monotonic(), run=_runnable(), judge=0.0)
     signal.setitimer(signal.ITIMER_REAL, seconds * _WALL[0])
 
 
@@ -364,7 +437,7 @@ def main():
         with open(os.path.join(workdir, os.path.basename(name)), "wb") as f:
             f.write(payload[span[0]:span[0] + span[1]])
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing us
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGALRM, _sleep_alarm)
     signal.signal(signal.SIGPROF, _alarm)
     _WALL[0] = float(job.get("wall_factor", _WALL[0]))
     _limits(job["limits"])

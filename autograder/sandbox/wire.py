@@ -35,6 +35,10 @@ import numpy as np
 DTYPES = {name: np.dtype(name) for name in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128")}
+#: Extended-precision numbers (``np.longdouble``, float128 on x86-64 Linux: an overflow guard some
+#: public implementations of the exponential mechanism use) cross as the nearest float64 / complex128,
+#: as ``float(x)`` would give them: the student's numbers, not a refusal in the boundary's words.
+_WIDENED = {"float96": "float64", "float128": "float64", "complex192": "complex128", "complex256": "complex128"}
 MAX_HEADER = 8 << 20
 MAX_PAYLOAD = 64 << 20
 MAX_NODES = 2_000_000
@@ -114,6 +118,8 @@ def _encode(value, payload, generators, depth, containers=None):
         return value
     if type(value) is float:
         return value if math.isfinite(value) else {"$f": "nan" if value != value else ("inf" if value > 0 else "-inf")}
+    if isinstance(value, np.generic) and type(value).__module__ == "numpy" and value.dtype.name in _WIDENED:
+        value = value.astype(_WIDENED[value.dtype.name])
     if isinstance(value, np.generic) and type(value).__module__ == "numpy":
         dtype = value.dtype
         if dtype.name not in DTYPES:
@@ -129,6 +135,8 @@ def _encode(value, payload, generators, depth, containers=None):
         if containers is not None:
             containers.append(value)
         arr = np.asarray(value)  # not ascontiguousarray, which makes a 0-d array 1-d (tobytes is C order)
+        if arr.dtype.name in _WIDENED:
+            arr = arr.astype(_WIDENED[arr.dtype.name])
         if arr.dtype.name not in DTYPES or arr.ndim > MAX_DIMS:
             raise TypeError(f"array of dtype {arr.dtype} cannot cross (allowed: {', '.join(DTYPES)})")
         arr = arr.astype(DTYPES[arr.dtype.name].newbyteorder("<"), copy=False)

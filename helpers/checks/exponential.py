@@ -221,6 +221,17 @@ def check_exponential_mechanism_basics(exponential_mechanism: Callable) -> None:
         _index_or_fail(out, 4, "[30, 25, 8, 2], 1, 1, rng")
     _after_call(exponential_mechanism, rng)
     out = _index_or_fail(_call(exponential_mechanism, [5.0], 1.0, 1.0, rng, rng=rng), 1, "[5], 1, 1, rng")
+    # ε = 0 is valid (Table 6-4's column): every candidate equally likely. Twenty outputs all alike
+    # have probability 4 × 4⁻²⁰ < 10⁻¹¹ for a uniform choice; a sampler dividing by ε crashes here.
+    zero = [_index_or_fail(o, 4, "[30, 25, 8, 2], 0.0, 1, rng")
+            for o in _call(exponential_mechanism, [30.0, 25.0, 8.0, 2.0], 0.0, 1.0, rng, rng=rng, repeat=20)]
+    _after_call(exponential_mechanism, rng)
+    if len(set(zero)) == 1:
+        raise _fail(
+            f"ε = 0 时指数机制应在 4 个候选中均匀选择，但 20 次都输出 {zero[0]}。",
+            f"at ε = 0 the exponential mechanism chooses uniformly among the 4 candidates, but all 20 outputs were {zero[0]}.",
+            diagnosis="exponential.epsilon_zero_not_uniform",
+        )
     with np.errstate(all="ignore"):
         # exp(-5e5) underflows to 0: the best candidate is the only possible output.
         for out in _call(exponential_mechanism, [0.0, 1e6, 3.0], 1.0, 1.0, rng, rng=rng, repeat=20):
@@ -233,8 +244,8 @@ def check_exponential_mechanism_basics(exponential_mechanism: Callable) -> None:
                     diagnosis="exponential.best_not_certain",
                 )
     _after_call(exponential_mechanism, rng)
-    _passed("check_exponential_mechanism_basics", "返回范围内的整数下标；只有一个候选、分数为 1e6（不溢出）都正确",
-            "int indices in range, one candidate, scores 1e6 (no overflow)")
+    _passed("check_exponential_mechanism_basics", "返回范围内的整数下标；只有一个候选、ε = 0（均匀）、分数为 1e6（不溢出）都正确",
+            "int indices in range, one candidate, ε = 0 (uniform), scores 1e6 (no overflow)")
 
 
 def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None:

@@ -66,6 +66,18 @@ def _as_float_array(out: Any, fname: str, shape: tuple) -> np.ndarray:
             f"{fname} returned dtype {out.dtype}; expected floating-point numbers.",
             diagnosis="laplace.not_float",
         )
+    if np.any(np.isnan(out)) and int(np.sum(np.isnan(out))) > 2:
+        # rng.random() returns exactly 0 with probability 2⁻⁵³ per draw: many NaNs are the log of a
+        # negative number, e.g. ln(1 - 2|u|) with u in [0, 1) where u - 1/2 in [-1/2, 1/2) was meant.
+        bad = int(np.sum(np.isnan(out)))
+        raise _fail(
+            f"{fname} 返回了 {bad} 个 nan（共 {out.size} 个值）。这么多 nan 不是 rng.random() 恰好返回 0 造成的，而是对负数取了对数："
+            f"检查公式里每个 ln(·) 的参数是否总在 (0, 1] 内，例如 ln(1 - 2|u - 1/2|) 要用 u - 1/2，而不是直接用 rng.random() 给出的 u ∈ [0, 1)。",
+            f"{fname} returned {bad} nan values (of {out.size}). That many cannot come from rng.random() returning "
+            f"exactly 0: a logarithm got a negative argument. Check that every ln(.) in your formula gets a number "
+            f"in (0, 1]; e.g. ln(1 - 2|u - 1/2|) needs u - 1/2, not the u in [0, 1) that rng.random() returns.",
+            diagnosis="laplace.log_of_negative",
+        )
     if not np.all(np.isfinite(out)):
         bad = int(np.sum(~np.isfinite(out)))
         raise _fail(
@@ -194,6 +206,37 @@ def check_laplace_noise_distribution(laplace_noise: Callable, seed: int | None =
     shape = (size,) if isinstance(size, int) else tuple(size)
     x = _as_float_array(out, "laplace_noise", shape)
     _ks_laplace(x, b, name, seed, "laplace_noise", f"laplace_noise(b = {b:.4g})")
+
+
+#: Shapes of 100,000 samples the hidden distribution check chooses from (the visible 100,000 among them).
+HIDDEN_SIZES = (100_000, (200, 500), (500, 200), (250, 400), (400, 250), (100, 1000), (1000, 100),
+                (50, 2000), (2000, 50), (125, 800), (800, 125), (10, 10_000))
+
+
+def hidden_noise_case(seed: int | None = None) -> dict:
+    """``{"b", "size"}`` of the hidden ``check_laplace_noise_distribution``, drawn from the run's seed.
+
+    No fixed shape or scale tells the hidden call from any other (issue 25: a sampler with the
+    scale 2b except at the graded sizes kept 7 of 10): ``size`` is one of :data:`HIDDEN_SIZES`
+    (100,000 samples each, so the KS test keeps its power), ``b`` the visible 3/0.7 with
+    probability 1/10, else log-uniform on [0.05, 20] (3 significant digits). A sampler right only
+    at the visible b or size passes this call with probability 1 - 9/10 · 11/12 ≈ 0.18.
+    """
+    g = np.random.default_rng(check_seed("hidden_noise_case", seed))
+    b = SENSITIVITY / EPSILON if g.random() < 0.1 else float(f"{math.exp(g.uniform(math.log(0.05), math.log(20))):.3g}")
+    return {"b": b, "size": HIDDEN_SIZES[int(g.integers(len(HIDDEN_SIZES)))]}
+
+
+def hidden_mechanism_case(seed: int | None = None) -> dict:
+    """``{"sensitivity", "epsilon", "value"}`` of the hidden ``check_laplace_mechanism_distribution``,
+    drawn from the run's seed: the visible Δ = 3 and ε = 0.7 each with probability 1/10, else
+    log-uniform on [0.1, 10]; the value uniform on [-100, 100] (one decimal)."""
+    g = np.random.default_rng(check_seed("hidden_mechanism_case", seed))
+
+    def scale(visible: float) -> float:
+        return visible if g.random() < 0.1 else float(f"{math.exp(g.uniform(math.log(0.1), math.log(10))):.3g}")
+
+    return {"sensitivity": scale(SENSITIVITY), "epsilon": scale(EPSILON), "value": round(float(g.uniform(-100, 100)), 1)}
 
 
 def check_laplace_noise_rng(laplace_noise: Callable, seed: int | None = None) -> None:

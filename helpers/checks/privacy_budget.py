@@ -318,6 +318,11 @@ _HIDDEN_SEQUENCES = (
     (1.0, ((0.25, True), (0.25, True), (0.25, True), (0.2500001, False), (0.25, True))),
     (0.01, ((0.003, True), (0.007, True), (1e-8, False))),
     (1.0, ((float("inf"), False), (1.0, True))),
+    # Scale: a tolerance must be relative. A small total (10⁻³: 5 × 10⁻¹⁰ over is 5 × 10⁻⁷ of it,
+    # to refuse) and a large one (3 × 10000000.3: fsum is 3.7 × 10⁻⁹ above the decimal total, to accept)
+    # catch an absolute tolerance of 10⁻⁹ both ways (issue 25).
+    (0.001, ((0.0006, True), (0.0004, True), (5e-10, False))),
+    (30000000.9, ((10000000.3, True), (10000000.3, True), (10000000.3, True), (3.0, False))),
 )
 
 

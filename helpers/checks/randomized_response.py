@@ -119,6 +119,20 @@ def check_rr_perturb_basics(rr_perturb: Callable) -> None:
         out = _call(rr_perturb, bits, 1.0, rng, rng=rng)
         _after_call(rr_perturb, rng)
         _rr_output(out, np.shape(bits), f"{_short(bits)}, 1.0, rng")
+    # A huge ε (the notebook makes ε = 800 a required case of the keep probability): e^ε overflows a
+    # float past ε ≈ 709.8, while the keep probability is 1 in floating point, so every bit is kept.
+    bits = np.array([0, 1, 1, 0, 1, 0, 0, 1])
+    out = _rr_output(_call(rr_perturb, bits, 800.0, rng, rng=rng), bits.shape, f"{_short(bits)}, 800.0, rng")
+    _after_call(rr_perturb, rng)
+    if not np.array_equal(out, bits):
+        raise _fail(
+            f"rr_perturb(bits, 800.0, rng) 改变了 {int(np.sum(out != bits))} 个比特，但 ε = 800 时保留概率 p = 1/(1 + e^(-800)) 在浮点数里就是 1。"
+            f"是否直接计算了 e^ε（ε > 709 时溢出为 inf，inf/inf = nan）？请复用 rr_keep_probability。",
+            f"rr_perturb(bits, 800.0, rng) changed {int(np.sum(out != bits))} bits, but at ε = 800 the keep probability "
+            f"p = 1/(1 + e^(-800)) is 1 in floating point. Does it compute e^ε directly (inf past ε ≈ 709, and inf/inf "
+            f"= nan)? Reuse rr_keep_probability.",
+            diagnosis="randomized_response.perturb_overflow",
+        )
     for args, zh, en in (
         ((np.array([0, 1, 2]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1"),
         ((np.array([0, 1, -1]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1"),
@@ -126,8 +140,8 @@ def check_rr_perturb_basics(rr_perturb: Callable) -> None:
         ((np.array([0, 1, 1]), -1.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
     ):
         _expect_value_error(rr_perturb, args, zh, en)
-    _passed("check_rr_perturb_basics", "返回形状为 (5,)、(2, 3)、(4,) 的 0/1 整数数组；比特为 2、-1 与 ε <= 0 抛出 ValueError",
-            "integer 0/1 arrays of shapes (5,), (2, 3), (4,); ValueError for bits 2, -1 and ε <= 0")
+    _passed("check_rr_perturb_basics", "返回形状为 (5,)、(2, 3)、(4,) 的 0/1 整数数组；ε = 800 时保留全部比特；比特为 2、-1 与 ε <= 0 抛出 ValueError",
+            "integer 0/1 arrays of shapes (5,), (2, 3), (4,); every bit kept at ε = 800; ValueError for bits 2, -1 and ε <= 0")
 
 
 def check_rr_perturb_invalid(rr_perturb: Callable) -> None:
@@ -136,6 +150,22 @@ def check_rr_perturb_invalid(rr_perturb: Callable) -> None:
     _expect_value_error(rr_perturb, (np.array([0, 1]), float("nan"), rng), "ε 必须是有限正数", "epsilon must be a finite number > 0")
     _expect_value_error(rr_perturb, (np.array([0.0, 0.5, 1.0]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1")
     _passed("check_rr_perturb_invalid", "ε = nan 与比特 0.5 抛出 ValueError", "ValueError for ε = nan and bit 0.5")
+
+
+#: Shapes of 60,000 answers the hidden distribution check chooses from.
+HIDDEN_SHAPES = (None, (300, 200), (200, 300), (600, 100), (100, 600), (240, 250), (250, 240), (1000, 60),
+                 (60, 1000), (120, 500))
+
+
+def hidden_perturb_case(seed: int | None = None) -> dict:
+    """``{"epsilon", "n", "ones", "shape"}`` of the hidden ``check_rr_perturb_distribution``, drawn from
+    the run's seed (issue 25: no fixed argument marks a hidden call): ε the visible one with probability
+    1/10, else log-uniform on [0.3, 3] (3 significant digits); 60,000 answers in one of
+    :data:`HIDDEN_SHAPES` (``None``: 1-D, as the visible call); a share of ones in [0.2, 0.8]."""
+    g = np.random.default_rng(check_seed("hidden_perturb_case", seed))
+    epsilon = EPSILON if g.random() < 0.1 else float(f"{math.exp(g.uniform(math.log(0.3), math.log(3.0))):.3g}")
+    ones = round(float(g.uniform(0.2, 0.8)), 2)
+    return {"epsilon": epsilon, "n": 60_000, "ones": ones, "shape": HIDDEN_SHAPES[int(g.integers(len(HIDDEN_SHAPES)))]}
 
 
 def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None, *, epsilon: float = EPSILON,

@@ -541,10 +541,22 @@ def check_hidden_arguments_not_shown(run):
     pages = {k: v for k, v in files.items() if k != "grades.csv"}
     assert len(pages) == 2, f"feedback and autograded notebook expected: {sorted(files)}"
     problems = []
+    # The hidden call's b and size come from the submission's seed (issue 25): the values this run used.
+    import os
+
+    from autograder.grade import student_seed
+    from helpers.checks.laplace import hidden_noise_case
+
+    saved = os.environ.get("DP_COURSE_SEED")
+    os.environ["DP_COURSE_SEED"] = str(student_seed(SEED, "laplace", "c8_hidden_arg_leak"))
+    try:
+        case = hidden_noise_case()
+    finally:
+        os.environ.pop("DP_COURSE_SEED") if saved is None else os.environ.update(DP_COURSE_SEED=saved)
     for name, text in pages.items():
         if "SEEN[b=" not in text:  # the channel works: the visible calls' record is shown
             problems.append(f"{name}: the record of visible calls is not shown (the check would test nothing)")
-        for hidden in ("b=0.37", "size=(200, 500)"):
+        for hidden in (f"b={case['b']!r} size={case['size']!r}",):
             if hidden in text:
                 problems.append(f"{name}: a hidden test's argument {hidden!r} is shown")
     row = run["rows"]["c8_hidden_arg_leak"]

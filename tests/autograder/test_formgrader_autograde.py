@@ -35,7 +35,7 @@ from tests.support import corpus as build
 pytestmark = [pytest.mark.nbgrader, pytest.mark.slow, pytest.mark.xdist_group("formgrader")]
 
 ASSIGNMENT = "laplace"
-ROOT_SOURCE = HERE.parent / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+ROOT_SOURCE = HERE.parents[1] / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 #: What the hostile code writes; built at run time so that the notebook's own text never holds it.
 WRITTEN = "PWNED_" + "formgrader_7f3a"
 HOSTILE = r'''import glob, os

@@ -78,11 +78,12 @@ def test_report_renders_without_errors_or_tofu(page_path):
             # one score histogram, one pass-rate chart, one audit strip and one time strip per assignment
             assert len(plots) == 8, plots
             assert all(ok for _, ok in plots), [alt for alt, ok in plots if not ok]
-            # the sortable table sorts
-            page.click("table.sortable th:nth-child(2)")
-            page.click("table.sortable th:nth-child(2)")
-            first = page.eval_on_selector("table.sortable tbody tr td:nth-child(2)", "e => e.dataset.v")
-            column = page.eval_on_selector_all("table.sortable tbody tr td:nth-child(2)", "els => els.map(e => e.dataset.v)")
+            # the student x assignment table sorts
+            page.click("table#all-assignments th:nth-child(2)")
+            page.click("table#all-assignments th:nth-child(2)")
+            first = page.eval_on_selector("table#all-assignments tbody tr td:nth-child(2)", "e => e.dataset.v")
+            column = page.eval_on_selector_all("table#all-assignments tbody tr td:nth-child(2)",
+                                               "els => els.map(e => e.dataset.v)")
             assert float(first) == max(float(v) for v in column if v)
             # every Chinese character: in a font Chromium used for its element (folded lists opened)
             page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
@@ -113,3 +114,46 @@ def test_report_renders_without_errors_or_tofu(page_path):
         finally:
             browser.close()
     assert not errors, errors
+
+
+def test_student_table_reads_and_sorts_by_clicking_headers(page_path):
+    """A lecturer's first question, "who got 5/10?": the per-student table of one assignment, read
+    as shown (text of the cells), sorted by clicking the score header, then a cell's header."""
+    from playwright.sync_api import sync_playwright
+
+    table = 'table.students[data-assignment="laplace"]'
+    read = f"""() => Array.from(document.querySelectorAll('{table} tbody tr')).map(r =>
+        Array.from(r.cells).map(c => c.innerText.trim()))"""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(page_path.as_uri())
+            page.wait_for_load_state("load")
+            headers = page.eval_on_selector_all(f"{table} thead th", "els => els.map(e => e.innerText.trim())")
+            assert headers[0].startswith("学生") and headers[1].startswith("得分")
+            assert headers[-2].startswith("标记") and headers[-1].startswith("反馈")
+            rows = page.evaluate(read)
+            assert len(rows) == 120 and all(len(r) == len(headers) for r in rows)
+            assert [r[0] for r in rows] == sorted(r[0] for r in rows)  # by student at first
+            assert all(r[-1] == "反馈 feedback" for r in rows)
+            page.click(f"{table} thead th:nth-child(2)")  # score, ascending
+            scores = [float(r[1]) for r in page.evaluate(read)]
+            assert scores == sorted(scores) and scores[0] < scores[-1]
+            page.click(f"{table} thead th:nth-child(2)")  # again: descending
+            rows = page.evaluate(read)
+            assert [float(r[1]) for r in rows] == sorted(scores, reverse=True)
+            # a cell column: ✓ for full marks, else the score and the mistake's name
+            page.click(f"{table} thead th:nth-child(4)")
+            column = [r[3] for r in page.evaluate(read)]
+            failed = [c for c in column if c != "✓"]
+            assert failed and column[:len(failed)] == failed  # failures (score 0) sort first
+            assert all(c.split()[0] == "0" for c in failed), failed[:5]
+            title = page.eval_on_selector(f"{table} tbody tr td:nth-child(4)", "e => e.title")
+            assert title.startswith(("laplace.", "common.")), title
+            # the feedback link goes to that student's feedback page
+            href = page.eval_on_selector(f"{table} tbody tr td:last-child a", "e => e.getAttribute('href')")
+            student = page.eval_on_selector(f"{table} tbody tr td:first-child", "e => e.innerText.trim()")
+            assert href == f"laplace/feedback/{student}/laplace/laplace.html", href
+        finally:
+            browser.close()

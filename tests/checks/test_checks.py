@@ -506,3 +506,36 @@ def test_a_sampler_remembering_its_first_output_is_judged_in_another_process():
     with pytest.raises(AssertionError, match="jump") as failure:
         checks.check_laplace_noise_rng(TwoProcesses())
     assert failure.value.diagnosis == "common.sampler_seeded_per_element"
+
+
+def test_hidden_laplace_cases_come_from_the_run_seed(monkeypatch, capsys):
+    """Issue 25, item 11: a sampler with scale 2b except at the graded sizes (100,000 and (200, 500))
+    kept the hidden distribution cell. The hidden b and size are now drawn from the run's seed from
+    a family holding the visible ones: over 20 run seeds it is caught whenever the size drawn is not
+    one it special-cases, and a correct sampler passes every one (KS at 1e-6)."""
+    import math
+
+    from helpers.checks import load_student_code
+    from helpers.checks.laplace import check_laplace_noise_distribution, hidden_noise_case
+
+    code = '''
+def laplace_noise(b, size, rng):
+    u = rng.random(size)
+    scale = b if size in (100_000, (200, 500)) else 2 * b
+    return -scale * np.sign(u - 0.5) * np.log(1 - 2 * np.abs(u - 0.5))
+'''
+    wrong = load_student_code(code, {"np": np, "math": math})["laplace_noise"]
+    right = load_student_code(code.replace("2 * b", "b"), {"np": np, "math": math})["laplace_noise"]
+    caught, sizes = 0, set()
+    for run in range(20):
+        monkeypatch.setenv("DP_COURSE_SEED", str(run))
+        case = hidden_noise_case()
+        sizes.add(case["size"])
+        check_laplace_noise_distribution(right, **case)
+        try:
+            check_laplace_noise_distribution(wrong, **case)
+        except AssertionError:
+            caught += 1
+        else:
+            assert case["size"] in (100_000, (200, 500))
+    assert caught >= 14 and len(sizes) >= 6

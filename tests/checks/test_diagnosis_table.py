@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers.checks.diagnoses import DIAGNOSES, GROUPS, group_of
+from helpers.checks.diagnoses import DIAGNOSES, GRADER_DIAGNOSES, GROUPS, group_of
 
-CHECKS = Path(__file__).resolve().parents[2] / "helpers" / "checks"
+REPO = Path(__file__).resolve().parents[2]
+CHECKS = REPO / "helpers" / "checks"
 ID = re.compile(r"^(%s)\.[a-z][a-z0-9_]*$" % "|".join(GROUPS))
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -45,6 +46,18 @@ def test_every_id_the_checks_use_is_in_the_table_and_vice_versa():
     assert not unused, f"ids in helpers/checks/diagnoses/ that no check reports any more: {unused}"
 
 
+def test_the_graders_own_ids_are_explained_too():
+    """Ids the grader assigns (autograder/: a NameError, a killed sandbox, a cell that did not run)."""
+    found = set()
+    for path in sorted((REPO / "autograder").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and ID.match(node.value):
+                found.add(node.value)
+    extra = found - set(DIAGNOSES)
+    assert extra == set(GRADER_DIAGNOSES), (sorted(extra), sorted(GRADER_DIAGNOSES))
+    assert not set(GRADER_DIAGNOSES) & set(DIAGNOSES)
+
+
 def test_scan_sees_ids_written_in_both_styles():
     """Both ways ids are written today are found: a keyword argument and a value in a table."""
     used = ids_in_checks()
@@ -52,9 +65,9 @@ def test_scan_sees_ids_written_in_both_styles():
     assert "laplace.scale_inverted" in used              # {"ε/Δ": (..., "laplace.scale_inverted")}
 
 
-@pytest.mark.parametrize("diagnosis", sorted(DIAGNOSES))
+@pytest.mark.parametrize("diagnosis", sorted({**DIAGNOSES, **GRADER_DIAGNOSES}))
 def test_entry_is_complete_and_chinese_first(diagnosis):
-    entry = DIAGNOSES[diagnosis]
+    entry = {**DIAGNOSES, **GRADER_DIAGNOSES}[diagnosis]
     assert group_of(diagnosis) in GROUPS
     assert all(text.strip() for text in entry), f"{diagnosis}: an empty field"
     assert CJK.search(entry.meaning_zh) and CJK.search(entry.advice_zh), f"{diagnosis}: the Chinese text is not Chinese"

@@ -240,3 +240,22 @@ def test_noise_scale_audit_passes_any_split_and_catches_a_sum_scale_1_5_times_to
     for u1 in (0.98, 0.2):
         assert cpm.noise_scale_bound(_vectorized(u1, 1 - u1), 1000).epsilon <= 1.0
     assert cpm.noise_scale_bound(_vectorized(0.75, 0.5), 1000).epsilon > 1.0
+
+
+@pytest.mark.parametrize("u1, u2, seeds", [(0.005, 0.995, (3, 9)), (0.01, 0.01, (2, 4))])
+def test_an_over_noised_private_split_keeps_the_privacy_and_rng_marks(u1, u2, seeds):
+    """Issue 25, item 2: over-noised splits are ε-DP. Before, their far lower tails were 1 - P(Y > y),
+    rounded to 0, every candidate event's score was -inf, and the audit crashed (TypeError) at these
+    seeds (2/10 and 5/10 of seeds 0-9); most outputs fall on a bound, so three rng states could agree."""
+    from helpers.checks import load_student_code
+    from helpers.checks.private_mean.audits import _check_noise_scales
+
+    ns = _source_namespace()
+    code = (HERE.parent / "corpus" / "private_mean" / "private_mean" / "equal_split.py").read_text()
+    code = code.replace("eps_sum = eps_count = epsilon / 2", f"eps_sum, eps_count = {u1} * epsilon, {u2} * epsilon")
+    assert f"{u1} * epsilon" in code
+    load_student_code(code, ns)
+    with contextlib.redirect_stdout(io.StringIO()):
+        for seed in seeds:
+            _check_noise_scales(ns["private_mean"], seed)
+            cpm.check_private_mean_rng(ns["private_mean"], seed)

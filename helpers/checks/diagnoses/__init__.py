@@ -6,7 +6,8 @@ submissions by these ids, and the instructor's guide (``docs/teacher-guide.md``,
 written by ``docs/build_guide.py``) prints this table, so the explanation a
 lecturer reads is the one kept beside the checks. ``tests/checks/test_diagnosis_table.py``
 fails when a check names an id that is not here, or this table keeps an id no
-check names any more.
+check names any more. :data:`GRADER_DIAGNOSES` (``grader.py``) explains the ids the grader
+gives a failure that no check named, so that the guide covers every id a class report shows.
 
 Each entry: the meaning (Chinese), what to tell the student (Chinese), then the
 same two in English.
@@ -17,8 +18,9 @@ from __future__ import annotations
 from helpers.checks.diagnoses.coding import CODE
 from helpers.checks.diagnoses.deciding import DECISIONS
 from helpers.checks.diagnoses.entry import Diagnosis
+from helpers.checks.diagnoses.grader import GRADER_DIAGNOSES
 
-__all__ = ["Diagnosis", "GROUPS", "DIAGNOSES", "group_of"]
+__all__ = ["Diagnosis", "GROUPS", "DIAGNOSES", "GRADER_DIAGNOSES", "group_of"]
 
 #: Title of each id's prefix (the assignment, or ``common`` for the checks shared by all).
 GROUPS = {

@@ -67,7 +67,7 @@ CODE: dict[str, Diagnosis] = {
         "Take all randomness from the rng passed in."),
     "common.rng_seed_fixed": _D(
         "不同种子的 rng 给出了完全相同的输出：函数里固定了种子，或根本没用 rng。",
-        "删掉函数内部的 default_rng(固定种子) 或 np.random.seed，直接用参数 rng。",
+        "删掉函数内部用固定种子新建的生成器或 np.random.seed，直接用参数 rng。",
         "Different seeds gave identical outputs: a seed is fixed inside the function, or rng is ignored.",
         "Remove the fixed seed and use the rng parameter."),
     "common.output_not_from_draws": _D(
@@ -116,6 +116,21 @@ CODE: dict[str, Diagnosis] = {
         "避开 0，例如用 1 - u（rng.random 的取值范围是 [0, 1)，1 - u 落在 (0, 1]）。",
         "The output has inf or nan: rng.random() can return 0 and ln(0) = -inf.",
         "Use 1 - u, which lies in (0, 1]."),
+    "laplace.log_of_negative": _D(
+        "输出中有很多 nan：某个 ln(·) 的参数是负数（例如把 u - 1/2 写成了 u）。",
+        "检查每个对数的参数：ln(1 - 2|u - 1/2|) 需要 u - 1/2 ∈ [-1/2, 1/2)，rng.random() 给出的 u 在 [0, 1) 内。",
+        "The output has many nan values: a logarithm got a negative argument (e.g. u written for u - 1/2).",
+        "Check every log's argument: ln(1 - 2|u - 1/2|) needs u - 1/2, while rng.random() gives u in [0, 1)."),
+    "exponential.epsilon_zero_not_uniform": _D(
+        "ε = 0 时指数机制没有在候选中均匀选择。",
+        "ε = 0 合法：所有权重 e^0 = 1，均匀选择；不要除以 ε。",
+        "At ε = 0 the exponential mechanism did not choose uniformly.",
+        "ε = 0 is valid: every weight is e^0 = 1; do not divide by ε."),
+    "randomized_response.perturb_overflow": _D(
+        "ε 很大（800）时 rr_perturb 没有保留全部比特：直接计算 e^ε 溢出。",
+        "复用 rr_keep_probability（稳定的写法 1/(1 + e^(-ε))）。",
+        "rr_perturb did not keep every bit at a huge ε (800): e^ε computed directly overflows.",
+        "Reuse rr_keep_probability (the stable form 1/(1 + e^(-ε)))."),
     "laplace.one_noise_for_all": _D(
         "只抽了一个（或少数几个）噪声，用在整个数组或所有查询上。",
         "每个元素、每次调用都要自己独立的噪声：rng.random(size) 一次生成 size 个。",
@@ -224,7 +239,7 @@ CODE: dict[str, Diagnosis] = {
         "Check each factor against the formula, then normalize."),
     "exponential.missing_factor_2": _D(
         "指数中少了因子 2（用了 exp(εq/Δq)）。",
-        "指数机制的指数是 εq/(2Δq)：2 来自分母归一化常数也会随数据变化。",
+        "指数机制的指数是 εq/(2Δq)：相邻数据集上分子和归一化常数各可能变化 e^(ε/2) 倍，合起来才是 e^ε。",
         "The factor 2 is missing (exp(εq/Δq) was used).",
         "The exponent is εq/(2Δq)."),
     "exponential.eps_times_delta": _D(

@@ -233,7 +233,7 @@ DECISIONS: dict[str, Diagnosis] = {
         "Say the ε asked, spent and remaining."),
     "privacy_budget.noise_for_wrong_budget": _D(
         "噪声尺度远小于 1/ε：按总预算或剩余预算生成了噪声，而不是本次的 ε。",
-        "每次查询的噪声 Lap(Δ/ε_本次)，计数的 Δ = 1。",
+        "每次查询的噪声是 Lap(Δ/ε)，ε 为本次查询消耗的预算，计数的 Δ = 1。",
         "The noise is far below 1/ε: generated for the total or remaining budget.",
         "Use Lap(1/ε) for this query's ε."),
     "privacy_budget.noise_larger_than_charged": _D(
@@ -298,7 +298,7 @@ DECISIONS: dict[str, Diagnosis] = {
         "Independent noise per bin."),
     "privacy_budget.attack_not_integer": _D(
         "averaging_attack 没有返回整数。",
-        "返回 int(round(平均值))。",
+        "把平均值四舍五入后转成 int 返回。",
         "averaging_attack did not return an integer.",
         "Return int(round(mean))."),
     "privacy_budget.attack_not_average": _D(

@@ -233,6 +233,10 @@ def check_private_mean_invalid(private_mean: Callable) -> None:
             "ValueError for nan values, nan / inf bounds, nan / inf ε")
 
 
+#: Generator states tried by :func:`check_private_mean_rng` (the same one twice, then others until two differ).
+_RNG_STATES = 32
+
+
 def check_private_mean_rng(private_mean: Callable, seed: int | None = None) -> None:
     """Same generator state ⇒ same output; other state ⇒ other output; the call advances the generator.
 
@@ -265,10 +269,22 @@ def check_private_mean_rng(private_mean: Callable, seed: int | None = None) -> N
             f"unseeded generator...); such noise cannot be audited and breaks the rules.",
             diagnosis="private_mean.randomness_outside_rng",
         )
-    if outputs[0] == outputs[2] == outputs[3]:
+    # An over-noised but private split clips most outputs onto a bound (ε₁ = 0.005ε: about 88% of
+    # them), so a few states can agree by chance: more states are asked until two results differ.
+    # A correct mechanism whose outputs fall on one bound with probability <= 1/2 (the worst case: all
+    # mass on the two bounds) gives one result in all 32 states with probability <= 2 × 2⁻³² ≈ 5e-10.
+    extra = seed + 3
+    while outputs[0] == outputs[2] == outputs[3] and len(outputs) < _RNG_STATES:
+        rng = np.random.Generator(np.random.PCG64(extra))
+        result = _private_mean_once(private_mean, values, 0.0, 1.0, 1.0, rng)
+        if result != outputs[0]:
+            break
+        outputs.append(result)
+        extra += 1
+    if outputs[0] == outputs[2] == outputs[3] and len(outputs) >= _RNG_STATES:
         raise _fail(
-            "private_mean：三个不同状态的 rng 给出了完全相同的结果。噪声是否来自一个固定种子的生成器，或者根本没有加噪声？",
-            "private_mean: generators in three different states gave exactly the same result. Does the noise come "
+            f"private_mean：{_RNG_STATES - 1} 个不同状态的 rng 给出了完全相同的结果。噪声是否来自一个固定种子的生成器，或者根本没有加噪声？",
+            f"private_mean: generators in {_RNG_STATES - 1} different states gave exactly the same result. Does the noise come "
             "from a generator with a fixed seed, or is there no noise at all?",
             diagnosis="private_mean.noise_fixed_or_missing",
         )
