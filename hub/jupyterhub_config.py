@@ -31,6 +31,7 @@ import csv
 import importlib.util
 import os
 import json
+import shutil
 import socket
 import sys
 from pathlib import Path
@@ -271,6 +272,9 @@ c.Spawner.environment = {
     # student configuration first: Assignment List and Validate only (no Formgrader, no
     # create-assignment toolbar, no course list)
     "JUPYTER_CONFIG_PATH": str(SRV / "jupyter" / "student"),
+    # the course's own lab extension (Submit and Validate save the open notebooks first), as
+    # `make lab` and the launcher load it; found in <JUPYTER_PATH>/labextensions
+    "JUPYTER_PATH": str(SRV / "jupyter-data"),
 }
 c.Spawner.env_keep = ["LANG", "LC_ALL"]
 
@@ -292,7 +296,9 @@ LAB_SETTINGS = SRV / "lab-settings"
 # is 0700, so links into it would leave every person's JupyterLab without its application.
 _lab_app = next((p for p in (VENV_BIN.parent / "share" / "jupyter" / "lab", Path(sys.prefix) / "share" / "jupyter" / "lab")
                  if p.is_dir()))
-_language = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALE}}
+# as .lab-settings/overrides.json for `make lab`: the course's language, and autosave every 30 s
+_language = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALE},
+             "@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": 30}}
 _overrides = {
     "student": _language,
     "instructor": {**_language, "@jupyterlab/mainmenu-extension:plugin": {"menus": [{
@@ -313,6 +319,13 @@ for _role, _settings in _overrides.items():
             (_dir / _part.name).symlink_to(_part)
     for _path in (LAB_SETTINGS, _dir, _dir / "settings"):
         _path.chmod(0o755)
+
+
+# The checkout is 0700: the extension is copied where every person's server can read it.
+_extensions = SRV / "jupyter-data" / "labextensions"
+shutil.copytree(REPO / "course" / "labextensions", _extensions, dirs_exist_ok=True)
+for _path in (_extensions.parent, *_extensions.rglob("*"), _extensions):
+    _path.chmod(0o755 if _path.is_dir() else 0o644)
 
 
 def _lab_settings(spawner) -> None:
