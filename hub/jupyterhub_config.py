@@ -14,9 +14,11 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 | ``DP_HUB_CULL_TIMEOUT`` | 3600 | seconds of inactivity before a server is stopped |
 | ``DP_HUB_LOCALE`` | zh_CN | JupyterLab's language (``en`` for English) |
 | ``DP_HUB_URL`` | ``http://hub.localhost:PORT`` | public URL of the hub; every user's server and the Formgrader get a subdomain of it |
+| ``DP_HUB_USER_DOMAIN`` | ``users.localhost`` when ``DP_HUB_URL`` is on ``*.localhost``, else none | students' servers at ``<name>.DP_HUB_USER_DOMAIN``: a registrable domain other than the hub's (none: ``<name>.<hub host>``, with a warning) |
 | ``DP_HUB_MEM_LIMIT`` | 2G | memory of all a student's processes together (cgroup), and address space of each |
 | ``DP_HUB_TMP_LIMIT`` / ``DP_HUB_SHM_LIMIT`` | 512M / 256M | size of each student's private ``/tmp`` and ``/dev/shm`` |
 | ``DP_HUB_HOME_LIMIT`` | 2G | disk space of each student's home (an ext4 image in ``$DP_HUB_SRV/homes``) |
+| ``DP_HUB_NETNS_SUBNET`` | 169.254.64.0/18 | the students' servers' own network namespaces (a /30 each; the hub's API on its first address); empty: servers share the host's ports |
 | ``DP_HUB_EXCHANGE_LIMIT`` | 2G | size of the exchange's own file system (``hub/provision.py``: ``$DP_HUB_SRV/exchange.img``) |
 
 Layout per nbgrader's "Using nbgrader with JupyterHub" (one class, several graders):
@@ -29,6 +31,7 @@ import csv
 import importlib.util
 import os
 import json
+import shutil
 import socket
 import sys
 from pathlib import Path
@@ -52,6 +55,8 @@ MEM_LIMIT = os.environ.get("DP_HUB_MEM_LIMIT", "2G")
 TMP_LIMIT = os.environ.get("DP_HUB_TMP_LIMIT", "512M")
 SHM_LIMIT = os.environ.get("DP_HUB_SHM_LIMIT", "256M")
 HOME_LIMIT = os.environ.get("DP_HUB_HOME_LIMIT", "2G")
+# link-local: never routed off the machine, and unlikely to be a campus network's
+NETNS_SUBNET = os.environ.get("DP_HUB_NETNS_SUBNET", "169.254.64.0/18")
 # one origin per person: the hub on HOST, alice's server on alice.HOST, the Formgrader on
 # dp-course--service.HOST (JupyterHub's subdomain_hook "idna"). Chromium resolves *.localhost to
 # loopback; a class server needs wildcard DNS (*.HOST) and a wildcard TLS certificate.
@@ -75,18 +80,33 @@ students = [r["id"] for r in roster if r["role"] == "student"]
 STATE.mkdir(parents=True, exist_ok=True)
 STATE.chmod(0o700)
 
+
+def hub_port() -> int:
+    """The hub API's port, the same at every start: the servers that outlive a restart call it."""
+    saved = STATE / "hub-port"
+    if saved.exists() and saved.read_text().strip().isdigit():
+        return int(saved.read_text())
+    port = free_port()
+    saved.write_text(str(port))
+    return port
+
+
 # --- network: the public proxy on IP:PORT (host-routed subdomains); hub API and proxy API on
 # free loopback ports
 c.JupyterHub.bind_url = f"http://{IP}:{PORT}"
 c.JupyterHub.subdomain_host = PUBLIC_URL
-c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{free_port()}"
+c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{hub_port()}"
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{free_port()}"
 c.ConfigurableHTTPProxy.command = [str(HUB / "node_modules" / ".bin" / "configurable-http-proxy")]
 c.ConfigurableHTTPProxy.pid_file = str(STATE / "proxy.pid")
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
-c.JupyterHub.cleanup_servers = True      # stopping the hub stops the students' servers
+# A restart of the hub (an upgrade, a crash, Ctrl-C and `sudo make hub` again) keeps the students'
+# servers and kernels running: the restarted hub finds them (hub/spawner.py keeps what it needs in the
+# hub's database), and the new proxy gets their routes back. Stopping the class: the hub's admin page,
+# the idle culler, or `hub/provision.py --stop` with the hub stopped (hub/README.md, "Restarts").
+c.JupyterHub.cleanup_servers = False
 # The periodic service health check only logs; during shutdown (Ctrl-C, SIGTERM) it can run after
 # the services were stopped and end the hub with a traceback (JupyterHub 6.1: Server.from_orm(None)).
 c.JupyterHub.service_check_interval = 0
@@ -99,6 +119,28 @@ c.JupyterHub.service_check_interval = 0
 # Secure (the servers and services would set theirs without it on http, which the browser refuses).
 _public_host = urlparse(PUBLIC_URL).hostname or ""
 HOST_COOKIES = urlparse(PUBLIC_URL).scheme == "https" or _public_host == "localhost" or _public_host.endswith(".localhost")
+# ... and cookies for the parent domain are only half of it: 200 junk cookies set there push the
+# instructor's own cookies out of the browser's jar (Chromium keeps ~180 per registrable domain), after
+# which her tossed session id and login took (red team, issue 26). So the students' servers live on a
+# registrable domain of their own, as GitHub serves its users' content from githubusercontent.com: the
+# hub and the Formgrader on HOST, alice on alice.USER_DOMAIN; nothing her page sets reaches HOST.
+_localhost = _public_host == "localhost" or _public_host.endswith(".localhost")
+USER_DOMAIN = os.environ.get("DP_HUB_USER_DOMAIN", "users.localhost" if _localhost else "").strip(".")
+if USER_DOMAIN and (USER_DOMAIN == _public_host or _public_host.endswith("." + USER_DOMAIN)
+                    or USER_DOMAIN.endswith("." + _public_host)):
+    sys.exit(f"DP_HUB_USER_DOMAIN={USER_DOMAIN} must not contain or lie under the hub's host {_public_host}: "
+             "use a registrable domain of its own (hub/README.md)")
+if USER_DOMAIN:
+    from jupyterhub.utils import subdomain_hook_idna
+
+    def _hosts(name: str, domain: str, kind: str) -> str:
+        """alice.USER_DOMAIN for a user's server; the services (the Formgrader) stay under the hub's host."""
+        return subdomain_hook_idna(name, USER_DOMAIN if kind == "user" else domain, kind)
+
+    c.JupyterHub.subdomain_hook = _hosts
+else:
+    print(f"warning: DP_HUB_USER_DOMAIN is not set: students' servers are subdomains of {_public_host}, and a "
+          "student's page can push the instructor's cookies out of the browser (hub/README.md)", file=sys.stderr)
 if HOST_COOKIES:
     c.JupyterHub.cookie_host_prefix_enabled = True
     c.JupyterHub.tornado_settings = {"cookie_options": {"secure": True}}
@@ -191,9 +233,19 @@ if Path("/run/systemd/system").is_dir() and importlib.util.find_spec("systemdspa
     c.SystemdSpawner.unit_extra_properties = {"TasksMax": "512", "MemorySwapMax": "0", "CPUWeight": "100"}
 else:
     # containers, CI, this kind of machine: the same limits through cgroups directly
-    from spawner import CourseSpawner               # hub/spawner.py
+    from spawner import CourseSpawner, hub_address  # hub/spawner.py
 
     c.JupyterHub.spawner_class = CourseSpawner
+    # Each server in its own network namespace: a student who binds every port binds only hers (red
+    # team: one student's 28,131 ports stopped every classmate's server start). The hub's API then
+    # listens on an address of the subnet, the one address the servers have a route to.
+    _hub_ip, _why = hub_address(NETNS_SUBNET) if NETNS_SUBNET else (None, "DP_HUB_NETNS_SUBNET is empty")
+    if _hub_ip:
+        c.JupyterHub.hub_bind_url = f"http://{_hub_ip}:{hub_port()}"
+        c.CourseSpawner.netns_subnet = NETNS_SUBNET
+    else:
+        print(f"warning: students' servers share the host's network namespace ({_why}): one student can "
+              "bind every port of the machine", file=sys.stderr)
     # a private /tmp (/var/tmp) hides the host's: the course folders and the course's Python must
     # not live there
     def _hidden_by(folder: str) -> bool:
@@ -220,6 +272,9 @@ c.Spawner.environment = {
     # student configuration first: Assignment List and Validate only (no Formgrader, no
     # create-assignment toolbar, no course list)
     "JUPYTER_CONFIG_PATH": str(SRV / "jupyter" / "student"),
+    # the course's own lab extension (Submit and Validate save the open notebooks first), as
+    # `make lab` and the launcher load it; found in <JUPYTER_PATH>/labextensions
+    "JUPYTER_PATH": str(SRV / "jupyter-data"),
 }
 c.Spawner.env_keep = ["LANG", "LC_ALL"]
 
@@ -241,7 +296,9 @@ LAB_SETTINGS = SRV / "lab-settings"
 # is 0700, so links into it would leave every person's JupyterLab without its application.
 _lab_app = next((p for p in (VENV_BIN.parent / "share" / "jupyter" / "lab", Path(sys.prefix) / "share" / "jupyter" / "lab")
                  if p.is_dir()))
-_language = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALE}}
+# as .lab-settings/overrides.json for `make lab`: the course's language, and autosave every 30 s
+_language = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALE},
+             "@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": 30}}
 _overrides = {
     "student": _language,
     "instructor": {**_language, "@jupyterlab/mainmenu-extension:plugin": {"menus": [{
@@ -262,6 +319,13 @@ for _role, _settings in _overrides.items():
             (_dir / _part.name).symlink_to(_part)
     for _path in (LAB_SETTINGS, _dir, _dir / "settings"):
         _path.chmod(0o755)
+
+
+# The checkout is 0700: the extension is copied where every person's server can read it.
+_extensions = SRV / "jupyter-data" / "labextensions"
+shutil.copytree(REPO / "course" / "labextensions", _extensions, dirs_exist_ok=True)
+for _path in (_extensions.parent, *_extensions.rglob("*"), _extensions):
+    _path.chmod(0o755 if _path.is_dir() else 0o644)
 
 
 def _lab_settings(spawner) -> None:

@@ -75,6 +75,7 @@ ROLES = ("instructor", "student")
 ID_PATTERN = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 DEFAULT_SRV = Path(os.environ.get("DP_HUB_SRV", "/srv/dp-course"))
 EXCHANGE_LIMIT = os.environ.get("DP_HUB_EXCHANGE_LIMIT", "2G")
+INBOUND_LIMIT = os.environ.get("DP_HUB_INBOUND_LIMIT", "256M")
 
 
 def size_bytes(spec: str) -> int:
@@ -311,6 +312,10 @@ def run_tool(cmd: list[str]) -> str:
 
 
 def unmount_exchange(srv: Path) -> None:
+    inside = str((srv / "exchange").resolve()) + "/"
+    for target in sorted((t for t in _mount_targets() if t.startswith(inside)), key=len, reverse=True):
+        if run_tool(["umount", target]):        # the students' own inbound spaces first
+            run_tool(["umount", "--lazy", target])
     if os.path.ismount(srv / "exchange") and run_tool(["umount", str(srv / "exchange")]):
         run_tool(["umount", "--lazy", str(srv / "exchange")])     # busy: detach now, freed when closed
 
@@ -395,6 +400,110 @@ def prepare_exchange(srv: Path, grader: pwd.struct_passwd) -> Path:
     return exchange
 
 
+def _mount_targets() -> list[str]:
+    with open("/proc/self/mounts", encoding="utf-8") as handle:
+        return [line.split()[1].replace("\\040", " ") for line in handle]
+
+
+def stop_class(srv: Path, roster: list[dict]) -> list[str]:
+    """Stop what runs of the roster's class as a reboot would, with the hub already stopped; what it did.
+
+    Every roster member's server and what it left (the processes of each ``dphub-*`` cgroup of
+    hub/spawner.py, killed), their network namespaces (``dphub-*``), the home images mounted
+    over the roster's homes, and the exchange image. Their files stay: ``sudo make hub`` mounts the
+    exchange again and each server's start its home (hub/README.md, "Restarts"). Used by the
+    tests to leave the machine as they found it, and by ``--stop``.
+    """
+    sys.path.insert(0, str(REPO / "hub"))
+    from spawner import NETNS_PREFIX, remove_netns
+
+    from autograder.jail.cgroup import Cgroup
+
+    done = []
+    ids = {person["id"] for person in roster}
+    groups: dict[str, tuple[int, list[Path]]] = {}
+    with open("/proc/self/mounts", encoding="utf-8") as handle:
+        hierarchies = [(line.split()[1], line.split()[2]) for line in handle if line.split()[2] in ("cgroup", "cgroup2")]
+    for top, kind in hierarchies:
+        for root, dirs, _ in os.walk(top):
+            # the spawner's groups are dphub-<id>-<pid>-<ns>: only this class's students'
+            for name in [d for d in dirs if d.startswith(NETNS_PREFIX) and d[len(NETNS_PREFIX):].rsplit("-", 2)[0] in ids]:
+                groups.setdefault(name, (2 if kind == "cgroup2" else 1, []))[1].append(Path(root) / name)
+                dirs.remove(name)
+    for name, (version, dirs) in groups.items():
+        Cgroup(dirs, version).remove()          # kills every process in it first
+        done.append(f"stopped {name}")
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout if shutil.which("ip") else ""
+    for line in listed.splitlines():
+        name = line.split()[0] if line.split() else ""
+        if name.startswith(NETNS_PREFIX) and name[len(NETNS_PREFIX):] in ids:
+            remove_netns(name)
+            done.append(f"removed network namespace {name}")
+    homes = set()
+    for person in roster:
+        try:
+            homes.add(os.path.realpath(pwd.getpwnam(person["id"]).pw_dir))
+        except KeyError:
+            pass
+    for target in _mount_targets():
+        if target in homes:
+            if run_tool(["umount", target]):
+                run_tool(["umount", "--lazy", target])
+            done.append(f"unmounted {target}")
+    if os.path.ismount(srv / "exchange"):
+        unmount_exchange(srv)
+        done.append(f"unmounted {srv / 'exchange'}")
+    return done
+
+
+def mount_inbound_spaces(srv: Path, roster: list[dict], grader: pwd.struct_passwd, size: int) -> str:
+    """Each student's own inbound space; ``""``, or why the class shares ``inbound/`` (as before).
+
+    ``SRV/inbound/<id>.img`` (ext4, sparse, ``size`` bytes, its own inodes), loop-mounted
+    ``nosuid,nodev,noexec`` on ``exchange/dp-course/inbound/<id>``: owned by the student, readable
+    by the course account's group, by no one else (0750). Submit writes there (autograder.nbgrader.exchange),
+    Collect reads every space. A student who fills hers (blocks or inodes) stops only her own
+    submissions; ``inbound/`` itself becomes 1711: no one else writes into the exchange's own file
+    system, so classmates' submissions, releases and feedback keep their room.
+    """
+    inbound = srv / "exchange" / COURSE_ID / "inbound"
+    images = srv / "inbound"
+    images.mkdir(mode=0o700, exist_ok=True)
+    os.chown(images, 0, 0)
+    images.chmod(0o700)
+    for person in (p for p in roster if p["role"] == "student"):
+        user = pwd.getpwnam(person["id"])
+        space, image = inbound / person["id"], images / f"{person['id']}.img"
+        if os.path.ismount(space):
+            continue
+        if space.is_symlink() or (space.exists() and (not space.is_dir() or os.lstat(space).st_uid != 0)):
+            # made by someone while inbound/ was open to all (an earlier version): not the student's space
+            aside = srv / f"exchange-untrusted-{person['id']}-{int(os.lstat(space).st_mtime)}"
+            shutil.move(str(space), str(aside))
+            print(f"exchange: {space} was not made by provisioning: moved to {aside}")
+        space.mkdir(exist_ok=True)
+        os.chown(space, 0, 0)
+        space.chmod(0o755)
+        if not image.exists():
+            partial = image.with_suffix(".new")
+            with open(partial, "wb") as handle:
+                handle.truncate(size)
+            partial.chmod(0o600)
+            error = run_tool(["mkfs.ext4", "-q", "-F", "-m", "0", "-E",
+                              f"root_owner={user.pw_uid}:{grader.pw_gid}", str(partial)])
+            if error:
+                partial.unlink(missing_ok=True)
+                return f"mkfs.ext4: {error}"
+            partial.rename(image)
+        error = run_tool(["mount", "-o", "loop,nosuid,nodev,noexec", str(image), str(space)])
+        if error:
+            return f"mount -o loop: {error}"
+        os.chown(space, user.pw_uid, grader.pw_gid)
+        space.chmod(0o750)
+    inbound.chmod(0o1711)
+    return ""
+
+
 def has_demo_password(name: str) -> bool:
     """Whether ``name``'s password is still ``demo-<name>`` (compared with /etc/shadow)."""
     import warnings
@@ -447,7 +556,7 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
     if reset:
         unmount_exchange(srv)
         (srv / "exchange.img").unlink(missing_ok=True)
-        for sub in ("course", "exchange", "bundle", "homes"):   # homes: hub/spawner.py's home images
+        for sub in ("course", "exchange", "bundle", "homes", "inbound"):   # homes, inbound: the images
             shutil.rmtree(srv / sub, ignore_errors=True)
     srv.mkdir(parents=True, exist_ok=True)
     root_only(srv)      # again: someone may have created it between the first check and mkdir (red team)
@@ -499,6 +608,10 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
             locked.append(person["id"])
         if not demo_passwords and not password_set(person["id"]):
             without.append(person["id"])
+    if os.path.ismount(exchange):       # where loop devices work: a space of their own for each student
+        why_not = mount_inbound_spaces(srv, roster, grader, size_bytes(INBOUND_LIMIT))
+        if why_not:
+            print(f"warning: students share the exchange's inbound/ ({why_not}): one can fill it for all")
     if locked:
         print(f"removed the demo passwords of: {', '.join(locked)}")
         # Whoever logged in with a demo password keeps cookies and API tokens (red team: a token made
@@ -533,7 +646,16 @@ def main(argv=None) -> int:
                              "only); without it, earlier demo passwords are removed")
     parser.add_argument("--reset", action="store_true",
                         help="delete the course, exchange and the members' course folders first (demo/tests)")
+    parser.add_argument("--stop", action="store_true",
+                        help="with the hub stopped: stop every student's server, unmount the homes and the "
+                             "exchange (what a reboot does; files stay), then exit")
     args = parser.parse_args(argv)
+    if args.stop:
+        if os.geteuid() != 0:
+            parser.error("--stop needs root")
+        for line in stop_class(args.srv, read_roster(args.roster)):
+            print(line)
+        return 0
     try:
         result = provision(args.roster, args.srv, demo_passwords=args.demo_passwords, reset=args.reset,
                            venv=args.venv)

@@ -18,6 +18,15 @@ everything it starts (kernels, terminals, their children):
   (sparse, in ``home_images``), created on the first start from the existing home
   (``mkfs.ext4 -d``), loop-mounted ``nosuid,nodev`` over the home while the server runs and
   unmounted when it stops;
+- **its own network namespace** (``netns_subnet``): the server and everything it starts live in
+  ``dphub-<student>``, a network namespace with its own loopback and ports, joined to the host by a
+  veth pair (a /30 of ``netns_subnet``: the host's end ``.1``, the server's ``.2``); the server
+  listens on its own address, where the proxy reaches it, and reaches the hub's API at the
+  hub's address (``hub_address``: a /32 of the subnet on the host's ``lo``), its only route.
+  A student who binds every port binds her own namespace's ports: classmates' servers, the hub
+  and the proxy keep theirs (red team: 28,131 of the host's 28,232 ephemeral ports, then no
+  classmate's server could start). Nothing on the host's 127.0.0.1 (the Formgrader's port,
+  the proxy's API) and no classmate's server is reachable from it, and it has no route out;
 - the per-process rlimits of before: ``RLIMIT_AS = mem_limit`` (an allocation beyond it
   fails with ``MemoryError`` in that process) and ``RLIMIT_NPROC`` = ``pids_limit`` per account.
 
@@ -33,10 +42,12 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import ipaddress
 import os
 import pwd
 import resource
 import subprocess
+import threading
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
@@ -44,7 +55,12 @@ from traitlets import Bool, Integer, Unicode
 
 from autograder.jail.cgroup import Cgroup   # the grader's cgroup code (the course's Python has the project installed)
 
-_CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
+_CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
+#: a student's network namespace is ``dphub-<name>`` (``ip netns``), its host-side veth ``dph<slot>``
+NETNS_PREFIX, VETH_PREFIX = "dphub-", "dph"
+#: the port every server listens on inside its own namespace (no port is shared, none is chosen)
+SERVER_PORT = 8888
+_slot_lock = threading.Lock()
 _MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
 
 
@@ -62,6 +78,52 @@ def _private_tmpfs(mounts: list[tuple[str, int]]) -> None:
         options = f"size={size},mode=1777".encode()
         if libc.mount(b"tmpfs", path.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
             raise OSError(ctypes.get_errno(), f"mount tmpfs {path}")
+
+
+def _join_netns(fd: int) -> None:
+    """In the child before exec: enter the student's network namespace (``fd`` of /run/netns/NAME)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.setns(fd, _CLONE_NEWNET) != 0:
+        raise OSError(ctypes.get_errno(), "setns(CLONE_NEWNET)")
+
+
+def hub_address(subnet: str) -> tuple[str | None, str]:
+    """The hub's address in ``subnet`` (its first host address, on the host's ``lo``), set up now.
+
+    Returns ``(address, "")``, or ``(None, why not)`` when this machine cannot give servers a
+    network namespace of their own (no ``ip``, no CAP_NET_ADMIN: an unprivileged container);
+    the hub then listens on 127.0.0.1 and the servers share the host's namespace, as before.
+    Idempotent (a restarted hub finds the address there).
+    """
+    net = ipaddress.ip_network(subnet)
+    address = str(net[1])
+    probe = f"{NETNS_PREFIX}probe-{os.getpid()}"
+    error = _run(["ip", "netns", "add", probe])
+    if error:
+        return None, f"ip netns add: {error}"
+    error = _run(["ip", "-n", probe, "link", "set", "lo", "up"])
+    _run(["ip", "netns", "del", probe])
+    if error:
+        return None, f"ip link set lo up in a namespace: {error}"
+    shown = subprocess.run(["ip", "-o", "-4", "addr", "show", "dev", "lo"], capture_output=True, text=True).stdout
+    if f" {address}/" not in shown:
+        error = _run(["ip", "addr", "add", f"{address}/32", "dev", "lo"])
+        if error:
+            return None, f"ip addr add {address}/32 dev lo: {error}"
+    return address, ""
+
+
+def remove_netns(name: str) -> None:
+    """Delete a student's namespace and its veth pair (nothing of theirs must run in it any more)."""
+    link = subprocess.run(["ip", "-n", name, "-o", "link", "show", "eth0"], capture_output=True, text=True).stdout
+    _run(["ip", "netns", "del", name])
+    # the veth pair goes with the namespace; its host end by name, should a process still hold it
+    index = link.split("@if", 1)[1].split(":", 1)[0] if "@if" in link else ""
+    if index.isdigit():
+        host = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+        for line in host.splitlines():
+            if line.startswith(f"{index}: "):
+                _run(["ip", "link", "del", line.split(":")[1].strip().split("@")[0]])
 
 
 def _mount_point(path: Path) -> bool:
@@ -87,6 +149,8 @@ class CourseSpawner(LocalProcessSpawner):
     shm_limit = Integer(256 * 2**20, config=True, help="bytes of the private /dev/shm (0: the host's)")
     home_limit = Integer(2 * 2**30, config=True, help="bytes of the home image (0: no disk cap)")
     home_images = Unicode("", config=True, help="folder of the per-student home images (root only)")
+    netns_subnet = Unicode("", config=True, help="IPv4 subnet of the servers' own network namespaces (one /30 "
+                           "each; the hub listens on its first address, see hub_address); empty: the host's")
 
     _warned: set[str] = set()
     _namespaces_work: bool | None = None
@@ -147,6 +211,46 @@ class CourseSpawner(LocalProcessSpawner):
         if _mount_point(home) and _run(["umount", str(home)]):
             _run(["umount", "--lazy", str(home)])     # still busy: detach now, free when closed
 
+    # --- network namespace
+    def _netns_name(self) -> str:
+        return f"{NETNS_PREFIX}{self.user.name}"
+
+    def _make_netns(self) -> str | None:
+        """The student's own network namespace, joined to the host by a veth pair; why not, or None."""
+        net = ipaddress.ip_network(self.netns_subnet)
+        hub = net[1]
+        name = self._netns_name()
+        remove_netns(name)            # a namespace left by a server that died with the machine's hub
+        error = _run(["ip", "netns", "add", name])
+        if error:
+            return f"ip netns add: {error}"
+        slots = net.num_addresses // 4 - 1          # slot 0 holds the hub's address
+        with _slot_lock:
+            links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+            taken = {line.split(":")[1].strip().split("@")[0] for line in links.splitlines()}
+            first = pwd.getpwnam(self.user.name).pw_uid % slots    # the same slot each time, mostly
+            free = (1 + (first + i) % slots for i in range(slots))
+            slot = next((k for k in free if f"{VETH_PREFIX}{k}" not in taken), None)
+            if slot is None:
+                _run(["ip", "netns", "del", name])
+                return f"no free /30 left in {net}"
+            host_if, host_ip, own_ip = f"{VETH_PREFIX}{slot}", net[4 * slot + 1], net[4 * slot + 2]
+            steps = [["ip", "link", "add", host_if, "type", "veth", "peer", "name", "eth0", "netns", name]]
+            steps += [["ip", "addr", "add", f"{host_ip}/30", "dev", host_if],
+                      ["ip", "link", "set", host_if, "up"],
+                      ["ip", "-n", name, "addr", "add", f"{own_ip}/30", "dev", "eth0"],
+                      ["ip", "-n", name, "link", "set", "eth0", "up"],
+                      ["ip", "-n", name, "link", "set", "lo", "up"],
+                      ["ip", "-n", name, "route", "add", f"{hub}/32", "via", str(host_ip)]]
+            for cmd in steps:
+                error = _run(cmd)
+                if error:
+                    remove_netns(name)
+                    return f"{' '.join(cmd)}: {error}"
+        self.ip, self.port = str(own_ip), SERVER_PORT
+        self.netns = name
+        return None
+
     # --- start / stop
     async def start(self):
         loop = asyncio.get_running_loop()
@@ -165,6 +269,15 @@ class CourseSpawner(LocalProcessSpawner):
             self.tmpfs = [(p, s) for p, s in (("/tmp", self.tmp_limit), ("/var/tmp", var_tmp),
                                               ("/dev/shm", self.shm_limit)) if s]
             self.enforced += [f"private {p} tmpfs size={s}" for p, s in self.tmpfs]
+        self.netns = None
+        if self.netns_subnet:
+            why_not = await loop.run_in_executor(None, self._make_netns)
+            if why_not:
+                self._warn_once("netns", f"no network namespace per server ({why_not}): students share the "
+                                         "host's ports")
+                self.ip, self.port = "127.0.0.1", 0
+            else:
+                self.enforced.append(f"network namespace {self.netns} ({self.ip}:{self.port})")
         why_not = await loop.run_in_executor(None, self._mount_home)
         if why_not:
             self._warn_once("home", f"no home disk cap ({why_not})")
@@ -176,25 +289,57 @@ class CourseSpawner(LocalProcessSpawner):
         except BaseException:
             await loop.run_in_executor(None, self._cleanup)
             raise
+        finally:
+            if getattr(self, "_netns_fd", None) is not None:
+                os.close(self._netns_fd)
+                self._netns_fd = None
 
     async def stop(self, now=False):
         await super().stop(now=now)
         await asyncio.get_running_loop().run_in_executor(None, self._cleanup)
+
+    # --- across a restart of the hub (cleanup_servers = False): what stopping the server needs
+    def get_state(self):
+        state = super().get_state()
+        group = getattr(self, "cgroup", None)
+        if group is not None:
+            state["cgroup"] = {"dirs": [str(d) for d in group.dirs], "version": group.version,
+                               "where": {k: str(v) for k, v in group.where.items()}}
+        if getattr(self, "netns", None):
+            state["netns"] = self.netns
+        return state
+
+    def load_state(self, state):
+        super().load_state(state)
+        if "cgroup" in state:
+            saved = state["cgroup"]
+            self.cgroup = Cgroup([Path(d) for d in saved["dirs"]], saved["version"],
+                                 {k: Path(v) for k, v in saved["where"].items()})
+        self.netns = state.get("netns")
 
     def _cleanup(self) -> None:
         group = getattr(self, "cgroup", None)
         if group is not None:
             group.remove()           # kills what the server left behind, then removes the group
             self.cgroup = None
+        if getattr(self, "netns", None):
+            remove_netns(self.netns)
+            self.netns = None
         self._unmount_home()
 
     def make_preexec_fn(self, name):
         become_user = super().make_preexec_fn(name)
         limit = int(self.mem_limit) if self.mem_limit else None
         nproc, group, tmpfs = self.pids_limit, getattr(self, "cgroup", None), list(getattr(self, "tmpfs", []))
+        netns = getattr(self, "netns", None)
+        # opened here (the hub's process), joined in the child; closed by Popen's close_fds after exec
+        netns_fd = os.open(f"/run/netns/{netns}", os.O_RDONLY | os.O_CLOEXEC) if netns else None
+        self._netns_fd = netns_fd
 
         def preexec():
             # everything as root, before the uid changes: the student cannot undo any of it
+            if netns_fd is not None:
+                _join_netns(netns_fd)
             if group is not None:
                 group.join()
             if tmpfs:

@@ -39,6 +39,7 @@ supported: ownership is the identity here.
 
 from __future__ import annotations
 
+import base64
 import datetime
 import fnmatch
 import hashlib
@@ -51,6 +52,7 @@ from contextlib import suppress
 from dateutil.tz import gettz
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError, default
+from nbgrader.utils import check_mode, get_username
 from traitlets import Integer
 
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -85,6 +87,17 @@ def _check_secret(dirfd: int) -> None:
         secret = handle.read(257)
     if not 8 <= len(secret.strip()) <= 256 or not secret.strip().isascii() or not secret.strip().decode().isprintable():
         raise Refused("submission_secret.txt is not a secret nbgrader's submit writes (empty, too long or not text)")
+
+def personal_spaces(inbound: str) -> list[str]:
+    """The students' own inbound spaces: folders of ``inbound/`` named without '+' (hub/provision.py
+    mounts each student's image there), sorted; a symlink is none."""
+    try:
+        names = sorted(os.listdir(inbound))
+    except OSError:
+        return []
+    return [n for n in names if "+" not in n and not n.startswith(".")
+            and stat.S_ISDIR(os.lstat(os.path.join(inbound, n)).st_mode)]
+
 
 class Refused(Exception):
     """A submission or released file that is not what it claims to be."""
@@ -146,6 +159,8 @@ class _Checked(default.Exchange):
         if st.st_uid != os.geteuid():
             self.fail(f"{path} is owned by {_owner_name(st.st_uid)}, not by you: refused "
                       "(someone else created it; the exchange's course folders belong to the course account)")
+        if os.path.basename(path) == "inbound" and personal_spaces(path):
+            return      # each student submits into a space of their own: inbound/ stays closed to them
         wanted = stat.S_IMODE(mode) | (st.st_mode & stat.S_ISVTX)   # never drop inbound/'s sticky bit
         if stat.S_IMODE(st.st_mode) != wanted:
             os.chmod(path, wanted)
@@ -212,7 +227,28 @@ class ExchangeFetchFeedback(_Checked, default.ExchangeFetchFeedback):
 
 
 class ExchangeSubmit(_Checked, default.ExchangeSubmit):
-    """nbgrader's submit, leaving the submission folder 0755 instead of 0777."""
+    """nbgrader's submit into the student's own inbound space where there is one (``inbound/<account>``,
+    a file system of its own: filling it blocks no one else), leaving the folder 0755 instead of 0777."""
+
+    def init_dest(self):
+        inbound = os.path.join(self.root, self.coursedir.course_id, "inbound")
+        own = os.path.join(inbound, get_username())
+        if self.coursedir.course_id == "" or not os.path.isdir(own) or os.path.islink(own):
+            return super().init_dest()
+        # nbgrader's init_dest, with the student's own space as the inbound
+        if not self.authenticator.has_access(self.coursedir.student_id, self.coursedir.course_id):
+            self.fail("You do not have access to this course.")
+        if not check_mode(own, write=True, execute=True):
+            self.fail(f"You don't have write permissions to your inbound folder: {own}")
+        self.inbound_path = own
+        self.cache_path = os.path.join(self.cache, self.coursedir.course_id)
+        student_id = self.coursedir.student_id if self.coursedir.student_id != "*" else get_username()
+        if "*" in student_id or "+" in student_id:
+            self.fail(f"The student ID should contain no '*' nor '+'; got {student_id}")
+        parts = [student_id, self.coursedir.assignment_id, self.timestamp]
+        if self.add_random_string:
+            parts.append(base64.urlsafe_b64encode(os.urandom(9)).decode("ascii"))
+        self.assignment_filename = "+".join(parts)
 
     def copy_files(self):
         super().copy_files()
@@ -245,14 +281,21 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
         self.refused: list[str] = []
         # the name only says whom the folder claims to be; its time part is ignored (and may be junk)
         pattern = "{}+{}+*".format(self.coursedir.student_id or "*", self.coursedir.assignment_id)
-        pattern_records = [{"username": name.split("+", 1)[0], "filename": name}
-                           for name in sorted(os.listdir(self.inbound_path)) if fnmatch.fnmatch(name, pattern)]
+        # inbound/ itself and each student's own space in it (inbound/<account>/, hub/provision.py)
+        names = [name for name in sorted(os.listdir(self.inbound_path)) if "+" in name]
+        for space in personal_spaces(self.inbound_path):
+            try:
+                names += [f"{space}/{name}" for name in sorted(os.listdir(os.path.join(self.inbound_path, space)))]
+            except OSError as error:
+                self.refused.append(f"{space}/: unreadable for the course account ({error.strerror})")
+        pattern_records = [{"username": name.rsplit("/", 1)[-1].split("+", 1)[0], "filename": name}
+                           for name in names if fnmatch.fnmatch(name.rsplit("/", 1)[-1], pattern)]
         valid = []
         for record in pattern_records:
             try:
                 record["timestamp"] = self._trusted_time(record)
             except Refused as why:
-                self.refused.append(f"{record['filename']}: {why}")
+                self.refused.append(f"{record['filename']} (made by {self._maker(record)}): {why}")
                 self.log.error("Refused submission %s: %s", record["filename"], why)
                 continue
             valid.append(record)
@@ -266,6 +309,13 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
                 on_time = [r for r in records if r["timestamp"] <= self.duedate]
                 records = on_time or records
             self.src_records.append(records[0])
+
+    def _maker(self, record: dict) -> str:
+        """Whose a submission folder is: its owner (the account that made it), whatever its name says."""
+        try:
+            return _owner_name(os.lstat(os.path.join(self.inbound_path, record["filename"])).st_uid)
+        except OSError:
+            return "?"
 
     def _uid_of(self, student: str) -> int:
         if self.uid_base:
@@ -384,7 +434,7 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
                 super().copy_files()
             except Refused as why:
                 shutil.rmtree(dest, ignore_errors=True)
-                self.refused.append(f"{record['filename']}: {why}")
+                self.refused.append(f"{record['filename']} (made by {self._maker(record)}): {why}")
                 self.log.error("Refused submission %s: %s", record["filename"], why)
         self.src_records = records
         if self.refused:

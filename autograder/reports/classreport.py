@@ -33,6 +33,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from autograder.reports.report import write_atomic
+from helpers.checks.diagnoses import DIAGNOSES, GRADER_DIAGNOSES
 from helpers.fonts import configure_fonts
 
 #: Students listed by name under one diagnosis or flag before the rest is folded away.
@@ -492,8 +493,6 @@ def _assignment_html(name: str, a: dict, links: _Links) -> list[str]:
 
 def _meaning(diagnosis: str) -> str:
     """`` — meaning`` of a diagnosis id from the checks' table (nothing for an id not in it)."""
-    from helpers.checks.diagnoses import DIAGNOSES, GRADER_DIAGNOSES
-
     entry = DIAGNOSES.get(diagnosis) or GRADER_DIAGNOSES.get(diagnosis)
     return "" if entry is None else f" — {_e(entry.meaning_zh)} <span class=muted>{_e(entry.meaning_en)}</span>"
 

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student
+from tests.support.hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student, course_record
 
 MIB = 2**20
 #: bob's task may take at most this many times longer while alice runs 16 busy loops (it was
@@ -69,7 +69,7 @@ def students(_running_hub):
 
 ATTACK_PAGE = r"""<h1>Please look at my plot</h1><script>
 (async () => {
-  const port = location.port, hub = location.hostname.split('.').slice(1).join('.');
+  const port = location.port, hub = 'HUB_HOSTNAME';
   const fg = `http://dp-course--service.${hub}:${port}/services/dp-course`;
   const reads = {
     formgrader_assignments: fg + '/formgrader/api/assignments',
@@ -109,18 +109,33 @@ PLANT = (
 )
 
 #: what alice's own server serves to anyone, logged in or not: JupyterLab's federated extensions
-#: (``lab/extensions/...``) include her ``~/.local/share/jupyter/labextensions``; she also owns the
-#: server's process and config. Her script sets cookies for the parent domain, which the hub and the
-#: Formgrader would read as theirs: her own hub login (the instructor would be alice on the hub), a
-#: junk Formgrader cookie (the Formgrader would refuse the instructor), with and without __Host-.
-TOSS_PAGE = """<h1>my plot</h1><script>
+#: (``lab/extensions/...``) include her ``~/.local/share/jupyterhub/labextensions``; she also owns the
+#: server's process and config. Her script (the red team's, issue 26) first sets 200 junk cookies for
+#: every domain it may name (her parent domain, the hub's host, ``localhost``): Chromium keeps about
+#: 180 per registrable domain and evicts the oldest, the instructor's among them. Then it tosses her
+#: own cookies for those domains, with and without ``__Host-``: her hub login, a junk Formgrader
+#: cookie, an anonymous ``_xsrf`` made for this browser's User-Agent (the hub's xsrf cookie is never
+#: prefixed), and posts her own login to the hub with it. Were the hub's cookies within her reach,
+#: the instructor would be alice on the hub and locked out of the Formgrader.
+TOSS_PAGE = """<h1>my plot</h1><form id="f" method="post" action="HUB_URL/hub/login">
+<input name="username" value="LOGIN_USER"><input name="password" value="LOGIN_PASSWORD">
+<input name="_xsrf" value="LOGIN_XSRF"></form><script>
 const parent = location.hostname.split('.').slice(1).join('.');
-for (const [name, value] of Object.entries(COOKIES)) {
-  for (const prefix of ['', '__Host-']) {
-    document.cookie = `${prefix}${name}=${value}; domain=${parent}; path=/; max-age=3600` + (prefix ? '; secure' : '');
+const domains = [parent, 'HUB_HOSTNAME', 'localhost'];
+for (const domain of domains) {
+  for (let i = 0; i < 200; i++) {
+    document.cookie = `junk${i}=${'x'.repeat(20)}; domain=${domain}; path=/; max-age=3600`;
   }
 }
-window.tossed = document.cookie;
+for (const domain of domains) {
+  for (const [name, value] of Object.entries(COOKIES)) {
+    for (const prefix of ['', '__Host-']) {
+      document.cookie = `${prefix}${name}=${value}; domain=${domain}; path=/; max-age=3600` + (prefix ? '; secure' : '');
+    }
+  }
+}
+window.tossed = document.cookie.split('; ').length;
+setTimeout(() => document.getElementById('f').submit(), 500);
 </script>"""
 
 
@@ -128,17 +143,36 @@ def test_student_page_cannot_act_as_the_instructor(hub, students):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
+    import re
+
+    import requests
+
     alice = students["alice"]
-    alice.run(f"PAGE = {ATTACK_PAGE!r}\n" + PLANT)
-    cookies = {"jupyterhub-hub-login": next(v for k, v in alice.cookies.items() if k.endswith("jupyterhub-hub-login")),
-               "service-dp-course": "tossed", "jupyterhub-services": "tossed"}
-    toss = TOSS_PAGE.replace("COOKIES", json.dumps(cookies))
-    alice.run("import pathlib\n"
-              "d = pathlib.Path.home() / '.local/share/jupyter/labextensions/plot/static'\n"
-              f"d.mkdir(parents=True, exist_ok=True)\n(d / 'plot.html').write_text({toss!r})\n")
+    hub_hostname = hub["headers"]["Host"].split(":")[0]
+    alice.run(f"PAGE = {ATTACK_PAGE.replace('HUB_HOSTNAME', hub_hostname)!r}\n" + PLANT)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         try:
+            # alice, on her own machine, takes the hub's anonymous xsrf pair for the instructor's
+            # browser (its User-Agent, and in this demo the same loopback address)
+            agent = browser.new_page()
+            user_agent = agent.evaluate("navigator.userAgent")
+            agent.close()
+            login = requests.get(f"{hub['local']}/hub/login", headers={**hub["headers"], "User-Agent": user_agent})
+            xsrf_cookie = login.cookies.get("_xsrf")
+            form_xsrf = re.search(r'name="_xsrf" value="([^"]+)"', login.text).group(1)
+            assert xsrf_cookie, login.headers
+            cookies = {"jupyterhub-hub-login": next(v for k, v in alice.cookies.items()
+                                                    if k.endswith("jupyterhub-hub-login")),
+                       "jupyterhub-session-id": next((v for k, v in alice.cookies.items()
+                                                      if k.endswith("jupyterhub-session-id")), "tossed"),
+                       "_xsrf": xsrf_cookie, "service-dp-course": "tossed", "jupyterhub-services": "tossed"}
+            toss = (TOSS_PAGE.replace("COOKIES", json.dumps(cookies)).replace("HUB_HOSTNAME", hub_hostname)
+                    .replace("HUB_URL", hub["url"]).replace("LOGIN_USER", "alice")
+                    .replace("LOGIN_PASSWORD", "demo-alice").replace("LOGIN_XSRF", form_xsrf))
+            alice.run("import pathlib\n"
+                      "d = pathlib.Path.home() / '.local/share/jupyter/labextensions/plot/static'\n"
+                      f"d.mkdir(parents=True, exist_ok=True)\n(d / 'plot.html').write_text({toss!r})\n")
             page = People(browser, hub["url"]).login("teacher", lab=False)
             # logged in to the Formgrader too: its cookie is what the page would abuse
             formgrader = hub["formgrader"]
@@ -160,6 +194,9 @@ def test_student_page_cannot_act_as_the_instructor(hub, students):
             # nor their Formgrader
             served = page.goto(f"{hub['server']('alice')}/lab/extensions/plot/static/plot.html")
             tossed = page.evaluate("window.tossed === undefined ? null : window.tossed")
+            page.wait_for_url(re.compile(rf"//{re.escape(hub_hostname)}[:/]"), timeout=30_000)  # her form posted itself
+            posted = (page.url, page.inner_text("body")[:300])
+            jar = page.context.cookies([hub["url"], formgrader])
             page.goto(f"{hub['url']}/hub/api/user")
             who = json.loads(page.inner_text("body"))["name"]
             page.goto(f"{formgrader}/formgrader")
@@ -175,6 +212,10 @@ def test_student_page_cannot_act_as_the_instructor(hub, students):
     opened = {t["name"] for t in terminals} - {t["name"] for t in terminals_before}
     assert not opened, f"the page opened a terminal as the course account: {terminals}"
     assert served.status == 200 and tossed, "alice's unauthenticated page did not run: the toss below proves nothing"
+    print(f"alice's page kept {tossed} cookies of its own; her login post ended at {posted}")
+    assert tossed >= 150, f"alice's page could set only {tossed} cookies: the overflow below proves nothing"
+    theirs = sorted({c["name"] for c in jar if c["name"].startswith("junk") or c["value"] in cookies.values()})
+    assert not theirs, f"cookies of alice's page reach the hub or the Formgrader: {theirs[:10]}"
     assert who == "teacher", f"alice's page logged the instructor in to the hub as {who}"
     assert grading is None, f"alice's page locked the instructor out of the Formgrader: {grading}"
 
@@ -249,3 +290,116 @@ def test_cpu_share_per_student(students):
     ratio = busy / alone
     print(f"bob's task: {alone:.2f} s alone, {busy:.2f} s with alice's 16 loops: ratio {ratio:.2f}")
     assert ratio < CPU_RATIO_BOUND, f"bob's task was {ratio:.1f}x slower with alice's 16 busy loops"
+
+
+#: alice's processes bind every port of the ephemeral range (each up to its RLIMIT_NOFILE) and hold them
+BIND_ALL = r"""
+import json, resource, socket, subprocess, sys
+low, high = map(int, open('/proc/sys/net/ipv4/ip_local_port_range').read().split())
+per = resource.getrlimit(resource.RLIMIT_NOFILE)[1] - 64
+hold = '''
+import resource, socket, sys, time
+lo, hi = int(sys.argv[1]), int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+held = []
+for port in range(lo, hi + 1):
+    s = socket.socket()
+    try:
+        s.bind(("0.0.0.0", port))
+        held.append(s)
+    except OSError:
+        s.close()
+print(len(held), flush=True)
+time.sleep(600)
+'''
+binders = [subprocess.Popen([sys.executable, '-c', hold, str(p), str(min(p + per - 1, high))], stdout=subprocess.PIPE,
+                            text=True) for p in range(low, high + 1, per)]
+bound = sum(int(p.stdout.readline()) for p in binders)
+probe = socket.socket()
+try:
+    probe.bind(("127.0.0.1", 0))
+    left = True
+except OSError:
+    left = False
+print(json.dumps({"range": high - low + 1, "bound": bound, "own_port_left": left,
+                  "interfaces": sorted(name for _, name in socket.if_nameindex())}))
+"""
+
+
+def test_ports_are_per_student(hub, students):
+    """alice binds every ephemeral port she can; carol's server still starts and the hub still answers.
+
+    The red team (issue 26) bound 28,131 of the machine's 28,232 ephemeral ports from alice's server;
+    the next classmate's start failed (HTTP 500, port in use). Each server has its own network
+    namespace now: her binds are in hers.
+    """
+    import socket
+
+    alice = students["alice"]
+    start = time.perf_counter()
+    taken = json.loads(alice.run(BIND_ALL, timeout=300).strip().splitlines()[-1])
+    print("alice:", taken, f"{time.perf_counter() - start:.1f} s")
+    try:
+        # (a port held by one of her connections may still be bound once more: the red team's 28,131 stopped the class)
+        assert taken["bound"] >= taken["range"] - 100, \
+            f"alice could not bind her ports ({taken}): the test proves nothing"
+        assert taken["interfaces"] == ["eth0", "lo"], taken      # her own namespace, not the host's
+        with socket.socket() as probe:      # the machine's ports are the machine's
+            probe.bind(("127.0.0.1", 0))
+        began = time.perf_counter()
+        carol = Student(hub, "carol")
+        carol.start()
+        assert carol.run("print(6 * 7)").strip() == "42"
+        print(f"carol's server and kernel started in {time.perf_counter() - began:.1f} s while alice held her ports")
+        assert alice.hub_api("GET", "/").status_code == 200
+        # nothing of the host's loopback (the Formgrader's and the proxy API's ports) is reachable from hers
+        reach = alice.run("import socket\n"
+                          f"try:\n    socket.create_connection(('127.0.0.1', {hub['port']}), timeout=3)\n"
+                          "    print('reached')\nexcept OSError as e:\n    print(type(e).__name__)\n")
+        assert reach.strip() != "reached", "alice's server reaches the host's loopback"
+        carol.hub_api("DELETE", "/users/carol/server")
+    finally:
+        alice.run("import os, signal\n[os.kill(p.pid, signal.SIGKILL) for p in binders]\n[p.wait() for p in binders]\n")
+
+
+def test_restart_keeps_the_class(hub, students):
+    """The hub restarts mid-class (servers and kernels running, alice's submission on its way): nothing
+    is lost or duplicated, her kernel carries on behind the restored route. (A reboot and a restore:
+    tests/hub/test_exchange_attacks.py::test_reboot_and_restore_lose_nothing.)"""
+    import subprocess
+
+    server = hub["class"]
+    alice = students["alice"]
+    exchange, course = server.exchange, server.course
+    inbound = exchange / "dp-course" / "inbound"
+    grader = ["runuser", "-u", "grader-dp-course", "--", "env", f"PATH={Path(server.env['DP_HUB_VENV']) / 'bin'}:/usr/bin:/bin",
+              f"NBGRADER_EXCHANGE={exchange}", f"JUPYTER_CONFIG_PATH={server.srv / 'jupyter' / 'grader'}", "nbgrader"]
+    for step in ("generate_assignment", "release_assignment"):
+        done = subprocess.run([*grader, step, "laplace", "--force"], cwd=course, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+    mine = lambda: {p.name for p in (inbound / "alice").iterdir() if p.name.startswith("alice+laplace+")}  # noqa: E731
+    before, record = mine(), course_record(course)
+    kernel_pid = alice.run(
+        "import os, subprocess\n"
+        "subprocess.run(['nbgrader', 'fetch_assignment', 'laplace'], capture_output=True)\n"
+        "kept = 41\n"
+        # her Submit, sent while the hub restarts (her server, not the hub, writes it into the exchange)
+        "sub = subprocess.Popen(['bash', '-c', 'sleep 2; nbgrader submit laplace'], stdout=subprocess.PIPE,"
+        " stderr=subprocess.STDOUT, text=True)\n"
+        "print(os.getpid())\n").strip()
+    began = time.perf_counter()
+    server.stop_hub()
+    server.start_hub()
+    deadline = time.monotonic() + 60        # the new proxy gets the servers' routes as the hub starts
+    while alice.server_api("GET", "/status").status_code != 200:
+        assert time.monotonic() < deadline, "alice's route did not come back after the restart"
+        time.sleep(0.5)
+    restart = time.perf_counter() - began
+    out = alice.run("print(sub.wait(), kept + 1, os.getpid())\nprint(sub.stdout.read()[-300:])")
+    status, value, pid = out.splitlines()[0].split()
+    print(f"hub restarted in {restart:.1f} s; alice's submit during it: exit {status}")
+    assert (value, pid) == ("42", kernel_pid), f"alice's kernel did not survive the restart: {out}"
+    arrived = mine() - before
+    assert status == "0" and len(arrived) == 1, f"alice's submission during the restart: {out}; arrived {arrived}"
+    assert course_record(course) == record, "the restart changed the gradebook or the feedback"
+    assert alice.hub_api("GET", f"/users/{alice.name}").json()["servers"][""]["ready"]

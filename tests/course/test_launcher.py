@@ -20,7 +20,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import pytest
 
 from course import launcher
+from tests.support.servers import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = launcher.ASSIGNMENTS
@@ -94,14 +94,6 @@ def _get(url: str, token: str) -> tuple[str, bytes]:
         return response.geturl(), response.read()
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(1500)
 def test_fresh_copy_without_make_reaches_jupyterlab_in_chinese(tmp_path):
@@ -120,7 +112,7 @@ def test_fresh_copy_without_make_reaches_jupyterlab_in_chinese(tmp_path):
                JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
                JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
     assert shutil.which("make", path=env["PATH"]) is None
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     log = open(tmp_path / "launcher.log", "w")
     started = time.monotonic()
     server = subprocess.Popen(["python3", "-m", "course", "lab", "--no-browser", f"--port={port}",
@@ -162,11 +154,6 @@ def test_fresh_copy_without_make_reaches_jupyterlab_in_chinese(tmp_path):
         found = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
         assert found.stdout.strip() == "['nbgrader', 'ipympl', 'helpers']", found.stdout
     finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
+        stop(server)
         log.close()
         shutil.rmtree(runtime, ignore_errors=True)

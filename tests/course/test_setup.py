@@ -130,9 +130,9 @@ def test_make_lab_serves_the_course(tmp_path):
         with urllib.request.urlopen(start, timeout=120) as response:
             kernel = json.load(response)
         assert kernel.get("execution_state") in {"idle", "starting", "busy"}, kernel
-        stop = urllib.request.Request(f"http://127.0.0.1:{port}/api/kernels/{kernel['id']}?token={token}",
-                                      method="DELETE")
-        with urllib.request.urlopen(stop, timeout=60) as response:
+        shutdown = urllib.request.Request(f"http://127.0.0.1:{port}/api/kernels/{kernel['id']}?token={token}",
+                                          method="DELETE")
+        with urllib.request.urlopen(shutdown, timeout=60) as response:
             assert response.status == 204
     finally:
         stop(proc)

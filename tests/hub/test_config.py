@@ -37,6 +37,8 @@ def _load(tmp_path, monkeypatch, auth: str = "pam"):
     monkeypatch.setenv("DP_HUB_SRV", str(tmp_path / "srv"))
     monkeypatch.setenv("DP_HUB_STATE", str(tmp_path / "state"))
     monkeypatch.setenv("DP_HUB_AUTH", auth)
+    # no network namespaces: loading the config would put the hub's address on this machine's lo
+    monkeypatch.setenv("DP_HUB_NETNS_SUBNET", "")
     return PyFileConfigLoader("jupyterhub_config.py", path=str(HUB)).load_config()
 
 
@@ -103,6 +105,10 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     assert hub.bind_url.startswith("http://127.0.0.1:")
     # one origin per person: users' servers and the Formgrader on subdomains of the hub
     assert hub.subdomain_host == "http://hub.localhost:8000"
+    # ... but the students' servers on a registrable domain of their own (cookies: issue 26)
+    assert hub.subdomain_hook("alice", "hub.localhost", "user") == "alice.users.localhost"
+    assert hub.subdomain_hook("dp-course", "hub.localhost", "service") == "dp-course--service.hub.localhost"
+    assert "netns_subnet" not in config.CourseSpawner     # DP_HUB_NETNS_SUBNET="": the host's namespace
     limits = config.CourseSpawner
     assert limits.shm_limit == 256 * 2**20 and limits.home_limit == 2 * 2**30
     # a private /tmp would hide course folders that live under /tmp (as this test's do)
@@ -116,6 +122,18 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     assert "@jupyterlab/mainmenu-extension:plugin" not in student_lab
     item = teacher_lab["@jupyterlab/mainmenu-extension:plugin"]["menus"][0]["items"][0]
     assert item["args"]["url"] == "http://dp-course--service.hub.localhost:8000/services/dp-course/formgrader"
+
+
+def test_user_domain_must_be_its_own(tmp_path, monkeypatch):
+    """A user domain under the hub's host (or holding it) would share cookies with the hub: refused."""
+    for domain in ("users.hub.example.edu", "example.edu"):
+        monkeypatch.setenv("DP_HUB_URL", "https://hub.example.edu")
+        monkeypatch.setenv("DP_HUB_USER_DOMAIN", domain)
+        with pytest.raises(SystemExit, match="registrable domain of its own"):
+            _load(tmp_path, monkeypatch)
+    monkeypatch.setenv("DP_HUB_USER_DOMAIN", "dpcourse-users.net")
+    hook = _load(tmp_path, monkeypatch).JupyterHub.subdomain_hook
+    assert hook("alice", "hub.example.edu", "user") == "alice.dpcourse-users.net"
 
 
 def test_hub_config_lti13(tmp_path, monkeypatch):

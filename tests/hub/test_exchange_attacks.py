@@ -27,12 +27,13 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tests.support.hubserver import ROOT, SIZES, course_venv, modes_above
+from tests.support.hubserver import ROOT, SIZES, course_record, course_venv, modes_above
 
 ASSIGNMENT = "laplace"
 GRADER = "grader-dp-course"
@@ -72,6 +73,16 @@ class Class:
         if check and result.returncode != 0:
             raise AssertionError(f"{user}: {cmd} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
         return result
+
+    def entries(self) -> set[str]:
+        """Every submission folder of the exchange: ``space/name`` in the students' own spaces, else ``name``."""
+        found = set()
+        for entry in self.inbound.iterdir():
+            if "+" in entry.name:
+                found.add(entry.name)
+            elif entry.is_dir():
+                found |= {f"{entry.name}/{sub.name}" for sub in entry.iterdir()}
+        return found
 
     def shell(self, user: str, script: str) -> subprocess.CompletedProcess:
         return self.run(user, "bash", "-c", script, check=False)
@@ -119,36 +130,41 @@ def graded(klass):
         os.chown(notebook, pwd.getpwnam(student).pw_uid, pwd.getpwnam(student).pw_gid)
     for student in (BOB, CAROL):
         c.nbgrader(student, "submit", ASSIGNMENT)
-    names = {p.name for p in c.inbound.iterdir()}
+    names = c.entries()
     attacks = {}
     alice_home = pwd.getpwnam(ALICE).pw_dir
+    own = c.inbound / ALICE        # her own inbound space (hub/provision.py), where her submit writes
     # Graded as someone else: a submission named for bob, dated in the future (issue 16)
     blank = c.exchange / "dp-course" / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     attacks["as_bob"] = c.shell(ALICE, f"""set -e
-        d="{c.inbound}/{BOB}+{ASSIGNMENT}+{FUTURE}+aaaa"; mkdir "$d"; cp "{blank}" "$d/"
+        d="{own}/{BOB}+{ASSIGNMENT}+{FUTURE}+aaaa"; mkdir "$d"; cp "{blank}" "$d/"
         echo "{FUTURE}" > "$d/timestamp.txt"; echo s > "$d/submission_secret.txt"; chmod -R a+rX "$d" """)
     # nbgrader's own --student: the same claim through the official client
     attacks["as_bob_nbgrader"] = c.nbgrader(ALICE, "submit", ASSIGNMENT, f"--student={BOB}", check=False)
     # her real submission, then back-dated: timestamp.txt and the folder name say 2026-01-01
     c.nbgrader(ALICE, "submit", ASSIGNMENT)
-    mine = next(p for p in c.inbound.iterdir() if p.name.startswith(f"{ALICE}+") and p.name not in names)
+    mine = next(p for p in own.iterdir() if p.name.startswith(f"{ALICE}+") and f"{ALICE}/{p.name}" not in names)
     attacks["backdate"] = c.shell(ALICE, f"""set -e
         echo "{PAST}" > "{mine}/timestamp.txt"; touch -d 2026-01-01 "{mine}"/*
-        mv "{mine}" "{c.inbound}/{ALICE}+{ASSIGNMENT}+{PAST}+bbbb" """)
+        mv "{mine}" "{own}/{ALICE}+{ASSIGNMENT}+{PAST}+bbbb" """)
     # a newer submission of her own whose notebook is a symlink to the instructor's solution
     attacks["symlink"] = c.shell(ALICE, f"""set -e
-        d="{c.inbound}/{ALICE}+{ASSIGNMENT}+{FUTURE}+cccc"; mkdir "$d"
+        d="{own}/{ALICE}+{ASSIGNMENT}+{FUTURE}+cccc"; mkdir "$d"
         ln -s "{c.course}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb" "$d/{ASSIGNMENT}.ipynb"
         echo "{FUTURE}" > "$d/timestamp.txt"; echo s > "$d/submission_secret.txt" """)
     # ... and one holding a notebook owned by carol (copied in by carol's account: collusion)
-    c.shell(ALICE, f'd="{c.inbound}/{ALICE}+{ASSIGNMENT}+{FUTURE}+dddd"; mkdir "$d"; chmod 777 "$d"')
+    # (her space is hers to open: collusion)
+    c.shell(ALICE, f'd="{own}/{ALICE}+{ASSIGNMENT}+{FUTURE}+dddd"; mkdir "$d"; chmod 777 "$d" "{own}"')
     attacks["other_owned"] = c.shell(CAROL, f'cp ~/{ASSIGNMENT}/{ASSIGNMENT}.ipynb '
-                                            f'"{c.inbound}/{ALICE}+{ASSIGNMENT}+{FUTURE}+dddd/"')
-    bob_entry = next(p for p in c.inbound.iterdir() if p.name.startswith(f"{BOB}+") and p.name in names)
+                                            f'"{own}/{ALICE}+{ASSIGNMENT}+{FUTURE}+dddd/"')
+    c.shell(ALICE, f'chmod 750 "{own}"')
+    bob_entry = next(c.inbound / n for n in names if n.startswith(f"{BOB}/{BOB}+"))
     attacks["move_bob"] = c.shell(ALICE, f'mv "{bob_entry}" "{c.inbound}/gone"')
     attacks["delete_bob"] = c.shell(ALICE, f'rm -rf "{bob_entry}"')
     attacks["write_bob"] = c.shell(ALICE, f'echo x > "{bob_entry}/planted.txt"')
     attacks["list_inbound"] = c.shell(ALICE, f'ls "{c.inbound}"')
+    attacks["list_bob"] = c.shell(ALICE, f'ls "{c.inbound / BOB}"')
+    attacks["write_inbound"] = c.shell(ALICE, f'mkdir "{c.inbound}/{ALICE}+{ASSIGNMENT}+x+y"')
     collected = c.collect()
     after = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
     grading = c.run(GRADER, "bash", c.srv / "grade.sh", ASSIGNMENT, kind="grader", cwd=c.course, check=False)
@@ -204,7 +220,7 @@ def test_back_dated_submission_keeps_the_servers_time(klass, graded):
 
 def test_students_cannot_touch_each_others_submissions(graded):
     attacks = graded["attacks"]
-    for name in ("move_bob", "delete_bob", "write_bob", "list_inbound"):
+    for name in ("move_bob", "delete_bob", "write_bob", "list_inbound", "list_bob", "write_inbound"):
         assert attacks[name].returncode != 0, (name, attacks[name].stdout, attacks[name].stderr)
 
 
@@ -279,33 +295,52 @@ def test_host_is_not_loosened(klass, graded):
     assert ok.stdout.strip() == "True"
 
 
-def test_inbound_cannot_fill_the_host_disk(klass, graded):
-    """The exchange is its own file system of DP_HUB_EXCHANGE_LIMIT bytes (hub/provision.py): a
-    student writing without end into an inbound folder of their own stops there (ENOSPC), the
-    host's disk, the course root and the homes are elsewhere, and Collect names the folder
-    as too large instead of copying it."""
+def test_a_full_inbound_blocks_only_its_owner(klass, graded):
+    """Each student submits into a file system of her own (hub/provision.py: ``inbound/<id>``, an
+    image of DP_HUB_INBOUND_LIMIT bytes with its own inodes). alice writes without end into a
+    submission folder there: ENOSPC at her space's size; the exchange's own file system, the host's
+    disk, the course root and the homes are elsewhere. bob still submits, the course account still
+    releases, and Collect refuses her folder as too large, naming her, and collects bob's.
+    (Issue 26: before, one shared inbound: 1,928 MiB and 70,000 files of hers left bob's Submit
+    with ENOSPC and the course account unable to write outbound/.)"""
     c: Class = klass["class"]
     from provision import size_bytes
 
-    cap = size_bytes(SIZES["DP_HUB_EXCHANGE_LIMIT"])
-    assert os.path.ismount(c.exchange)
-    fs = os.statvfs(c.exchange)
+    cap, shared = size_bytes(SIZES["DP_HUB_INBOUND_LIMIT"]), size_bytes(SIZES["DP_HUB_EXCHANGE_LIMIT"])
+    own = c.inbound / ALICE
+    assert os.path.ismount(c.exchange) and os.path.ismount(own)
+    fs = os.statvfs(own)
     assert cap // 2 <= fs.f_blocks * fs.f_frsize <= cap, (fs.f_blocks * fs.f_frsize, cap)
-    assert c.exchange.stat().st_dev not in {c.srv.stat().st_dev, c.course.stat().st_dev,
-                                            Path(pwd.getpwnam(BOB).pw_dir).stat().st_dev}
-    folder = c.inbound / f"{ALICE}+{ASSIGNMENT}+{FUTURE}+eeee"
-    chunk = cap // 8     # files under nbgrader's max_file_size, together over its max_dir_size
+    devices = {c.exchange.stat().st_dev, own.stat().st_dev, (c.inbound / BOB).stat().st_dev}
+    assert len(devices) == 3 and not devices & {c.srv.stat().st_dev, c.course.stat().st_dev,
+                                                Path(pwd.getpwnam(BOB).pw_dir).stat().st_dev}
+    folder = own / f"{ALICE}+{ASSIGNMENT}+{FUTURE}+eeee"
+    # files under nbgrader's max_file_size (100 MB), together over its max_dir_size (100 MB): her space
+    # (160 MiB in the tests, 256 MiB by default) holds more than Collect takes
+    chunk = cap // 8
     fill = c.shell(ALICE, f'mkdir "{folder}" && for i in $(seq 16); do head -c {chunk} /dev/zero > "{folder}/part-$i" || exit 1; done')
     try:
         assert fill.returncode != 0 and "No space left on device" in fill.stderr, (fill.returncode, fill.stderr)
         written = sum(f.stat().st_size for f in folder.iterdir())
         assert cap // 2 <= written <= cap, (written, cap)
+        # ... and her inodes: as many empty files as her space holds
+        inodes = c.shell(ALICE, f'cd "{own}" && mkdir many && cd many && for i in $(seq 70000); do : > $i || exit 1; done')
+        assert "No space left on device" in inodes.stderr, inodes.stderr[-300:]
+        assert c.shell(ALICE, f'head -c {shared} /dev/zero > "{c.inbound}/fill"').returncode != 0
+        before = c.entries()
+        c.nbgrader(BOB, "submit", ASSIGNMENT)
+        assert len([e for e in c.entries() - before if e.startswith(f"{BOB}/{BOB}+")]) == 1
+        c.run(GRADER, c.bin / "nbgrader", "release_assignment", ASSIGNMENT, "--force", kind="grader", cwd=c.course)
+        stamp = (c.course / "submitted" / BOB / ASSIGNMENT / "timestamp.txt").read_text()
         result = c.collect()
         message = result.get("log", "") + result.get("error", "")
-        assert "+eeee" in message and "larger than" in message, message
+        assert "+eeee (made by dpx-alice)" in message and "larger than" in message, message
         assert not any("part-" in p.name for p in (c.course / "submitted" / ALICE / ASSIGNMENT).iterdir())
+        assert (c.course / "submitted" / BOB / ASSIGNMENT / "timestamp.txt").read_text() != stamp, \
+            "bob's submission made after alice filled her space was not collected"
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(own / "many", ignore_errors=True)
 
 
 def test_provisioning_refuses_a_planted_course_python(klass, tmp_path):
@@ -345,6 +380,44 @@ def test_provisioning_refuses_a_planted_course_python(klass, tmp_path):
         shutil.rmtree(mine, ignore_errors=True)
 
 
+def test_reboot_and_restore_lose_nothing(klass, graded):
+    """A backup (hub/backup.py), a reboot (nothing of the class runs or is mounted), a disk that lost
+    the gradebook, the graded work, the exchange, alice's inbound space and a file of her home; the
+    restore brings all of it back, and `sudo make hub`'s provisioning mounts the exchange again.
+    Stops the shared hub (the next test, the last, needs it stopped)."""
+    import backup
+    import provision
+
+    server, c = klass["server"], klass["class"]
+    server.stop_hub()
+    roster = provision.read_roster(server.roster)
+    home = Path(pwd.getpwnam(ALICE).pw_dir)
+    assert c.shell(ALICE, 'echo "my notes" > ~/notes.txt').returncode == 0
+    record, theirs = course_record(c.course), c.entries()
+    assert record["rows"]["grade"] and record["feedback"] and any(e.startswith(f"{ALICE}/") for e in theirs)
+    saved = backup.backup(c.srv, roster, Path(tempfile.mkdtemp(prefix="dp-hub-backup-", dir="/var/tmp")))
+    try:
+        provision.stop_class(c.srv, roster)          # a reboot
+        assert not os.path.ismount(c.exchange)
+        for lost in ("course/gradebook.db", "exchange.img", f"inbound/{ALICE}.img"):
+            (c.srv / lost).unlink()
+        for lost in ("submitted", "feedback", "autograded"):
+            shutil.rmtree(c.course / lost, ignore_errors=True)
+        (home / "notes.txt").unlink()
+        backup.restore(c.srv, roster, saved)
+        provision.stop_class(c.srv, roster)          # restored with the hub stopped; then `sudo make hub`
+        again = subprocess.run([*[a for a in klass["provision"] if a != "--reset"], "--demo-passwords"],
+                               env=server.env, capture_output=True, text=True)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert os.path.ismount(c.exchange) and os.path.ismount(c.inbound / ALICE)
+        assert c.entries() == theirs, "submissions lost or added by the reboot and restore"
+        assert course_record(c.course) == record, "the gradebook or the feedback did not come back"
+        assert (home / "notes.txt").read_text() == "my notes\n"
+        assert (home / "notes.txt").stat().st_uid == pwd.getpwnam(ALICE).pw_uid
+    finally:
+        shutil.rmtree(saved.parent, ignore_errors=True)
+
+
 def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass):
     """Provisioning again without --demo-passwords leaves no account with demo-<id>, and a
     course folder someone else made in the exchange (as nbgrader's 0777 root allowed) is
@@ -359,6 +432,9 @@ def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass)
     server.stop_hub()
     c: Class = klass["class"]
     course = c.exchange / "dp-course"
+    for space in c.inbound.iterdir():       # the students' own spaces (mounted) do not move with it
+        if os.path.ismount(space):
+            subprocess.run(["umount", str(space)], check=True)
     shutil.move(str(course), str(c.srv / "old-course"))     # what alice's `mv` did under the old layout
     planted = c.shell(ALICE, f'mkdir -p "{course}/outbound/{ASSIGNMENT}" && '
                              f'echo planted > "{course}/outbound/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"')
@@ -374,6 +450,7 @@ def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass)
     assert "moved to" in again.stdout
     assert course.stat().st_uid == pwd.getpwnam(GRADER).pw_uid
     assert not (course / "outbound" / ASSIGNMENT).exists()
+    assert os.path.ismount(course / "inbound" / ALICE), "the students' own inbound spaces were not mounted again"
     assert "removed the demo passwords" in again.stdout and "no password yet" in again.stdout
     roster = [row.split(",")[0] for row in server.roster.read_text(encoding="utf-8").splitlines()[1:]]
     assert {TEACHER, ALICE, BOB, CAROL} <= set(roster)

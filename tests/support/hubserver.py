@@ -14,6 +14,15 @@ The modules use it in collection order on one xdist worker (``xdist_group("hub")
 refused folders in the inbound), ``tests/browser/test_hub_isolation.py``,
 ``tests/hub/test_exchange_attacks.py`` (its last hub test stops the hub and provisions again).
 
+The session leaves the machine as it found it (issue 26): at its end, also after a failure or
+Ctrl-C (pytest runs the finalizer; SIGTERM is turned into Ctrl-C), ``teardown`` stops the hub,
+then every server, namespace and mount of the class (``provision.stop_class``), deletes the OS
+accounts that provisioning created (recorded in ``SRV/.dp-hub-test.json`` before provisioning),
+the hub's address on ``lo`` if the hub added it, and the folders. A session killed outright
+(SIGKILL, a lost machine) leaves its ledger behind: the next session's ``sweep`` tears such a class
+down first. Kept on purpose: the course's Python in /var/tmp (``course_venv``, minutes to build;
+one per checkout).
+
 Needs root (useradd, PAM, setuid spawning, cgroups, mounts); the fixtures skip with the reason
 otherwise (CI runs as root).
 """
@@ -47,7 +56,7 @@ BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 #: per-student sizes (``DP_HUB_*`` of hub/jupyterhub_config.py) and the exchange's (hub/provision.py),
 #: smaller than the defaults so that filling them is quick
 SIZES = {"DP_HUB_MEM_LIMIT": "2G", "DP_HUB_TMP_LIMIT": "64M", "DP_HUB_SHM_LIMIT": "32M",
-         "DP_HUB_HOME_LIMIT": "256M", "DP_HUB_EXCHANGE_LIMIT": "256M"}
+         "DP_HUB_HOME_LIMIT": "256M", "DP_HUB_EXCHANGE_LIMIT": "256M", "DP_HUB_INBOUND_LIMIT": "160M"}
 #: the attack tests' class, next to the demo roster (their own accounts: nothing of the demo's)
 ATTACK_ROSTER = ("dpx-teacher,Tess Teacher,instructor\ndpx-alice,Alice A,student\n"
                  "dpx-bob,Bob B,student\ndpx-carol,Carol C,student\n")
@@ -69,6 +78,96 @@ def skip_reason(*tools: str) -> str | None:
     return None
 
 
+#: where the students' servers are (hub/jupyterhub_config.py's default DP_HUB_USER_DOMAIN for a hub on
+#: *.localhost): another registrable domain than the hub's and the Formgrader's
+USER_DOMAIN = "users.localhost"
+LEDGER = ".dp-hub-test.json"
+#: the class server's hub address (hub/jupyterhub_config.py's default DP_HUB_NETNS_SUBNET)
+HUB_ADDRESS = "169.254.64.1"
+
+
+def _accounts(names) -> set[str]:
+    import pwd
+
+    found = set()
+    for name in names:
+        try:
+            pwd.getpwnam(name)
+            found.add(name)
+        except KeyError:
+            pass
+    return found
+
+
+def _on_lo(address: str) -> bool:
+    shown = subprocess.run(["ip", "-o", "-4", "addr", "show", "dev", "lo"], capture_output=True, text=True).stdout
+    return f" {address}/" in shown
+
+
+def teardown(srv: Path, roster: Path) -> list[str]:
+    """Remove what the session with this ``srv`` made (its ledger says what); what was removed."""
+    sys.path.insert(0, str(HUB))
+    import provision
+
+    ledger = json.loads((srv / LEDGER).read_text()) if (srv / LEDGER).exists() else {}
+    people = provision.read_roster(roster) if roster.exists() else [{"id": a} for a in ledger.get("accounts", [])]
+    done = provision.stop_class(srv, people)
+    for account in ledger.get("accounts", []):
+        if _accounts([account]):
+            # processes of the account outside the servers (a test's runuser) are the session's too
+            for proc in Path("/proc").iterdir():
+                try:
+                    if proc.name.isdigit() and proc.stat().st_uid == pwd_uid(account):
+                        os.kill(int(proc.name), signal.SIGKILL)
+                except OSError:
+                    pass
+            subprocess.run(["userdel", "--remove", "--force", account], capture_output=True)
+            done.append(f"removed account {account}")
+    if not ledger.get("hub_address_was_there", True) and _on_lo(HUB_ADDRESS):
+        subprocess.run(["ip", "addr", "del", f"{HUB_ADDRESS}/32", "dev", "lo"], capture_output=True)
+        done.append(f"removed {HUB_ADDRESS} from lo")
+    if os.path.ismount(srv / "exchange"):
+        subprocess.run(["umount", "--lazy", str(srv / "exchange")], check=False)
+    shutil.rmtree(srv, ignore_errors=True)
+    roster.unlink(missing_ok=True)
+    return done
+
+
+def pwd_uid(name: str) -> int:
+    import pwd
+
+    return pwd.getpwnam(name).pw_uid
+
+
+def sweep() -> list[str]:
+    """Tear down the classes of earlier sessions that did not (killed): their ledger's pid is gone."""
+    done = []
+    for srv in Path("/var/tmp").glob("dp-hub-*"):
+        if not (srv / LEDGER).is_file():
+            continue
+        pid = json.loads((srv / LEDGER).read_text()).get("pid", 0)
+        try:
+            os.kill(pid, 0)
+            continue            # a live session's (another worker's or checkout's) class
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        done += teardown(srv, srv.parent / f"{srv.name}-roster.csv")
+    return done
+
+
+def course_record(course: Path) -> dict:
+    """What grading has kept in a course root: gradebook rows (submissions, grades, comments), feedback files."""
+    import sqlite3
+
+    with sqlite3.connect(course / "gradebook.db") as db:
+        rows = {table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                for table in ("submitted_assignment", "grade", "comment")}
+    feedback = sorted(str(p.relative_to(course)) for p in (course / "feedback").rglob("*") if p.is_file())
+    return {"rows": rows, "feedback": feedback}
+
+
 def modes_above(path: Path) -> dict[str, int]:
     return {str(p): stat.S_IMODE(p.stat().st_mode) for p in Path(os.path.realpath(path)).parents}
 
@@ -82,7 +181,8 @@ class ClassServer:
         self.env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
                         DP_HUB_SRV=str(srv), DP_HUB_STATE=str(srv / "hub"), DP_HUB_PORT=str(self.port),
                         DP_HUB_VENV=str(course_venv()), DP_HUB_ROSTER=str(roster), **SIZES)
-        self.env.pop("DP_HUB_URL", None)
+        for name in ("DP_HUB_URL", "DP_HUB_USER_DOMAIN", "DP_HUB_NETNS_SUBNET"):     # the demo's defaults
+            self.env.pop(name, None)
         #: `sudo make hub`'s provisioning of this class (``--demo-passwords`` added the first time)
         self.provision = [sys.executable, str(HUB / "provision.py"), "--srv", str(srv), "--roster", str(roster),
                           "--venv", str(course_venv()), "--reset"]
@@ -90,7 +190,7 @@ class ClassServer:
         self.hub_ran = False
 
     def start_hub(self) -> None:
-        self.log = open(self.srv / "hub.log", "w")
+        self.log = open(self.srv / "hub.log", "a")      # a restart (tests) adds to it
         self.proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB / "jupyterhub_config.py")],
                                      cwd=self.srv, env=self.env, stdin=subprocess.DEVNULL, stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
@@ -111,7 +211,7 @@ class ClassServer:
                 time.sleep(0.5)
 
     def stop_hub(self, check: bool = True) -> None:
-        """Ctrl-C, as in `make hub` (the hub stops every server); no traceback while stopping."""
+        """Ctrl-C, as in `make hub` (students' servers keep running: `teardown` stops them); no traceback."""
         if self.proc is None:
             return
         proc, self.proc = self.proc, None
@@ -130,23 +230,32 @@ def class_server():
     reason = skip_reason("useradd", "chpasswd", "usermod", "runuser", "bwrap", "mkfs.ext4")
     if reason:
         pytest.skip(reason)
+    swept = sweep()
+    if swept:
+        print("tore down an earlier session's class:", "; ".join(swept))
     srv = Path(tempfile.mkdtemp(prefix="dp-hub-", dir="/var/tmp"))   # not /tmp: servers get a private one
     srv.chmod(0o755)
     roster = srv.parent / f"{srv.name}-roster.csv"
     roster.write_text((HUB / "roster.csv").read_text(encoding="utf-8").rstrip("\n") + "\n" + ATTACK_ROSTER,
                       encoding="utf-8")
+    names = [line.split(",")[0] for line in roster.read_text(encoding="utf-8").splitlines()[1:]] + ["grader-dp-course"]
+    # before anything is made: what teardown will remove (accounts that were there stay)
+    (srv / LEDGER).write_text(json.dumps({"pid": os.getpid(), "accounts": sorted(set(names) - _accounts(names)),
+                                          "hub_address_was_there": _on_lo(HUB_ADDRESS)}))
     server = ClassServer(srv, roster)
     server.above = {**modes_above(ROOT), **modes_above(Path(sys.base_prefix))}   # before provisioning
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous in (signal.SIG_DFL, None):      # a plain `kill`: tear down as on Ctrl-C
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         first = subprocess.run([*server.provision, "--demo-passwords"], env=server.env, capture_output=True, text=True)
         assert first.returncode == 0, first.stdout + first.stderr
         yield server
     finally:
         server.stop_hub(check=False)
-        if os.path.ismount(server.exchange):     # provision.py's exchange image
-            subprocess.run(["umount", "--lazy", str(server.exchange)], check=False)
-        shutil.rmtree(srv, ignore_errors=True)
-        roster.unlink(missing_ok=True)
+        print("teardown:", "; ".join(teardown(srv, roster)))
+        if previous in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGTERM, previous)
 
 
 @pytest.fixture(scope="session")
@@ -163,7 +272,7 @@ def _running_hub(class_server):
            "local": f"http://127.0.0.1:{port}",               # the Formgrader (scripts: the Host header)
            "headers": {"Host": f"hub.localhost:{port}"},
            "formgrader": f"http://dp-course--service.hub.localhost:{port}/services/dp-course",
-           "server": lambda name: f"http://{name}.hub.localhost:{port}/user/{name}",
+           "server": lambda name: f"http://{name}.{USER_DOMAIN}:{port}/user/{name}",
            "class": class_server}
     class_server.stop_hub()
 
@@ -204,7 +313,7 @@ class Student:
         import requests
 
         self.hub, self.name = hub, name
-        self.host = f"{name}.hub.localhost:{hub['port']}"
+        self.host = f"{name}.{USER_DOMAIN}:{hub['port']}"
         http = requests.Session()
 
         def sent_over_http():
