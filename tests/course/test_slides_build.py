@@ -56,3 +56,14 @@ def test_refuses_a_taught_section_without_slides_and_an_unknown_section(tmp_path
     assert "no section 'rr-when-typo' in 6.4-randomized-response" in str(caught.value)
     assert "half-width ':' next to Chinese" in str(caught.value)
     assert "section 'rr-when' (6.4.1 适用场景) is taught in path 2h, meeting 2, but has no slide" in str(caught.value)
+
+
+def test_slide_sources_use_the_glossary_terms():
+    """The slide text and speaker notes say 消耗, 串行组合, 记账器… as the notebooks do (course/_src/terms.toml):
+    a variant such as 花费 / 花一次 / 会计 outside a quotation fails, as it does in a notebook."""
+    build = slides.course_build
+    problems = []
+    for path in sorted((ROOT / "course" / "_src" / "slides").glob("*.md")):
+        problems += build.term_problems(path.read_text(encoding="utf-8"), "markdown", str(path.relative_to(ROOT)))
+    assert not problems, "\n".join(problems)
+    assert build.term_problems("每个查询都花费预算，矩会计", "markdown", "demo")  # the check fires
