@@ -129,7 +129,7 @@ def test_plan_json_on_the_command_line():
 
 def test_refuses_a_2_hour_path_over_90_minutes(parsed):
     text = _set(_plan_text(), "histogram", "label", '"core"')
-    text = text.replace('"rappor", "esa", "shuffler"]', '"rappor", "esa", "shuffler", "histogram"]', 1)
+    text = text.replace('"synth-one-column"]', '"synth-one-column", "histogram"]', 1)
     message = _refused(parsed, text)
     assert re.search(r"path 2h \(2 课时\) takes \d+ min, more than its 90 min", message), message
     assert "path 2h (2 课时), meeting 2 takes" in message
@@ -182,7 +182,7 @@ def test_refuses_a_section_taught_before_what_it_needs(parsed):
 
 
 def test_refuses_an_optional_section_in_a_path(parsed):
-    text = _plan_text().replace('"rappor", "esa", "shuffler"]', '"rappor", "esa", "shuffler", "amplification"]', 1)
+    text = _plan_text().replace('"synth-one-column"]', '"synth-one-column", "amplification"]', 1)
     message = _refused(parsed, text)
     assert "section 'amplification' (Privacy amplification) is labelled optional; path 2h teaches only core" in message
 
