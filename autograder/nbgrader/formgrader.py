@@ -211,4 +211,4 @@ class CourseFeedbackExporter(HTMLExporter):
             return []
         source = nbformat.read(path, as_version=4)
         return [line for c in source.cells if c.cell_type == "code"
-                for line in feedback.hidden_lines(scorer._text(c.source))]  # noqa: SLF001
+                for line in feedback.hidden_lines(source_text(c.source))]
