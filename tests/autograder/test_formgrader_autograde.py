@@ -228,3 +228,24 @@ def test_grader_comments_are_shown_as_text():
     page = feedback.feedback_html(nb, [])
     assert "老师批注 / Comment:" in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert feedback.active_content(page) == []
+
+
+def test_feedback_exporter_reads_the_hidden_lines_of_the_source():
+    """Generate feedback in the Formgrader failed for every submission ("module 'autograder.scorer'
+    has no attribute '_text'", seen in the browser walk of 2026-11-28) once the cell-text helper
+    moved to autograder.cells: the exporter reads the source notebook's hidden-test lines (the
+    page's safety net) as soon as a course directory is there, which only the slow browser and
+    instructor-loop tests gave it."""
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Configurable
+
+    from autograder.nbgrader.formgrader import CourseFeedbackExporter
+
+    coursedir = CourseDirectory(root=str(ROOT_SOURCE.parents[2]))
+    parent = Configurable()
+    parent.coursedir = coursedir     # as nbgrader's GenerateFeedbackApp holds it
+    exporter = CourseFeedbackExporter(parent=parent)
+    lines = exporter._hidden_lines({"assignment": ASSIGNMENT, "notebook": ASSIGNMENT})  # noqa: SLF001
+    source = nbformat.read(ROOT_SOURCE, as_version=4)
+    expected = [line for c in source.cells if c.cell_type == "code" for line in feedback.hidden_lines(c.source)]
+    assert expected and lines == expected
