@@ -163,7 +163,7 @@ def release_assignments(root: Path, python: Path, env: dict[str, str]) -> None:
         return
     say("release", path=exchange)
     nbgrader = [str(python), "-m", "nbgrader"]
-    subprocess.run([*nbgrader, "generate_assignment", "*", "--force", "--log-level=WARN"], cwd=root, env=env,
+    subprocess.run([*nbgrader, "generate_assignment", "*", "--force", "--log-level=ERROR"], cwd=root, env=env,
                    check=True)
     for assignment in ASSIGNMENTS:
         subprocess.run([*nbgrader, "release_assignment", assignment, "--force", "--log-level=WARN"], cwd=root,
