@@ -152,8 +152,13 @@ else:
 if os.environ.get("DP_HUB_AUTH", "pam") == "lti13":
     exec((HUB / "lti13_config.py").read_text(encoding="utf-8"))   # noqa: S102  (our own file)
 else:
-    c.JupyterHub.authenticator_class = "pam"
-    c.PAMAuthenticator.check_account = True
+    # PAM's failure delay as an asynchronous wait, not a PAM thread held (hub/pam_nodelay.py; red team:
+    # a student's failed logins kept the instructor's login waiting 79 s)
+    sys.path.insert(0, str(HUB))
+    from pam_nodelay import NoDelayPAMAuthenticator    # noqa: E402
+
+    c.JupyterHub.authenticator_class = NoDelayPAMAuthenticator
+    c.PAMAuthenticator.check_account = True   # (NoDelayPAMAuthenticator reads PAMAuthenticator's config)
     c.Authenticator.allowed_users = set(instructors + students)
     c.Authenticator.admin_users = set()   # instructors need no hub admin rights (least privilege)
 

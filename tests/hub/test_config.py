@@ -228,3 +228,30 @@ def test_z2jh_students_get_the_uids_the_exchange_checks():
         spawn_uid(clash)
     layout = " ".join(pod["initContainers"][0]["command"])
     assert "chmod 1777" in layout and "chmod 3733 $x/dp-course/inbound" in layout
+
+
+def test_failed_logins_hold_no_pam_thread():
+    """A failed PAM login waits asynchronously, not in one of the hub's 4 PAM threads (red team: a
+    student's failed logins kept the instructor's login waiting 79 s). 12 failed logins at once with a
+    2 s delay: 2 s in all, where PAM's own delay in the threads took 3 x 3.5 s."""
+    import asyncio
+    import os
+    import sys
+    import time
+
+    if os.geteuid() != 0:
+        pytest.skip("PAM checks another account's password only as root")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "hub"))
+    from pam_nodelay import NoDelayPAMAuthenticator
+
+    auth = NoDelayPAMAuthenticator(fail_delay=2.0)
+    assert auth.executor_threads == 4
+
+    async def twelve():
+        return await asyncio.gather(*(auth.authenticate(None, {"username": "nobody", "password": "wrong"})
+                                      for _ in range(12)))
+
+    start = time.monotonic()
+    assert asyncio.run(twelve()) == [None] * 12         # still refused
+    took = time.monotonic() - start
+    assert 2.0 <= took < 4.0, f"12 failed logins took {took:.1f} s"
