@@ -58,7 +58,8 @@ TOKEN_VAR = "AUTOGRADER_ATTACK_BATCH"
 SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".mypy_cache", ".ruff_cache"}
 #: Top-level folders that other tests write meanwhile (screenshots; the student-use test saves lecture
 #: notebooks and fetches into dp-course/); none of them is read by the grader.
-REPO_SKIP_TOP = {".venv", ".git", "artifacts", "course", "dp-course", "nbgrader_exchange"}
+# slides/ html and node_modules: `make slides` (the slides browser test) builds them while the batch runs
+REPO_SKIP_TOP = {".venv", ".git", "artifacts", "course", "dp-course", "nbgrader_exchange", "slides/html", "slides/node_modules"}
 
 
 # --- helpers --------------------------------------------------------------------------------

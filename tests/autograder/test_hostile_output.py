@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import time
 import types
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from autograder import grade as grade_mod, scorer, worker
 from autograder.render import feedback
 from autograder.reports import report
+from helpers.checks.laplace import hidden_noise_case
 
 from tests.fixtures.autograder import autograder_cases as cases  # noqa: E402
 
@@ -205,8 +207,15 @@ def test_batch_through_the_grader(tmp_path):
     release = nbformat.read(RELEASE, as_version=4)
     good = cases.reference_solutions(nbformat.read(SOURCE, as_version=4))
     correct = cases.fill(release, good)
+    # The hidden call's b and size come from the submission's seed (issue 25): this run's values.
+    saved = os.environ.get("DP_COURSE_SEED")
+    os.environ["DP_COURSE_SEED"] = str(grade_mod.student_seed(5, "laplace", "hidden"))
+    try:
+        case = hidden_noise_case()
+    finally:
+        os.environ.pop("DP_COURSE_SEED") if saved is None else os.environ.update(DP_COURSE_SEED=saved)
     hidden = cases.fill(release, dict(good, laplace_noise=good["laplace_noise"].replace(
-        "    # Laplace", "    if isinstance(size, tuple) and size == (200, 5 * 100):\n"
+        "    # Laplace", f"    if size == tuple({list(case['size'])!r}) and b == {case['b']!r}:\n"
         "        raise TypeError('UNSEEN' + f'-MARK {b} {size}')\n    # Laplace")))
     flood = copy.deepcopy(correct)
     flood.cells += [_code("import sys; sys.stdout.write('\\U0001F600' * 32000); sys.stderr.write('e' * 32000)")
@@ -236,7 +245,7 @@ def test_batch_through_the_grader(tmp_path):
     page = (out / "feedback" / "hidden" / "laplace" / "laplace.html").read_text(encoding="utf-8")
     graded = (out / "autograded" / "hidden" / "laplace" / "laplace.ipynb").read_text(encoding="utf-8")
     for text in (page, graded):
-        assert "UNSEEN-MARK" not in text and "(200, 500)" not in text  # neither is in the source
+        assert "UNSEEN-MARK" not in text and repr(case["size"]) not in text  # neither is in the source
         assert "a hidden test of test_laplace_noise_distribution failed" in text
     # 2: flood graded, output capped in both outputs
     assert rows["flood"]["score"] == 10 and rows["flood"]["status"] == "ok", rows["flood"]
