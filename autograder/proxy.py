@@ -63,6 +63,11 @@ SERVED = frozenset(n for n in dir(np.random.Generator) if not n.startswith("_"))
 #: Most numbers one served request may ask for (and most uniforms sent ahead).
 MAX_DRAW = 1 << 24
 MAX_AHEAD = 1 << 16
+#: Most numbers one served generator may hand out in one call (or one ``call_repeatedly`` batch), all
+#: requests together: the judge keeps the uniforms a draws check replays (``RecordingGenerator(keep=True)``)
+#: and its changed runs, so without a total a call asking ``rng.random(1 << 22)`` 32 times held 8.5 GB in
+#: the trusted worker (red team, session 6); the checks' costliest honest call draws ~2 million.
+MAX_CALL_DRAWS = 1 << 24
 #: Largest result (bytes of array data) of a request that may be planned: small arrays such as
 #: ``rng.laplace(0, [a, b])`` in every call of a batch; bigger results cost one exchange each.
 PLAN_RESULT_BYTES = 256
@@ -117,6 +122,7 @@ class _Served:
         self.plan_size = 64
         self.exchanges = 0
         self.calls = self.draws = 0
+        self.served = 0  # numbers asked for in this call, all requests together (MAX_CALL_DRAWS)
         self.forbidden: list[str] = []
 
     def settle(self, used, calls) -> None:
@@ -209,6 +215,10 @@ class _Served:
                     and params.get("a", params.get("x")) > MAX_DRAW) or (
                     method == "bytes" and not 0 <= int(params["length"]) <= MAX_DRAW):
                 raise ValueError(f"rng.{method}: too many numbers asked for in grading (at most {MAX_DRAW})")
+            self.served += _count(params.get("size")) * largest + (ahead if type(ahead) is int and ahead > 0 else 0)
+            if self.served > MAX_CALL_DRAWS:
+                raise ValueError(f"rng.{method}: too many random numbers in one call in grading (at most "
+                                 f"{MAX_CALL_DRAWS:,} in all)")
             uniforms = method == "random" and params["dtype"] == np.float64
             if method == "random" and not uniforms and self.allowed is not None:
                 # Only float64 uniforms are taped, replayed and changed by the draws checks.

@@ -1015,3 +1015,19 @@ def test_corpus_solutions_pass_static_inspection():
                 assert astcheck.inspect_code(code, protected) == [], (entry["id"], name)
                 checked += 1
     assert checked >= 50
+
+
+def test_served_generator_caps_the_numbers_of_one_call():
+    """Red team (session 6): the judge keeps what a draws check replays, so a call asking
+    ``rng.random(1 << 22)`` 32 times held 8.5 GB in the trusted worker. One call's generator
+    hands out at most ``MAX_CALL_DRAWS`` numbers in all, then refuses with a clear error."""
+    from autograder import proxy
+    from helpers.checks import RecordingGenerator
+
+    for rng in (np.random.default_rng(1), RecordingGenerator(1, keep=True)):
+        served = proxy._Served(rng)  # noqa: SLF001
+        chunk = proxy.MAX_CALL_DRAWS // 4
+        replies = [served.serve("random", (chunk,), {}, None)[0] for _ in range(5)]
+        assert all("value" in r for r in replies[:4])
+        assert "too many random numbers in one call" in replies[4]["error"]
+        assert replies[4]["type"] == "ValueError"
