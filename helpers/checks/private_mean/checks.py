@@ -127,16 +127,24 @@ def _bounds(shown: str) -> tuple[float, float]:
     return float(inner[0]), float(inner[1])
 
 
-def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
-    """Exact ℓ1 sensitivity of the clipped sum for both relations on ``SUM_CASES`` (1e-12). Deterministic."""
+def sum_sensitivity_mismatches(sum_sensitivity: Callable, ranges) -> list[tuple[str, float, float, str]]:
+    """``(shown call, got, expected, relation)`` for each range and relation where ``sum_sensitivity``
+    differs from Definition 6-2's enumeration by more than 1e-12 (the hidden check and the worked
+    example share it)."""
     wrong = []
-    for lower, upper in SUM_CASES:
+    for lower, upper in ranges:
         for relation in RELATIONS:
             shown = f"sum_sensitivity({lower:g}, {upper:g}, {relation!r})"
             got = _number(_call(sum_sensitivity, lower, upper, relation, name="sum_sensitivity"), shown)
             expected = sensitivities_from_definition(lower, upper)[relation][0]
             if not math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-12):
                 wrong.append((shown, got, expected, relation))
+    return wrong
+
+
+def check_sum_sensitivity_values(sum_sensitivity: Callable) -> None:
+    """Exact ℓ1 sensitivity of the clipped sum for both relations on ``SUM_CASES`` (1e-12). Deterministic."""
+    wrong = sum_sensitivity_mismatches(sum_sensitivity, SUM_CASES)
     if wrong:
         shown, got, expected, relation = wrong[0]
         listed = "; ".join(f"{s} = {g:g} (expected {e:g})" for s, g, e, _ in wrong[:4])

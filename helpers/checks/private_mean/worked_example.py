@@ -14,12 +14,11 @@ Deterministic; a correct function always passes (the expected values are exact r
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 from helpers.checks.core import _fail, _passed
 from helpers.checks.private_mean._shared import RELATIONS, _call
-from helpers.checks.private_mean.checks import _number, _sum_sensitivity_mistake
+from helpers.checks.private_mean.checks import _number, _sum_sensitivity_mistake, sum_sensitivity_mismatches
 from helpers.checks.private_mean.simulator import sensitivities_from_definition
 
 __all__ = ["EXAMPLE_RANGES", "check_sum_sensitivity_example", "check_count_sensitivity_example"]
@@ -46,14 +45,7 @@ def _worked(lower: float, upper: float, relation: str) -> tuple[str, str]:
 
 def check_sum_sensitivity_example(sum_sensitivity: Callable) -> None:
     """``sum_sensitivity`` on :data:`EXAMPLE_RANGES`, both relations, against Definition 6-2 (1e-12)."""
-    wrong = []
-    for lower, upper in EXAMPLE_RANGES:
-        for relation in RELATIONS:
-            shown = f"sum_sensitivity({lower:g}, {upper:g}, {relation!r})"
-            got = _number(_call(sum_sensitivity, lower, upper, relation, name="sum_sensitivity"), shown)
-            expected = sensitivities_from_definition(lower, upper)[relation][0]
-            if not math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-12):
-                wrong.append((shown, got, expected, relation))
+    wrong = sum_sensitivity_mismatches(sum_sensitivity, EXAMPLE_RANGES)
     if wrong:
         shown, got, expected, relation = wrong[0]
         lower, upper = (float(v) for v in shown[shown.index("(") + 1:].split(",")[:2])
