@@ -42,6 +42,8 @@ from helpers.checks.core import dtype_name
 MAX_CALLS = 2_000_000
 #: Most calls in one ``call_repeatedly`` batch (the checks need at most 30,000).
 MAX_REPEAT = 200_000
+#: Most steps of a ``call_sequence`` sent in one request (their arguments travel together).
+MAX_SEQUENCE = 1_000
 
 
 def _restriction(rng) -> frozenset | None:
@@ -135,6 +137,9 @@ class _Served:
             if not (type(used) is int and calls == 0 and 0 <= used < len(states)):
                 raise wire.WireError("bad count of used draws")
             _bit_generator(self.rng).state = states[used]
+            if 2 * used < len(states) - 1:
+                # Most of the plan went unused (the cycle broke off): plan less next time, not ever more.
+                self.plan_size = max(8, 2 * used)
             self.history = (self.history + [cycle[i % len(cycle)] for i in range(max(0, used - 32), used)])[-32:]
             self.pending = None
             return
@@ -142,6 +147,7 @@ class _Served:
         if not (type(used) is int and type(calls) is int and 0 <= calls <= used <= sent - required):
             raise wire.WireError("bad count of used draws")
         self._give_back(sent - required - used)
+        self.served -= sent - required - used  # numbers sent ahead and not used were never handed out
         self.pending = None
         self.calls += calls
         self.draws += required + used
@@ -410,18 +416,11 @@ class Proxy:
     def _request(self, repeat, args, kwargs):
         name = self.__name__
         count = 1 if repeat is None else repeat
-        if self._cell.left() <= 0:
-            raise TimeoutError(cell_timeout_message(name, self._cell.seconds))
-        self.calls += count
-        if self.calls > MAX_CALLS:
-            raise RuntimeError(f"{name}: too many calls")
+        self._count_calls(count)
         payload, generators, containers = bytearray(), [], []
         tree_args = wire.encode(tuple(args), payload, generators, containers)["$t"]
         tree_kwargs = wire.encode(dict(kwargs), payload, generators, containers)
-        for rng in generators:
-            if not isinstance(_bit_generator(rng), np.random.PCG64):
-                raise TypeError(f"{name}: only PCG64 generators can be passed to student code")
-        served = [_Served(rng) for rng in generators]
+        served = self._served(generators)
         # The runner interrupts the call itself at ``limit``; the sandbox is killed only at ``limit + GRACE``.
         # Limits count the sandbox's CPU time (never the machine's load, never the judge's time).
         limit = max(0.01, min(self._timeout * count, self._cell.left()))
@@ -430,9 +429,95 @@ class Proxy:
                    "timeout": limit}
         if repeat is not None:
             request["repeat"] = repeat
-        self._sandbox.send(request, bytes(payload))
         what = f"a call of {name}" if repeat is None else f"{repeat} calls of {name}"
+        outcome, used = self._exchange(request, payload, served, what, limit,
+                                       lambda reply, data: self._apply(reply, data, served, containers, repeat))
+        if isinstance(outcome, BaseException):
+            if type(outcome).__name__ == "CellTimeoutError" and "slept" not in str(outcome):
+                raise TimeoutError(call_timeout_message(name, args, kwargs, repeat, used, limit)) from None
+            raise outcome
+        return outcome
+
+    def call_sequence(self, steps) -> tuple[list, Exception | None]:
+        """``steps`` (``[(proxy, args, kwargs)]``, proxies of this sandbox) called in order as a loop
+        calls them, in a few round trips: see :func:`helpers.checks.core.call_sequence`.
+
+        An argument ``helpers.checks.core.Output(i, j)`` is the result of step i (its item j),
+        passed on as plain data, as the loop would pass the result it received. Returns the
+        results and the exception of the step that raised one (``None`` if all returned). The
+        sandbox sends results back in parts of at most ``CALLS_BYTES``; a step it cannot resolve
+        is made here from the results received.
+        """
+        results: list = []
+        while len(results) < len(steps):
+            start = len(results)
+            chunk, error = [], None
+            for proxy, args, kwargs in steps[start:start + MAX_SEQUENCE]:
+                if getattr(proxy, "_sandbox", None) is not self._sandbox:
+                    raise ValueError("call_sequence: every step must call a function of the same submission")
+                try:
+                    chunk.append((proxy.__name__, tuple(_output_ref(a, results, start) for a in args),
+                                  {k: _output_ref(v, results, start) for k, v in kwargs.items()}, args, kwargs))
+                except (IndexError, KeyError, TypeError) as exc:  # as the loop fails to take an item
+                    error = exc
+                    break
+            if chunk:
+                try:
+                    done, failed, stopped = self._request_calls(chunk)
+                except Exception as exc:  # noqa: BLE001 - what a single call raises, for the step it stopped at
+                    return results, exc
+                results += done
+                if failed is not None:
+                    return results, failed
+                if stopped and not done:  # the sandbox could not resolve it: made here, as a single call
+                    name, _, _, args, kwargs = chunk[0]
+                    try:
+                        results.append(steps[start][0](*(_resolved(a, results) for a in args),
+                                                       **{k: _resolved(v, results) for k, v in kwargs.items()}))
+                    except Exception as exc:  # noqa: BLE001
+                        return results, exc
+                if len(done) == len(chunk) and error is not None:
+                    return results, error
+            elif error is not None:
+                return results, error
+        return results, None
+
+    def _request_calls(self, chunk):
+        self._count_calls(len(chunk))
+        payload, generators = bytearray(), []
+        calls = [{"call": name, "args": wire.encode(args, payload, generators),
+                  "kwargs": wire.encode(kwargs, payload, generators)} for name, args, kwargs, _, _ in chunk]
+        served = self._served(generators)
+        limit = max(0.01, min(self._timeout * len(chunk), self._cell.left()))
+        request = {"calls": calls, "rngs": [{"allowed": None if s.allowed is None else sorted(s.allowed)}
+                                            for s in served], "timeout": limit}
+        names = sorted({name for name, *_ in chunk})
+        what = f"{len(chunk)} calls of {', '.join(names)}"
+        (done, error, stopped), used = self._exchange(request, payload, served, what, limit,
+                                                      lambda reply, data: self._apply_calls(reply, data, served,
+                                                                                            len(chunk)))
+        if error is not None and type(error).__name__ == "CellTimeoutError" and "slept" not in str(error):
+            name, _, _, args, kwargs = chunk[len(done)]
+            error = TimeoutError(call_timeout_message(name, args, kwargs, len(chunk), used, limit))
+        return done, error, stopped
+
+    def _count_calls(self, count: int) -> None:
+        if self._cell.left() <= 0:
+            raise TimeoutError(cell_timeout_message(self.__name__, self._cell.seconds))
+        self.calls += count
+        if self.calls > MAX_CALLS:
+            raise RuntimeError(f"{self.__name__}: too many calls")
+
+    def _served(self, generators) -> list:
+        for rng in generators:
+            if not isinstance(_bit_generator(rng), np.random.PCG64):
+                raise TypeError(f"{self.__name__}: only PCG64 generators can be passed to student code")
+        return [_Served(rng) for rng in generators]
+
+    def _exchange(self, request, payload, served, what, limit, apply):
+        """Send ``request``, serve its draws, and return ``(apply(reply, data), CPU seconds used)``."""
         sandbox = self._sandbox
+        sandbox.send(request, bytes(payload))
         now = sandbox.cpu_seconds() if hasattr(sandbox, "cpu_seconds") else None
         step, started = sandbox.step(limit + GRACE, now), time.monotonic()
         try:
@@ -440,11 +525,11 @@ class Proxy:
                 reply, data = sandbox.recv(limit + GRACE, what, step)
                 if not (isinstance(reply, dict) and "draw" in reply):
                     break
-                self._sandbox.send(*self._draw(reply, data, served))
-            outcome = self._apply(reply, data, served, containers, repeat)
+                sandbox.send(*self._draw(reply, data, served))
+            outcome = apply(reply, data)
         except (wire.WireError, KeyError, TypeError, ValueError, OverflowError) as exc:
-            self._sandbox.kill(f"malformed reply from the sandbox to {what}: {str(exc)[:100]}")
-            raise SandboxError(self._sandbox.problem) from None
+            sandbox.kill(f"malformed reply from the sandbox to {what}: {str(exc)[:100]}")
+            raise SandboxError(sandbox.problem) from None
         finally:
             for server in served:  # what was drawn and refused stays on record, whatever the outcome
                 server.record()
@@ -452,11 +537,7 @@ class Proxy:
                 self._cell.spend(time.monotonic() - started)
             else:
                 self._cell.reading(sandbox, now)
-        if isinstance(outcome, BaseException):
-            if type(outcome).__name__ == "CellTimeoutError" and "slept" not in str(outcome):
-                raise TimeoutError(call_timeout_message(name, args, kwargs, repeat, step.used(), limit)) from None
-            raise outcome
-        return outcome
+        return outcome, step.used()
 
     @staticmethod
     def _draw(request, data, served):
@@ -527,6 +608,50 @@ class Proxy:
                 target.clear()
                 target.update(new)
         return outcome
+
+    @staticmethod
+    def _apply_calls(reply, data, served, count):
+        """``(results, exception or None, stopped)`` of a ``{"calls"}`` reply."""
+        if not isinstance(reply, dict) or set(reply) - {"done", "error", "rngs", "stopped"} or "done" not in reply:
+            raise wire.WireError("bad reply")
+        states = reply["rngs"]
+        if type(states) is not list or len(states) != len(served):
+            raise wire.WireError("bad generator entries")
+        for server, entry in zip(served, states):
+            if type(entry) is not dict or set(entry) != {"used", "calls"}:
+                raise wire.WireError("bad generator entry")
+            server.settle(entry["used"], entry["calls"])
+        done, stopped = reply["done"], reply.get("stopped", False)
+        if type(done) is not list or len(done) > count or type(stopped) is not bool \
+                or (len(done) == count and ("error" in reply or stopped)) \
+                or (len(done) < count and ("error" in reply) == stopped):
+            raise wire.WireError("bad list of results")
+        results = [wire.decode(tree, data, None) for tree in done]  # each checked as a single result
+        error = None
+        if "error" in reply:
+            error = reply["error"]
+            if type(error) is not dict or type(error.get("type")) is not str or type(error.get("message")) is not str:
+                raise wire.WireError("bad error")
+            error = student_exception(error["type"], error["message"],
+                                      any(server.allowed is not None for server in served))
+        return results, error, stopped
+
+
+def _output_ref(value, results, start):
+    """A step's argument as sent: ``Output(i)`` of a step of this request as ``wire.Output``, of an
+    earlier request as the result received (``IndexError``/``KeyError``/``TypeError`` as taking it would)."""
+    if isinstance(value, checks.core.Output):
+        if value.index >= start:
+            return wire.Output(value.index - start, value.item)
+        return _resolved(value, results)
+    return value
+
+
+def _resolved(value, results):
+    if isinstance(value, checks.core.Output):
+        found = results[value.index]
+        return found if value.item is None else found[value.item]
+    return value
 
 
 # --- source stand-ins ----------------------------------------------------------------

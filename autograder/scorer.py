@@ -346,6 +346,9 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             return text, error, [dict(a, hidden=chosen is not visible) for a in _audits()]
 
         os.environ["DP_COURSE_SEED"] = str(seed)
+        # As nbgrader's autograde sets it for the kernel (and bwrap.py for the sandbox): instructor cells
+        # that only demonstrate (a 2,000-call replay, a slider) skip themselves in grading here too.
+        os.environ["NBGRADER_EXECUTION"] = "autograde"
         tick = time.monotonic()
         deferred = []  # (test entry, its hidden blocks)
         for number, cell in enumerate(source_nb.cells):

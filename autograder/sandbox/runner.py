@@ -104,6 +104,11 @@ class ServedGenerator:
             return used, 0
         buf = d["_buffer"]
         used = 0 if buf is None else d["_pos"]
+        if buf is not None and buf.size - used > used:
+            # Most of what was sent ahead goes back (other methods came between the uniforms): send
+            # less next time, not ever more (a loop of rng.random(5), rng.exponential(b, 5) in one batch
+            # of calls moved 512 kB per call once the amount had doubled up to PREFETCH_MAX).
+            d["_ahead"] = max(64, 2 * used)
         calls = d["_local"]
         d.update(_buffer=None, _pos=0, _local=0)
         return used, calls
@@ -481,7 +486,10 @@ def main():
             return
         if request.get("quit"):
             return
-        _serve(request, data, namespace, call_timeout)
+        if "calls" in request:
+            _serve_calls(request, data, namespace, call_timeout)
+        else:
+            _serve(request, data, namespace, call_timeout)
 
 
 def _serve(request, data, namespace, call_timeout):
@@ -562,6 +570,120 @@ def _serve(request, data, namespace, call_timeout):
         reply.pop("mutated", None)
         reply["error"] = {"type": "ValueError", "message": f"{request['call']} returned too much data: {exc}"}
         _send(reply)
+
+
+#: Bytes of results (arrays and JSON) after which a ``{"calls"}`` request stops early: the judge
+#: sends the rest again, so no honest result list ever meets the channel's own limits.
+CALLS_BYTES = 2 << 20
+
+
+class _Unresolved(Exception):
+    """An ``{"$o"}`` argument names a result that is not there (or has no such item)."""
+
+
+def _outputs(tree, own, refs):
+    """``tree`` with each ``{"$o": [i]}`` / ``{"$o": [i, j]}`` (result i of this request, or its item j)
+    replaced by ``{"$r": k}``, ``refs[k]`` a fresh decoding of that result: what the judge would pass on."""
+    if type(tree) is list:
+        return [_outputs(v, own, refs) for v in tree]
+    if type(tree) is not dict:
+        return tree
+    if set(tree) == {"$o"}:
+        where = tree["$o"]
+        if type(where) is not list or not 1 <= len(where) <= 2 or not all(type(i) is int for i in where) \
+                or not 0 <= where[0] < len(own):
+            raise _Unresolved()
+        found, data = own[where[0]]
+        if len(where) == 2:
+            items = found["$t"] if type(found) is dict and set(found) == {"$t"} else found
+            if type(items) is not list or not 0 <= where[1] < len(items):
+                raise _Unresolved()
+            found = items[where[1]]
+        refs.append(wire.decode(found, data, None))
+        return {"$r": len(refs) - 1}
+    if set(tree) == {"$t"}:
+        return {"$t": _outputs(tree["$t"], own, refs)}
+    if set(tree) == {"$d"} and type(tree["$d"]) is dict:
+        return {"$d": {k: _outputs(v, own, refs) for k, v in tree["$d"].items()}}
+    return tree
+
+
+def _serve_calls(request, data, namespace, call_timeout):
+    """Answer a ``{"calls": [{"call", "args", "kwargs"}, ...]}`` request: the calls in order, as a loop
+    in one process makes them.
+
+    An argument ``{"$o": [i]}`` is the result of call i of this request (``[i, j]``: its item j),
+    decoded afresh, as the judge passes on what it received. Generators are shared by all calls
+    (their draws run on). ``"done"`` holds the results of the calls made; the first exception ends
+    the request (``"error"``, for call ``len(done)``). The request stops early (``"stopped"``)
+    before a call whose ``$o`` cannot be found or once the results hold :data:`CALLS_BYTES`: the
+    judge then makes the rest (it has every result), so stopping never changes an outcome.
+    """
+    link = _Link()
+    generators = [ServedGenerator(index, link) for index in range(len(request["rngs"]))]
+    steps = request["calls"]
+    reply, payload, done, own, size = {}, bytearray(), [], [], 0
+    _arm(min(call_timeout * max(1, len(steps)), float(request.get("timeout", call_timeout))))
+    try:
+        for step in steps:
+            if size > CALLS_BYTES:
+                reply["stopped"] = True
+                break
+            refs = []
+            try:
+                args = wire.decode(_outputs(step["args"], own, refs), data, generators, None, refs)
+                kwargs = wire.decode(_outputs(step["kwargs"], own, refs), data, generators, None, refs)
+            except (_Unresolved, wire.WireError):
+                reply["stopped"] = True
+                break
+            func = namespace.get(step["call"])
+            result = func(*args, **kwargs)
+            mine, returned_generators = bytearray(), []
+            try:
+                tree = wire.encode(result, mine, returned_generators)
+                if returned_generators:
+                    raise TypeError("a random generator cannot be returned")
+                size += len(json.dumps(tree, allow_nan=False)) + len(mine)
+            except (TypeError, ValueError, RecursionError) as exc:
+                reply["error"] = {"type": "TypeError", "message": f"{step['call']} returned a value that "
+                                  f"cannot be graded: {_text(exc)}"[:MESSAGE_CAP]}
+                break
+            own.append((tree, bytes(mine)))
+            done.append(_shift(tree, len(payload)))
+            payload += mine
+        _arm(0)
+    except BaseException as exc:  # noqa: BLE001
+        _arm(0)
+        reply["error"] = {"type": type(exc).__name__[:100], "message": _text(exc)}
+    link.live = False
+    reply["done"] = done
+    reply["rngs"] = [dict(zip(("used", "calls"), rng._settle())) for rng in generators]
+    try:
+        _send(reply, payload)
+    except wire.WireError as exc:  # the last result was too large for the channel (the others hold <= CALLS_BYTES)
+        last = steps[len(done) - 1]["call"] if done else "?"
+        reply.update(done=done[:-1], error={"type": "ValueError", "message": f"{last} returned too much data: {exc}"})
+        reply.pop("stopped", None)
+        _send(reply, payload[:_end(done[:-1])])
+
+
+def _end(trees) -> int:
+    """Where the arrays of ``trees`` end in the payload (0: none)."""
+    end = 0
+
+    def walk(tree):
+        nonlocal end
+        if type(tree) is list:
+            for v in tree:
+                walk(v)
+        elif type(tree) is dict:
+            if "$a" in tree:
+                end = max(end, tree["$a"][0] + tree["$a"][1])
+            for v in tree.values():
+                if type(v) in (list, dict):
+                    walk(v)
+    walk(trees)
+    return end
 
 
 def _snapshot(container, generators, known, payload=None):

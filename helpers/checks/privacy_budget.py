@@ -61,10 +61,12 @@ import numpy as np
 from helpers.checks.core import (
     ALPHA,
     CheckFailure,
+    Output,
     _fail,
     _passed,
     _say,
     _short,
+    call_sequence,
     check_seed,
 )
 from helpers.checks.core import _expect_value_error as _core_expect_value_error
@@ -143,35 +145,56 @@ def _call(func: Callable, *args, refusable: bool = False, share: bool = False):
 
     With ``refusable``, a ``ValueError`` becomes :class:`_Refused` (a refused query).
     """
-    name = getattr(func, "__name__", "function")
     if not share:
         args = tuple(copy.deepcopy(a) if isinstance(a, (dict, list, np.ndarray)) else a for a in args)
     try:
         return func(*args)
     except AssertionError:
         raise
-    except ValueError as error:
+    except Exception as error:  # noqa: BLE001  (any crash is reported, not hidden)
+        raise _call_failure(func, args, error, refusable) from None
+
+
+def _call_failure(func: Callable, args: tuple, error: Exception, refusable: bool = False) -> Exception:
+    """What :func:`_call` raises for ``error`` raised by ``func(*args)``."""
+    name = getattr(func, "__name__", "function")
+    if isinstance(error, ValueError):
         if refusable:
-            raise _Refused(str(error)) from None
+            return _Refused(str(error))
         shown = ", ".join(_shown(a) for a in args)
-        raise _fail(
+        return _fail(
             f"调用 {name}({shown}) 时出错：ValueError: {error}",
             f"{name}({shown}) raised ValueError: {error}",
             diagnosis="privacy_budget.unexpected_value_error",
-        ) from None
-    except NotImplementedError:
-        raise _fail(f"{name} 还没有实现（NotImplementedError）。", f"{name} is not implemented yet (NotImplementedError).",
-                    diagnosis="privacy_budget.not_implemented") from None
-    except Exception as error:  # noqa: BLE001  (any crash is reported, not hidden)
-        shown = ", ".join(_shown(a) for a in args)
-        raise _fail(
-            f"调用 {name}({shown}) 时出错：{type(error).__name__}: {error}",
-            f"{name}({shown}) raised {type(error).__name__}: {error}",
-            diagnosis="privacy_budget.crashed",
-        ) from None
+        )
+    if isinstance(error, NotImplementedError):
+        return _fail(f"{name} 还没有实现（NotImplementedError）。", f"{name} is not implemented yet (NotImplementedError).",
+                     diagnosis="privacy_budget.not_implemented")
+    shown = ", ".join(_shown(a) for a in args)
+    return _fail(
+        f"调用 {name}({shown}) 时出错：{type(error).__name__}: {error}",
+        f"{name}({shown}) raised {type(error).__name__}: {error}",
+        diagnosis="privacy_budget.crashed",
+    )
+
+
+def _steps(steps: list[tuple[Callable, tuple, Callable[[Any], Any]]]) -> list:
+    """``[check(_call(func, *args)) for func, args, check in steps]``, made with :func:`call_sequence`
+    (one round trip in grading instead of one per call): ``Output`` arguments pass a result on (a
+    ledger), and the first problem is raised as the loop would have met it."""
+    results, error = call_sequence([(func, args) for func, args, _ in steps])
+    checked = [check(result) for (_, _, check), result in zip(steps, results)]
+    if error is not None:
+        if isinstance(error, AssertionError):
+            raise error
+        func, args, _ = steps[len(results)]
+        raise _call_failure(func, args, error) from None
+    return checked
 
 
 def _shown(a: Any) -> str:
+    if isinstance(a, Output):  # a ledger passed on in a sequence of calls
+        return "state"
     if isinstance(a, np.random.Generator):
         return "rng"
     if isinstance(a, dict):
@@ -194,46 +217,66 @@ def _no_forbidden_sources(func: Callable) -> None:
 
 
 def _new_state(make_accountant: Callable, total: float) -> dict:
-    return _plain_state(_call(make_accountant, total), f"make_accountant({total!r})")
+    return _state_result(total)(_call(make_accountant, total))
+
+
+def _state_result(total: float) -> Callable[[Any], dict]:
+    return lambda state: _plain_state(state, f"make_accountant({total!r})")
 
 
 def _count(answer_count: Callable, state: dict, epsilon: float, rng: np.random.Generator,
            values: np.ndarray = _CARROTS, threshold: float = 55.0, refusable: bool = False,
            share: bool = False) -> tuple[float, dict]:
     out = _call(answer_count, state, values, threshold, epsilon, rng, refusable=refusable, share=share)
+    return _count_result(threshold, epsilon)(out)
+
+
+def _count_result(threshold: float, epsilon: float) -> Callable[[Any], tuple[float, dict]]:
+    """The check of what ``answer_count(state, values, threshold, epsilon, rng)`` returned."""
     where = f"answer_count(state, values, {threshold:g}, {epsilon!r}, rng)"
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise _fail(f"{where} 应返回（带噪声的计数，新的账本）两个值，实际返回 {_short(out)}。",
-                    f"{where} should return (noisy_count, new_state); it returned {_short(out)}.",
-                    diagnosis="privacy_budget.count_return_value_wrong")
-    noisy, new_state = out
-    try:
-        noisy = float(noisy)
-    except (TypeError, ValueError):
-        raise _fail(f"{where} 返回的计数应是一个数，实际是 {type(noisy).__name__}。",
-                    f"{where} returned a count that is not a number: {type(noisy).__name__}.",
-                    diagnosis="privacy_budget.count_return_value_wrong") from None
-    return noisy, _plain_state(new_state, where)
+
+    def check(out: Any) -> tuple[float, dict]:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise _fail(f"{where} 应返回（带噪声的计数，新的账本）两个值，实际返回 {_short(out)}。",
+                        f"{where} should return (noisy_count, new_state); it returned {_short(out)}.",
+                        diagnosis="privacy_budget.count_return_value_wrong")
+        noisy, new_state = out
+        try:
+            noisy = float(noisy)
+        except (TypeError, ValueError):
+            raise _fail(f"{where} 返回的计数应是一个数，实际是 {type(noisy).__name__}。",
+                        f"{where} returned a count that is not a number: {type(noisy).__name__}.",
+                        diagnosis="privacy_budget.count_return_value_wrong") from None
+        return noisy, _plain_state(new_state, where)
+    return check
 
 
 def _histogram(answer_histogram: Callable, state: dict, labels: np.ndarray, k: int, epsilon: float,
                rng: np.random.Generator, refusable: bool = False) -> tuple[np.ndarray, dict]:
     out = _call(answer_histogram, state, labels, k, epsilon, rng, refusable=refusable)
+    return _histogram_result(k, epsilon)(out)
+
+
+def _histogram_result(k: int, epsilon: float) -> Callable[[Any], tuple[np.ndarray, dict]]:
+    """The check of what ``answer_histogram(state, labels, k, epsilon, rng)`` returned."""
     where = f"answer_histogram(state, labels, {k}, {epsilon!r}, rng)"
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise _fail(f"{where} 应返回（带噪声的各类计数，新的账本），实际返回 {_short(out)}。",
-                    f"{where} should return (noisy_counts, new_state); it returned {_short(out)}.",
-                    diagnosis="privacy_budget.histogram_return_value_wrong")
-    noisy, new_state = out
-    try:
-        arr = np.asarray(noisy, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.shape != (k,):
-        raise _fail(f"{where} 返回的计数应是长度为 k = {k} 的数组（每类一个），实际是 {_short(noisy)}。",
-                    f"{where} should return an array of k = {k} noisy counts (one per label); got {_short(noisy)}.",
-                    diagnosis="privacy_budget.histogram_return_value_wrong")
-    return arr, _plain_state(new_state, where)
+
+    def check(out: Any) -> tuple[np.ndarray, dict]:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise _fail(f"{where} 应返回（带噪声的各类计数，新的账本），实际返回 {_short(out)}。",
+                        f"{where} should return (noisy_counts, new_state); it returned {_short(out)}.",
+                        diagnosis="privacy_budget.histogram_return_value_wrong")
+        noisy, new_state = out
+        try:
+            arr = np.asarray(noisy, dtype=float)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or arr.shape != (k,):
+            raise _fail(f"{where} 返回的计数应是长度为 k = {k} 的数组（每类一个），实际是 {_short(noisy)}。",
+                        f"{where} should return an array of k = {k} noisy counts (one per label); got {_short(noisy)}.",
+                        diagnosis="privacy_budget.histogram_return_value_wrong")
+        return arr, _plain_state(new_state, where)
+    return check
 
 
 # --- basics ----------------------------------------------------------------------------------
@@ -486,12 +529,18 @@ def check_noise_matches_budget(make_accountant: Callable, answer_count: Callable
     rng = np.random.default_rng(seed)
     _run_sequence(make_accountant, answer_count, 1.5, ((0.5, True),) * 3 + ((0.5, False),), rng)
     noises = {e: np.empty(n) for e in epsilons}
+    steps, where = [], []
     for i in range(n):
         if i % _BATCH == 0:  # fresh ledgers keep the state small (it crosses a process boundary at every call)
-            ledger = _new_state(make_accountant, 1e6)
+            steps.append((make_accountant, (1e6,), _state_result(1e6)))
+            ledger = Output(len(steps) - 1)
         for epsilon in epsilons:
-            value, ledger = _count(answer_count, ledger, epsilon, rng)
-            noises[epsilon][i] = value - _CARROTS_OVER_55
+            steps.append((answer_count, (ledger, _CARROTS, 55.0, epsilon, rng), _count_result(55.0, epsilon)))
+            ledger = Output(len(steps) - 1, 1)
+            where.append((epsilon, i, len(steps) - 1))
+    results = _steps(steps)
+    for epsilon, i, index in where:
+        noises[epsilon][i] = results[index][0] - _CARROTS_OVER_55
     texts = [_ks_noise(noises[e], e, f"answer_count at ε = {e:g}", name, seed, ALPHA / len(epsilons)) for e in epsilons]
     _say(name, seed, "total 1.5 at ε = 0.5: 3 answered, 4th refused; " + "; ".join(texts) + " -> OK",
          zh="总预算 1.5、每次 ε = 0.5：回答 3 次，第 4 次拒绝；噪声服从 Lap(1/ε)（KS 检验）")
@@ -570,11 +619,17 @@ def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, 
             if not refused:
                 state = new_state
     noise = np.empty((reps, k))
+    steps, rows = [], []
     for r in range(reps):
         if r % _BATCH == 0:
-            ledger = _new_state(make_accountant, 1e6)
-        counts, ledger = _histogram(answer_histogram, ledger, labels, k, epsilon, rng)
-        noise[r] = counts - true
+            steps.append((make_accountant, (1e6,), _state_result(1e6)))
+            ledger = Output(len(steps) - 1)
+        steps.append((answer_histogram, (ledger, labels, k, epsilon, rng), _histogram_result(k, epsilon)))
+        ledger = Output(len(steps) - 1, 1)
+        rows.append(len(steps) - 1)
+    results = _steps(steps)
+    for r, index in enumerate(rows):
+        noise[r] = results[index][0] - true
     text = _ks_noise(noise.ravel(), epsilon, f"answer_histogram (k = {k}, ε = {epsilon:g}), per-bin", name, seed, ALPHA / 2,
                      histogram=True)
     r01 = float(np.corrcoef(noise[:, 0], noise[:, 1])[0, 1])
@@ -595,7 +650,10 @@ def check_histogram_parallel(make_accountant: Callable, answer_count: Callable, 
 
 
 def _guess(averaging_attack: Callable, answers: np.ndarray) -> int:
-    out = _call(averaging_attack, answers)
+    return _guess_result(_call(averaging_attack, answers))
+
+
+def _guess_result(out: Any) -> int:
     if isinstance(out, (bool, np.bool_)) or not isinstance(out, (int, np.integer, float, np.floating)) \
             or not math.isfinite(float(out)) or float(out) != round(float(out)):
         raise _fail(f"averaging_attack 应返回一个整数（猜测的真实计数），实际返回 {type(out).__name__} {_short(out)}。",
@@ -646,7 +704,8 @@ def check_attack_success_rate(averaging_attack: Callable, seed: int | None = Non
         if exact is None:
             exact = danger_probability(epsilon, k)
         answers = true_count + rng.laplace(0.0, 1.0 / epsilon, size=(trials, k))
-        hits = sum(_guess(averaging_attack, answers[t]) == true_count for t in range(trials))
+        hits = sum(g == true_count for g in _steps([(averaging_attack, (answers[t],), _guess_result)
+                                                       for t in range(trials)]))
         pvalue = binomial_test(hits, trials, exact)
         texts.append(f"ε = {epsilon:g}, k = {k}: {hits}/{trials} = {hits / trials:.3f} vs exact {exact:.4f} (p = {pvalue:.3g})")
         if pvalue < ALPHA / len(settings):

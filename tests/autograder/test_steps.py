@@ -523,6 +523,21 @@ def nested(d, xs):
     d["arr"][0] = 99.0
     xs[:] = [list(xs)]
     return None
+
+def open_ledger(total):
+    return {"total": total, "spent": []}
+
+def spend(state, epsilon, rng):
+    if sum(state["spent"]) + epsilon > state["total"]:
+        raise ValueError("budget spent")
+    state["spent"].append(epsilon)
+    return rng.laplace(0.0, 1.0 / epsilon), state
+
+def bad_spend(state, epsilon, rng):
+    return (rng.laplace(0.0, 1.0 / epsilon),) if len(state["spent"]) == 2 else spend(state, epsilon, rng)
+
+def blob(n):
+    return "x" * n
 """
 
 
@@ -534,7 +549,8 @@ def repeat_box():
 
     box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
     names = ["pick", "grow", "flaky", "cheat", "late", "nap", "kind", "unbound", "state", "keep", "reuse", "scalars",
-             "mixed", "exp_loop", "shuffled", "pair_loop", "clip_in_place", "charge_then_refuse", "nested"]
+             "mixed", "exp_loop", "shuffled", "pair_loop", "clip_in_place", "charge_then_refuse", "nested",
+             "open_ledger", "spend", "bad_spend", "blob"]
     box.send({"cells": [REPEAT_CODE], "files": {}, "graded": names,
               "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
     box.recv(30, "cell")
@@ -571,6 +587,67 @@ def test_repeat_gives_the_loops_samples_states_and_records(repeat_box):
         [local(scores, 0.7, 3.0, rng=r) for r in [np.random.default_rng(3)] for _ in range(50)]
     assert proxy.call_repeatedly(0, scores, 0.7, 3.0, plain) == []
     assert proxy.calls == 1000 + 1000 + 50
+
+
+def _ledger_steps(fns, rng, n=12, epsilon=0.25):
+    from helpers.checks.core import Output
+
+    open_ledger, spend = fns
+    steps = []
+    for i in range(n):
+        if i % 4 == 0:
+            steps.append((open_ledger, (1.0,)))
+            ledger = Output(len(steps) - 1)
+        steps.append((spend, (ledger, epsilon, rng)))
+        ledger = Output(len(steps) - 1, 1)
+    return steps
+
+
+def test_call_sequence_is_the_loop_in_one_round_trip(repeat_box):
+    """A sequence whose ledger passes from call to call: the same results, exceptions and generator
+    state through the sandbox (one request) as the loop in one process; a step that cannot be resolved
+    or a result list past the request's size is finished by the judge, with the same outcome."""
+    from autograder.proxy import Proxy
+    from helpers.checks.core import Output, call_sequence
+
+    # the runner module runs on import (it is the sandbox's program): read its constant
+    calls_bytes = eval(re.search(r"^CALLS_BYTES = (.+)$", (REPO / "autograder/sandbox/runner.py").read_text(),
+                                 re.M).group(1))
+
+    proxies = [Proxy(repeat_box, name, 30.0) for name in ("open_ledger", "spend")]
+    local = [_local("open_ledger"), _local("spend")]
+    rngs = [np.random.default_rng(7), np.random.default_rng(7)]
+    with _sent_headers(repeat_box) as sent:
+        got = call_sequence(_ledger_steps(proxies, rngs[0]))
+    expected = call_sequence(_ledger_steps(local, rngs[1]))
+    assert got[1] is None and expected[1] is None and got[0] == expected[0] and len(got[0]) == 15
+    assert [h for h in sent if "calls" in h].__len__() == 1 and len([h for h in sent if "call" in h]) == 0
+    assert rngs[0].bit_generator.state == rngs[1].bit_generator.state
+    # the fifth spend of 0.25 from a ledger of 1 is refused: results end there, the ValueError is returned
+    rngs = [np.random.default_rng(8), np.random.default_rng(8)]
+    got = call_sequence(_ledger_steps(proxies, rngs[0], epsilon=0.3))
+    expected = call_sequence(_ledger_steps(local, rngs[1], epsilon=0.3))
+    assert len(got[0]) == len(expected[0]) == 4 and got[0] == expected[0]
+    assert type(got[1]) is type(expected[1]) is ValueError and str(got[1]) == str(expected[1]) == "budget spent"
+    assert rngs[0].bit_generator.state == rngs[1].bit_generator.state
+    # a result without the item the next step takes: the sandbox stops, the judge meets the same IndexError
+    bad = [Proxy(repeat_box, "open_ledger", 30.0), Proxy(repeat_box, "bad_spend", 30.0)]
+    rngs = [np.random.default_rng(9), np.random.default_rng(9)]
+    got = call_sequence(_ledger_steps(bad, rngs[0]))
+    expected = call_sequence(_ledger_steps([_local("open_ledger"), _local("bad_spend")], rngs[1]))
+    assert got[0] == expected[0] and len(got[0]) == 4
+    assert type(got[1]) is type(expected[1]) is IndexError
+    assert rngs[0].bit_generator.state == rngs[1].bit_generator.state
+    # results past CALLS_BYTES come back in parts, all of them, in order
+    big = Proxy(repeat_box, "blob", 30.0)
+    count = calls_bytes // 500_000 + 3
+    with _sent_headers(repeat_box) as sent:
+        results, error = call_sequence([(big, (500_000 + i,)) for i in range(count)])
+    assert error is None and [len(r) for r in results] == [500_000 + i for i in range(count)]
+    assert len([h for h in sent if "calls" in h]) == 2
+    with pytest.raises(ValueError, match="same submission"):
+        call_sequence([(big, (1,)), (Proxy(object(), "blob", 30.0), (1,))])
+    assert repr(Output(3, 1)) == "Output(3, 1)" and repeat_box.alive
 
 
 def test_served_generator_is_no_generator_and_draws_as_one_process(repeat_box, capsys):
