@@ -98,6 +98,79 @@ def _count(size) -> int:
     return math.prod(max(int(n), 0) for n in shape)
 
 
+#: Generator methods whose draws with array parameters are, element by element, the draws of
+#: scalar calls in a row (one double-precision function per element, in C order): a plan of such
+#: calls is drawn with one vectorised call (tests/autograder/test_steps.py checks each).
+VECTOR_METHODS = {"laplace": 2, "normal": 2, "exponential": 1, "gumbel": 2, "logistic": 2, "uniform": 2}
+
+
+def _vector_entries(cycle) -> list | None:
+    """Per entry of ``cycle``: ``(shape, scalar, [flat parameter arrays])``, or ``None`` when the
+    cycle cannot be drawn as one vectorised call."""
+    method = cycle[0][1]
+    if method not in VECTOR_METHODS or any(entry[1] != method for entry in cycle):
+        return None
+    names = list(_signature(method).parameters)[1:1 + VECTOR_METHODS[method]]
+    entries = []
+    for _, _, args, kwargs in cycle:
+        try:
+            bound = _signature(method).bind(None, *args, **kwargs)
+            bound.apply_defaults()
+            params = [np.asarray(bound.arguments[name], dtype=np.float64) for name in names]
+            size = bound.arguments.get("size")
+            if size is None:
+                shape = np.broadcast_shapes(*(a.shape for a in params))
+            else:
+                shape = tuple(int(n) for n in size) if isinstance(size, (tuple, list)) else (int(size),)
+            flat = [np.broadcast_to(a, shape).ravel() for a in params]
+        except (TypeError, ValueError, OverflowError):
+            return None
+        entries.append((shape, size is None and all(a.ndim == 0 for a in params), flat))
+    return entries
+
+
+def _draw_cycle(rng, cycle, count: int, payload: bytearray | None) -> list:
+    """Draw the first ``count`` entries of ``cycle`` repeated, as that many calls in a row would;
+    the wire trees of their values (arrays appended to ``payload``; ``None``: values dropped)."""
+    period = len(cycle)
+    entries = _vector_entries(cycle)
+    if entries is None:
+        trees, start = [], len(payload) if payload is not None else 0
+        for i in range(count):
+            if payload is not None and len(payload) - start > PLAN_BYTES:
+                break
+            _, method, args, kwargs = cycle[i % period]
+            value = getattr(np.random.Generator, method)(rng, *args, **kwargs)
+            if payload is not None:
+                trees.append(wire.encode(value, payload, []))
+        return trees
+    sizes = [int(np.prod(shape, dtype=np.int64)) for shape, _, _ in entries]
+    array_bytes = 8 * sum(n for n, (_, scalar, _) in zip(sizes, entries) if not scalar)
+    if payload is not None and array_bytes:
+        count = min(count, max(period, PLAN_BYTES * period // array_bytes))
+    reps, extra = divmod(count, period)
+    params = [np.concatenate([np.tile(np.concatenate([e[2][j] for e in entries]), reps)]
+                             + [e[2][j] for e in entries[:extra]]) for j in range(len(entries[0][2]))]
+    values = getattr(np.random.Generator, cycle[0][1])(rng, *params)
+    if payload is None:
+        return []
+    values = np.asarray(values, dtype="<f8")
+    base, listed = len(payload), values.tolist()
+    if array_bytes:
+        payload += values.tobytes()
+    trees, pos = [], 0
+    for i in range(count):
+        shape, scalar, _ = entries[i % period]
+        size = sizes[i % period]
+        if scalar:
+            value = listed[pos]
+            trees.append(value if math.isfinite(value) else wire.encode(value, payload, []))
+        else:
+            trees.append({"$a": [base + 8 * pos, 8 * size], "dtype": "float64", "shape": list(shape)})
+        pos += size
+    return trees
+
+
 class _Served:
     """The judge's side of one generator passed to the student: it draws, records and refuses.
 
@@ -133,11 +206,13 @@ class _Served:
                 raise wire.WireError("draws used that were never sent")
             return
         if self.pending[0] == "plan":
-            _, states, cycle = self.pending
-            if not (type(used) is int and calls == 0 and 0 <= used < len(states)):
+            _, (start, planned), cycle = self.pending
+            if not (type(used) is int and calls == 0 and 0 <= used <= planned):
                 raise wire.WireError("bad count of used draws")
-            _bit_generator(self.rng).state = states[used]
-            if 2 * used < len(states) - 1:
+            if used < planned:  # the state before the first unused entry: the used ones drawn again
+                _bit_generator(self.rng).state = start
+                _draw_cycle(self.rng, cycle, used, None)
+            if 2 * used < planned:
                 # Most of the plan went unused (the cycle broke off): plan less next time, not ever more.
                 self.plan_size = max(8, 2 * used)
             self.history = (self.history + [cycle[i % len(cycle)] for i in range(max(0, used - 32), used)])[-32:]
@@ -181,16 +256,11 @@ class _Served:
             return None
         cycle = self.history[-period:]
         count, self.plan_size = self.plan_size, min(2 * self.plan_size, 4096)
-        bit = _bit_generator(self.rng)
-        states, trees, start = [], [], len(payload)
-        for i in range(count):
-            if len(payload) - start > PLAN_BYTES:
-                break
-            _, method, args, kwargs = cycle[i % period]
-            states.append(bit.state)
-            trees.append(wire.encode(getattr(np.random.Generator, method)(self.rng, *args, **kwargs), payload, []))
-        states.append(bit.state)
-        self.pending = ("plan", states, cycle)
+        start = _bit_generator(self.rng).state
+        trees = _draw_cycle(self.rng, cycle, count, payload)
+        # Only where the plan starts is kept: the state before any entry is found by drawing the entries
+        # before it again (settle), which costs less than a state per entry.
+        self.pending = ("plan", (start, len(trees)), cycle)
         return {"plan": trees, "cycle": [entry[0] for entry in cycle]}
 
     def serve(self, method, args, kwargs, ahead, key=None):

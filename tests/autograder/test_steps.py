@@ -1108,3 +1108,37 @@ def test_served_generator_caps_the_numbers_of_one_call():
         assert all("value" in r for r in replies[:4])
         assert "too many random numbers in one call" in replies[4]["error"]
         assert replies[4]["type"] == "ValueError"
+
+
+@pytest.mark.parametrize("method", ["laplace", "normal", "exponential", "gumbel", "logistic", "uniform"])
+def test_vectorised_plans_draw_what_calls_in_a_row_draw(method):
+    """A plan of a cycle of such calls is drawn with one vectorised call: the same values and the same
+    generator state as the calls one after another, for scalar, list and sized parameters, also when
+    only the first entries are drawn again (the state a partly used plan is set back to)."""
+    from autograder.proxy import VECTOR_METHODS, _draw_cycle, _signature
+
+    assert method in VECTOR_METHODS
+    two = VECTOR_METHODS[method] == 2
+    cycle = [(None, method, ((0.5, 2.0) if two else (2.0,)), {}),
+             (None, method, ((-1.0, [0.5, 3.0]) if two else ([0.5, 3.0],)), {}),
+             (None, method, ((0.0, 1.5) if two else (1.5,)), {"size": 3}),
+             (None, method, ((1e-3, 7.0) if two else (7.0,)), {})]
+    assert list(_signature(method).parameters)[-1] == "size"
+    for count in (0, 1, 6, 203):
+        vector, loop = np.random.default_rng(count), np.random.default_rng(count)
+        payload = bytearray()
+        trees = _draw_cycle(vector, cycle, count, payload)
+        looped = [getattr(loop, method)(*args, **kwargs) for _, _, args, kwargs in (cycle * 60)[:count]]
+        got = [wire_decode(t, bytes(payload)) for t in trees]
+        assert len(got) == count
+        for a, b in zip(got, looped):
+            assert type(a) is type(b) and np.array_equal(a, b)
+        assert vector.bit_generator.state == loop.bit_generator.state
+        again = np.random.default_rng(count)
+        assert _draw_cycle(again, cycle, count, None) == [] and again.bit_generator.state == loop.bit_generator.state
+
+
+def wire_decode(tree, payload):
+    from autograder.sandbox import wire
+
+    return wire.decode(tree, payload, None)
