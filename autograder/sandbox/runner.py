@@ -13,7 +13,8 @@
    whose draws are asked of the judge during the call (``{"draw"}`` messages);
    the lists, dicts and arrays a call modified go back with the answer.
    ``{"call", "repeat": n}`` makes n calls with the same arguments in one round
-   trip (the checks' sampling loops).
+   trip (the checks' sampling loops); ``{"calls": [...]}`` makes different calls in
+   order, an argument ``{"$o": [i, j]}`` standing for item j of call i's result.
 
 Everything here can be changed by the student's code once it runs; the
 trusted side validates every message and believes nothing else.
