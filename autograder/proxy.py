@@ -65,8 +65,9 @@ SERVED = frozenset(n for n in dir(np.random.Generator) if not n.startswith("_"))
 #: Most numbers one served request may ask for (and most uniforms sent ahead).
 MAX_DRAW = 1 << 24
 MAX_AHEAD = 1 << 16
-#: Most numbers one served generator may hand out in one call (or one ``call_repeatedly`` batch), all
-#: requests together: the judge keeps the uniforms a draws check replays (``RecordingGenerator(keep=True)``)
+#: Most numbers one served generator may hand out in one call (or one ``call_repeatedly`` or
+#: ``call_sequence`` request), all requests together (uniforms sent ahead and given back unused do not
+#: count): the judge keeps the uniforms a draws check replays (``RecordingGenerator(keep=True)``)
 #: and its changed runs, so without a total a call asking ``rng.random(1 << 22)`` 32 times held 8.5 GB in
 #: the trusted worker (red team, session 6); the checks' costliest honest call draws ~2 million.
 MAX_CALL_DRAWS = 1 << 24
