@@ -620,8 +620,9 @@ class Proxy:
             raise wire.WireError("bad draw request")
         server = served[index]
         server.settle(request["used"], request["calls"])
-        args = wire.decode({"$t": request["args"]}, data, None)
-        kwargs = wire.decode(request["kwargs"], data, None)
+        arrays = wire.array_budget(data)  # one message: its payload's bytes decoded once at most
+        args = wire.decode({"$t": request["args"]}, data, None, arrays=arrays)
+        kwargs = wire.decode(request["kwargs"], data, None, arrays=arrays)
         if type(kwargs) is not dict:
             raise wire.WireError("bad draw request")
         # Requests with scalar arguments only are named by their text: the stand-in names them alike.
@@ -644,11 +645,13 @@ class Proxy:
         if type(mutated) is not list or (mutated and repeat is not None) or len(mutated) > len(containers):
             raise wire.WireError("bad mutations")
         generators = [server.rng for server in served]
+        arrays = wire.array_budget(data)  # one message: its payload's bytes decoded once at most
         for item in mutated:
             if type(item) is not list or len(item) != 2 or type(item[0]) is not int \
                     or not 0 <= item[0] < len(containers):
                 raise wire.WireError("bad mutation")
-            changes.append((containers[item[0]], wire.decode(item[1], data, generators, None, containers)))
+            changes.append((containers[item[0]], wire.decode(item[1], data, generators, None, containers,
+                                                             arrays=arrays)))
         for target, new in changes:
             if type(new) is not type(target) and not (isinstance(target, np.ndarray) and type(new) is np.ndarray):
                 raise wire.WireError("a mutated argument changed its type")
@@ -658,9 +661,9 @@ class Proxy:
             results = reply["ok"]
             if type(results) is not list or len(results) != repeat:
                 raise wire.WireError(f"expected a list of {repeat} results")
-            outcome = [wire.decode(tree, data, None) for tree in results]  # each checked as a single result
+            outcome = [wire.decode(tree, data, None, arrays=arrays) for tree in results]  # each checked as one
         elif "ok" in reply:
-            outcome = wire.decode(reply["ok"], data, None)
+            outcome = wire.decode(reply["ok"], data, None, arrays=arrays)
         else:
             error = reply["error"]
             if type(error) is not dict or type(error.get("type")) is not str or type(error.get("message")) is not str:
@@ -697,7 +700,8 @@ class Proxy:
                 or (len(done) == count and ("error" in reply or stopped)) \
                 or (len(done) < count and ("error" in reply) == stopped):
             raise wire.WireError("bad list of results")
-        results = [wire.decode(tree, data, None) for tree in done]  # each checked as a single result
+        arrays = wire.array_budget(data)  # one message: its payload's bytes decoded once at most
+        results = [wire.decode(tree, data, None, arrays=arrays) for tree in done]  # each checked as one
         error = None
         if "error" in reply:
             error = reply["error"]

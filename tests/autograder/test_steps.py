@@ -1142,3 +1142,79 @@ def wire_decode(tree, payload):
     from autograder.sandbox import wire
 
     return wire.decode(tree, payload, None)
+
+
+# --- red team, session 7: payload bytes named again and again ------------------------------------------
+
+
+_ALIAS = {"$a": [0, 1000], "dtype": "uint8", "shape": [1000]}
+
+
+@pytest.mark.parametrize("reply, sequence", [
+    ({"done": [[_ALIAS] * 2, _ALIAS], "rngs": []}, True),        # results of a {"calls"} request
+    ({"ok": [_ALIAS, _ALIAS], "rngs": []}, False),              # one result
+    ({"ok": [[_ALIAS], [_ALIAS], [_ALIAS]], "rngs": []}, None),  # a call_repeatedly batch
+])
+def test_arrays_naming_the_same_payload_bytes_kill_the_sandbox(reply, sequence):
+    """A reply whose arrays name the same payload bytes more than once (any runner can write one)
+    made the judge copy them as often: 1,000 bytes became 1 MB in the judge, a 64 MB payload could
+    become terabytes. Each message's arrays may now hold its payload's bytes once at most."""
+    from autograder.jail import SandboxError
+    from autograder.proxy import Proxy
+    from autograder.sandbox import wire
+    from helpers.checks.core import call_sequence
+
+    with pytest.raises(wire.WireError, match="more than once"):
+        wire.decode([_ALIAS, _ALIAS], bytes(1000))
+    arrays = wire.array_budget(bytes(1000))
+    assert wire.decode(_ALIAS, bytes(1000), arrays=arrays).nbytes == 1000
+    with pytest.raises(wire.WireError, match="more than once"):
+        wire.decode(_ALIAS, bytes(1000), arrays=arrays)  # a second tree of the same message
+    assert wire.decode([_ALIAS, {**_ALIAS, "$a": [1000, 1000]}], bytes(2000))[1].nbytes == 1000
+
+    box = _FakeSandbox(reply, bytes(1000))
+    proxy = Proxy(box, "f", 1.0)
+    if sequence:
+        results, error = call_sequence([(proxy, (i,)) for i in range(3)])
+        assert results == [] and isinstance(error, SandboxError)
+    elif sequence is None:
+        with pytest.raises(SandboxError):
+            proxy.call_repeatedly(3, 1.0)
+    else:
+        with pytest.raises(SandboxError):
+            proxy(1.0)
+    assert box.problem.startswith("malformed reply")
+
+
+def test_a_runner_aliasing_payload_bytes_in_its_results_is_killed():
+    """Through a real sandbox: student code replacing ``wire.send`` to name its 1,000 payload bytes
+    in 50 arrays of each of 20 results is killed, not decoded to 1 MB in the judge."""
+    import time
+
+    from autograder.jail import Sandbox, SandboxError, probe
+    from autograder.proxy import Proxy
+    from helpers.checks.core import call_sequence
+
+    code = (
+        "import wire\n"
+        "def alias(n):\n"
+        "    original = wire.send\n"
+        "    def send(fd, header, payload=b''):\n"
+        "        if header.get('done'):\n"
+        "            payload = bytes(1000)\n"
+        "            one = {'$a': [0, 1000], 'dtype': 'uint8', 'shape': [1000]}\n"
+        "            header['done'] = [[one] * 50] * len(header['done'])\n"
+        "        return original(fd, header, payload)\n"
+        "    wire.send = send\n"
+        "    return n\n")
+    box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 120, memory_mb=512, cpu_seconds=60)
+    try:
+        box.send({"cells": [code], "files": {}, "graded": ["alias"], "limits": box.limits,
+                  "cell_timeout": 30.0, "call_timeout": 30.0})
+        box.recv(30, "cell")
+        box.recv(30, "ready")
+        results, error = call_sequence([(Proxy(box, "alias", 30.0), (i,)) for i in range(20)])
+        assert results == [] and isinstance(error, SandboxError) and "malformed reply" in str(error)
+        assert not box.alive
+    finally:
+        box.close()
