@@ -196,10 +196,20 @@ class _Served:
         self.undo = None
         self.history: list[tuple] = []  # (key, method, args, kwargs) of the last scalar-argument requests
         self.plan_size = 64
-        self.exchanges = 0
+        self.exchanges = 0  # of the current call (step) of the request: OWN_AFTER counts per call, as a loop
+        self.step, self.steps = 0, 1  # the call of a repeat or {"calls"} request the draws are for, and how many
         self.calls = self.draws = 0
         self.served = 0  # numbers asked for in this call, all requests together (MAX_CALL_DRAWS)
         self.forbidden: list[str] = []
+
+    def begin(self, step) -> None:
+        """Draws for call ``step`` of the request (``"step"`` of a draw request, never going back): a call
+        gets its own generator after OWN_AFTER exchanges of its own, as in a loop of single calls, not
+        after OWN_AFTER exchanges of the calls before it together (red team, session 7)."""
+        if type(step) is not int or not self.step <= step < self.steps:
+            raise wire.WireError("bad step")
+        if step != self.step:
+            self.step, self.exchanges = step, 0
 
     def settle(self, used, calls) -> None:
         if self.pending is None:
@@ -491,7 +501,7 @@ class Proxy:
         payload, generators, containers = bytearray(), [], []
         tree_args = wire.encode(tuple(args), payload, generators, containers)["$t"]
         tree_kwargs = wire.encode(dict(kwargs), payload, generators, containers)
-        served = self._served(generators)
+        served = self._served(generators, count)
         # The runner interrupts the call itself at ``limit``; the sandbox is killed only at ``limit + GRACE``.
         # Limits count the sandbox's CPU time (never the machine's load, never the judge's time).
         limit = max(0.01, min(self._timeout * count, self._cell.left()))
@@ -558,7 +568,7 @@ class Proxy:
         payload, generators = bytearray(), []
         calls = [{"call": name, "args": wire.encode(args, payload, generators),
                   "kwargs": wire.encode(kwargs, payload, generators)} for name, args, kwargs, _, _ in chunk]
-        served = self._served(generators)
+        served = self._served(generators, len(chunk))
         limit = max(0.01, min(self._timeout * len(chunk), self._cell.left()))
         request = {"calls": calls, "rngs": [{"allowed": None if s.allowed is None else sorted(s.allowed)}
                                             for s in served], "timeout": limit}
@@ -579,11 +589,14 @@ class Proxy:
         if self.calls > MAX_CALLS:
             raise RuntimeError(f"{self.__name__}: too many calls")
 
-    def _served(self, generators) -> list:
+    def _served(self, generators, steps: int = 1) -> list:
         for rng in generators:
             if not isinstance(_bit_generator(rng), np.random.PCG64):
                 raise TypeError(f"{self.__name__}: only PCG64 generators can be passed to student code")
-        return [_Served(rng) for rng in generators]
+        served = [_Served(rng) for rng in generators]
+        for server in served:
+            server.steps = max(1, steps)
+        return served
 
     def _exchange(self, request, payload, served, what, limit, apply):
         """Send ``request``, serve its draws, and return ``(apply(reply, data), CPU seconds used)``."""
@@ -613,12 +626,13 @@ class Proxy:
     @staticmethod
     def _draw(request, data, served):
         """The answer to one ``rng.<method>(...)`` asked by the student's code."""
-        if set(request) - {"draw", "method", "args", "kwargs", "used", "calls", "ahead"}:
+        if set(request) - {"draw", "method", "args", "kwargs", "used", "calls", "ahead", "step"}:
             raise wire.WireError("bad draw request")
         index = request["draw"]
         if type(index) is not int or not 0 <= index < len(served) or type(request["args"]) is not list:
             raise wire.WireError("bad draw request")
         server = served[index]
+        server.begin(request.get("step", 0))
         server.settle(request["used"], request["calls"])
         arrays = wire.array_budget(data)  # one message: its payload's bytes decoded once at most
         args = wire.decode({"$t": request["args"]}, data, None, arrays=arrays)

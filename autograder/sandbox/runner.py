@@ -112,7 +112,7 @@ class ServedGenerator:
     def __init__(self, index: int, link: _Link):
         self.__dict__.update(_served_index=index, _link=link, _buffer=None, _pos=0, _local=0, _ahead=64,
                              _plan=None, _cycle=None, _plan_data=b"", _mixed=False,
-                             _own=None, _keys={})
+                             _own=None, _keys={}, _step=0)
 
     def __repr__(self):
         return "Generator(served by the grader)"
@@ -182,6 +182,8 @@ class ServedGenerator:
                    "used": used, "calls": calls}
         if prefetch:
             message["ahead"] = prefetch
+        if d["_step"]:
+            message["step"] = d["_step"]
         # No timeout (wall or CPU timer) between the request and its answer: the channel must stay in
         # step; the trusted side keeps its own deadline on the read.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM, signal.SIGPROF})
@@ -551,7 +553,8 @@ def _serve(request, data, namespace, call_timeout):
     func = namespace.get(request["call"])
     _arm(min(call_timeout * count, float(request.get("timeout", call_timeout))))
     try:
-        for _ in range(count):
+        for step in range(count):
+            _begin_step(generators, step)
             found = [] if repeat is None else None
             args = wire.decode(request["args"], data, generators, found)
             kwargs = wire.decode(request["kwargs"], data, generators, found)
@@ -609,6 +612,14 @@ def _serve(request, data, namespace, call_timeout):
         _send(reply)
 
 
+def _begin_step(generators, step):
+    """Call ``step`` of a repeat or ``{"calls"}`` request begins: its draws are asked of the judge again
+    (a generator of its own, handed over in an earlier call after many exchanges, ends with that call,
+    as in a loop of single calls); the judge counts the exchanges of each call on its own."""
+    for rng in generators:
+        rng.__dict__.update(_step=step, _own=None)
+
+
 #: Bytes of results (arrays and JSON) after which a ``{"calls"}`` request stops early: the judge
 #: sends the rest again, so no honest result list ever meets the channel's own limits.
 CALLS_BYTES = 2 << 20
@@ -662,7 +673,8 @@ def _serve_calls(request, data, namespace, call_timeout):
     reply, payload, done, own, size = {}, bytearray(), [], [], 0
     _arm(min(call_timeout * max(1, len(steps)), float(request.get("timeout", call_timeout))))
     try:
-        for step in steps:
+        for index, step in enumerate(steps):
+            _begin_step(generators, index)
             if size > CALLS_BYTES:
                 reply["stopped"] = True
                 break

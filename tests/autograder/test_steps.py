@@ -538,6 +538,9 @@ def bad_spend(state, epsilon, rng):
 
 def blob(n):
     return "x" * n
+
+def wobble(rng):
+    return rng.laplace(0.0, 1.0 + int(rng.integers(0, 1000)))
 """
 
 
@@ -550,7 +553,7 @@ def repeat_box():
     box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
     names = ["pick", "grow", "flaky", "cheat", "late", "nap", "kind", "unbound", "state", "keep", "reuse", "scalars",
              "mixed", "exp_loop", "shuffled", "pair_loop", "clip_in_place", "charge_then_refuse", "nested",
-             "open_ledger", "spend", "bad_spend", "blob"]
+             "open_ledger", "spend", "bad_spend", "blob", "wobble"]
     box.send({"cells": [REPEAT_CODE], "files": {}, "graded": names,
               "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
     box.recv(30, "cell")
@@ -1218,3 +1221,37 @@ def test_a_runner_aliasing_payload_bytes_in_its_results_is_killed():
         assert not box.alive
     finally:
         box.close()
+
+
+def test_each_call_of_a_batch_counts_its_own_exchanges(repeat_box):
+    """A call gets a generator of its own after OWN_AFTER exchanges of its own (a loop whose draws never
+    repeat): in a {"calls"} or repeat request the exchanges of the calls before it did count too, so from
+    the 129th of these 2-exchange calls on the values and the judge's generator state were no longer the
+    loop's (red team, session 7). Each call now counts its own, as one call per request did."""
+    from autograder.proxy import OWN_AFTER, Proxy
+    from helpers.checks import call_repeatedly
+    from helpers.checks.core import call_sequence
+
+    proxy, local = Proxy(repeat_box, "wobble", 30.0), _local("wobble")
+    count = OWN_AFTER + 44
+    rngs = [np.random.default_rng(5), np.random.default_rng(5)]
+    got = call_sequence([(proxy, (rngs[0],))] * count)
+    want = call_sequence([(local, (rngs[1],))] * count)
+    assert got[1] is None and want[1] is None and got[0] == want[0]
+    assert rngs[0].bit_generator.state == rngs[1].bit_generator.state
+    rngs = [np.random.default_rng(6), np.random.default_rng(6)]
+    assert call_repeatedly(proxy, count, rngs[0]) == call_repeatedly(local, count, rngs[1])
+    assert rngs[0].bit_generator.state == rngs[1].bit_generator.state
+    assert repeat_box.alive
+
+
+@pytest.mark.parametrize("step", [1, -1, "1", 3])
+def test_draw_requests_for_a_call_not_in_the_request_kill_the_sandbox(step):
+    from autograder.jail import SandboxError
+    from autograder.proxy import Proxy
+
+    draw = {"draw": 0, "method": "random", "args": [None], "kwargs": {"$d": {}}, "used": 0, "calls": 0, "step": step}
+    box = _FakeSandbox(draw)
+    with pytest.raises(SandboxError):
+        Proxy(box, "f", 1.0)(np.random.default_rng(1))  # one call: only step 0
+    assert box.problem.startswith("malformed reply")
