@@ -1273,3 +1273,22 @@ def test_a_result_that_fits_alone_fits_in_a_sequence(repeat_box):
     results, error = call_sequence([(blob, (500_000,))] * 4 + [(blobs, (7, 1_000_000))])
     assert repeat_box.alive
     assert error is None and len(results) == 5 and results[4] == alone
+
+
+def test_an_item_the_sandbox_cannot_resolve_is_passed_as_the_loop_passes_it(repeat_box):
+    """``Output(1, -1)`` (the ledger of step 1, taken from the end) is not resolved in the sandbox: it
+    stops there and the judge sends the rest with that item resolved; the ledger the next call changes
+    is a copy, as in the loop (red team, session 7: held)."""
+    from autograder.proxy import Proxy
+    from helpers.checks.core import Output, call_sequence
+
+    def steps(fns, rng):
+        open_ledger, spend = fns
+        return [(open_ledger, (1.0,)), (spend, (Output(0), 0.25, rng)), (spend, (Output(1, -1), 0.25, rng))]
+
+    rngs = [np.random.default_rng(2), np.random.default_rng(2)]
+    got = call_sequence(steps([Proxy(repeat_box, n, 30.0) for n in ("open_ledger", "spend")], rngs[0]))
+    want = call_sequence(steps([_local("open_ledger"), _local("spend")], rngs[1]))
+    assert got[1] is None and want[1] is None and len(got[0]) == 3
+    assert got[0][1][1] == want[0][1][1] == {"total": 1.0, "spent": [0.25]}
+    assert got[0] == want[0] and rngs[0].bit_generator.state == rngs[1].bit_generator.state
