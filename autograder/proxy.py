@@ -547,6 +547,9 @@ class Proxy:
                     done, failed, stopped = self._request_calls(chunk)
                 except Exception as exc:  # noqa: BLE001 - what a single call raises, for the step it stopped at
                     return results, exc
+                # Steps the sandbox stopped before are sent again: counted when made, not at every sending
+                # (MAX_CALLS), so a sequence of large results is not cut off as too many calls.
+                self.calls -= len(chunk) - len(done) - (failed is not None)
                 results += done
                 if failed is not None:
                     return results, failed

@@ -1292,3 +1292,16 @@ def test_an_item_the_sandbox_cannot_resolve_is_passed_as_the_loop_passes_it(repe
     assert got[1] is None and want[1] is None and len(got[0]) == 3
     assert got[0][1][1] == want[0][1][1] == {"total": 1.0, "spent": [0.25]}
     assert got[0] == want[0] and rngs[0].bit_generator.state == rngs[1].bit_generator.state
+
+
+def test_steps_sent_again_after_a_stop_count_once(repeat_box):
+    """The runner stops a {"calls"} request past CALLS_BYTES of results and the judge sends the rest
+    again: those steps counted towards MAX_CALLS at every sending (results of 1 MB: a stop every 3
+    steps, ~1,000 counted per step made, 2,000,000 reached after ~2,000 steps; red team, session 7).
+    They count once, as the loop's calls."""
+    from autograder.proxy import Proxy
+    from helpers.checks.core import call_sequence
+
+    big = Proxy(repeat_box, "blob", 30.0)
+    results, error = call_sequence([(big, (1_000_000,))] * 12)
+    assert error is None and len(results) == 12 and big.calls == 12
