@@ -665,7 +665,8 @@ def _serve_calls(request, data, namespace, call_timeout):
     (their draws run on). ``"done"`` holds the results of the calls made; the first exception ends
     the request (``"error"``, for call ``len(done)``). The request stops early (``"stopped"``)
     before a call whose ``$o`` cannot be found or once the results hold :data:`CALLS_BYTES`: the
-    judge then makes the rest (it has every result), so stopping never changes an outcome.
+    judge then makes the rest (it has every result), so stopping never changes an outcome (one known exception: a last result of 6-8 MiB after up to 2 MiB of
+    earlier ones is refused, though it would fit alone; tests/autograder/test_steps.py, strict xfail).
     """
     link = _Link()
     generators = [ServedGenerator(index, link) for index in range(len(request["rngs"]))]
