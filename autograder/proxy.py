@@ -650,13 +650,7 @@ class Proxy:
         if not isinstance(reply, dict) or set(reply) - {"ok", "error", "rngs", "mutated"} \
                 or ("ok" in reply) == ("error" in reply):
             raise wire.WireError("bad reply")
-        states = reply["rngs"]
-        if type(states) is not list or len(states) != len(served):
-            raise wire.WireError("bad generator entries")
-        for server, entry in zip(served, states):
-            if type(entry) is not dict or set(entry) != {"used", "calls"}:
-                raise wire.WireError("bad generator entry")
-            server.settle(entry["used"], entry["calls"])
+        _settle_all(reply["rngs"], served)
         changes = []
         mutated = reply.get("mutated", [])
         if type(mutated) is not list or (mutated and repeat is not None) or len(mutated) > len(containers):
@@ -705,13 +699,7 @@ class Proxy:
         """``(results, exception or None, stopped)`` of a ``{"calls"}`` reply."""
         if not isinstance(reply, dict) or set(reply) - {"done", "error", "rngs", "stopped"} or "done" not in reply:
             raise wire.WireError("bad reply")
-        states = reply["rngs"]
-        if type(states) is not list or len(states) != len(served):
-            raise wire.WireError("bad generator entries")
-        for server, entry in zip(served, states):
-            if type(entry) is not dict or set(entry) != {"used", "calls"}:
-                raise wire.WireError("bad generator entry")
-            server.settle(entry["used"], entry["calls"])
+        _settle_all(reply["rngs"], served)
         done, stopped = reply["done"], reply.get("stopped", False)
         if type(done) is not list or len(done) > count or type(stopped) is not bool \
                 or (len(done) == count and ("error" in reply or stopped)) \
@@ -727,6 +715,16 @@ class Proxy:
             error = student_exception(error["type"], error["message"],
                                       any(server.allowed is not None for server in served))
         return results, error, stopped
+
+
+def _settle_all(states, served) -> None:
+    """Each served generator set to what its stand-in says it used (a reply's ``"rngs"``)."""
+    if type(states) is not list or len(states) != len(served):
+        raise wire.WireError("bad generator entries")
+    for server, entry in zip(served, states):
+        if type(entry) is not dict or set(entry) != {"used", "calls"}:
+            raise wire.WireError("bad generator entry")
+        server.settle(entry["used"], entry["calls"])
 
 
 def _output_ref(value, results, start):
