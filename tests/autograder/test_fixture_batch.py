@@ -44,9 +44,14 @@ SEED = 20261122
 TIMEOUT = 5
 
 
+#: Written beside the checkout's files while the batch runs, by others than the submissions: Python's
+#: bytecode cache, and JupyterLab's checkpoint of a file the browser walk (another test) opens.
+SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints"}
+
+
 def _tree_digest(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(Path(root).rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+            for p in sorted(Path(root).rglob("*")) if p.is_file() and not SKIP_PARTS & set(p.parts)}
 
 
 def _protected_state() -> dict:
