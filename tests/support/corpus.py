@@ -155,18 +155,24 @@ def corpus_entries(assignment: str) -> list[dict]:
 
     Correct entries ``correct_<i>`` take the i-th correct variant of each
     function (cycling). Wrong entries replace one function by a mutant and
-    use the first correct variant for the others. ``expect_zero`` lists the
-    graded cells that must score 0 for a wrong entry.
+    use the first correct variant for the others, except the manifest's
+    ``costly`` functions, which a wrong entry of another function leaves as the
+    release's stub (their cells then score 0 at once instead of running checks
+    that do not look at the mutant: private_mean's privacy audits cost about 15 s
+    of grading per submission). ``expect_zero`` lists the graded cells that must
+    score 0 for a wrong entry.
     """
     spec = load_manifest()[assignment]
     correct = spec["correct"]
+    costly = set(spec.get("costly", ()))
     entries = []
     for i in range(max(len(v) for v in correct.values())):
         solutions = {f: snippet(assignment, f, vs[i % len(vs)]) for f, vs in correct.items()}
         entries.append({"id": f"correct_{i}", "kind": "correct", "solutions": solutions, "expect_zero": [],
                         "why": " + ".join(f"{f}:{vs[i % len(vs)]}" for f, vs in correct.items())})
     for wrong in spec["wrong"]:
-        solutions = {f: snippet(assignment, f, vs[0]) for f, vs in correct.items()}
+        solutions = {f: snippet(assignment, f, vs[0]) for f, vs in correct.items()
+                     if f not in costly or f == wrong["function"]}
         solutions[wrong["function"]] = snippet(assignment, wrong["function"], wrong["variant"])
         entries.append({"id": f"wrong_{wrong['function']}_{wrong['variant']}", "kind": "wrong", "solutions": solutions,
                         "expect_zero": wrong["expect_zero"], "why": wrong["why"], "function": wrong["function"]})
