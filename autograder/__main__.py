@@ -26,6 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds per cell and per call of a student function (the cell or call is "
                         "interrupted, grading goes on); a submission still running at TIMEOUT + 20 s "
                         "is killed (default 120)")
+    g.add_argument("--submission-timeout", type=int, default=None,
+                   help="seconds for the whole notebook in each of its sandboxes, past which it is killed "
+                        "and scores 0 (default TIMEOUT + 20)")
     g.add_argument("--memory-mb", type=int, default=2048,
                    help="address-space cap of the student's sandbox, MiB (default 2048; 0 = none)")
     g.add_argument("--seed", type=int, default=None,
@@ -76,7 +79,7 @@ def main(argv=None) -> int:
             grade(assignment=args.assignment, submissions=args.submissions, out=args.out,
                   jobs=args.jobs, timeout=args.timeout, memory_mb=args.memory_mb or None,
                   seed=args.seed, shard=args.shard, course=args.course, quiet=args.quiet,
-                  resume=args.resume, sandbox=not args.no_sandbox)
+                  resume=args.resume, sandbox=not args.no_sandbox, submission_timeout=args.submission_timeout)
         elif args.command == "merge":
             from autograder.reports.report import merge
 

@@ -366,8 +366,13 @@ def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_resul
 
 def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 120,
           memory_mb: int | None = 2048, seed: int | None = None, shard: str | None = None,
-          course=None, quiet: bool = False, resume: bool = False, sandbox: bool = True) -> dict:
+          course=None, quiet: bool = False, resume: bool = False, sandbox: bool = True,
+          submission_timeout: int | None = None) -> dict:
     """Grade ``submissions/<student>/<assignment>/`` into ``out``; returns the report.
+
+    ``timeout`` limits each cell and each call of a student function (CPU seconds of the
+    sandbox); ``submission_timeout`` (default ``timeout + 20``) the whole notebook in each of
+    its sandboxes.
 
     ``seed`` reproduces an earlier run; ``shard="K/N"`` grades one slice of
     students; ``resume`` keeps the rows already in ``out`` (same assignment,
@@ -380,6 +385,8 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
         raise ValueError(f"--jobs must be >= 1; got {jobs}")
     if timeout < 1:
         raise ValueError(f"--timeout must be >= 1 second; got {timeout}")
+    if submission_timeout is not None and submission_timeout < 1:
+        raise ValueError(f"--submission-timeout must be >= 1 second; got {submission_timeout}")
     if not submissions.is_dir():
         raise ValueError(f"--submissions {submissions} is not a folder")
     if not (course / "source" / assignment).is_dir():
@@ -409,13 +416,13 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     if kept:
         previous_runs = json.loads((out / "report.json").read_text(encoding="utf-8")).get("runs", [])
     started = time.time()
-    submission_seconds = timeout + 20
+    submission_seconds = submission_timeout if submission_timeout is not None else timeout + 20
     notebooks_count = max(1, len(list((course / "source" / assignment).glob("*.ipynb"))))
     # Time limits count the sandboxes' CPU time; their wall-clock backstop is WALL_FACTOR x as long.
 
     per_task = notebooks_count * (WALL_FACTOR * submission_seconds + WALL_SLACK) + SLACK
     run = {"assignment": assignment, "seed": run_seed, "source_checksum": checksum, "shard": shard,
-           "jobs": jobs, "timeout": timeout, "memory_mb": memory_mb,
+           "jobs": jobs, "timeout": timeout, "submission_timeout": submission_seconds, "memory_mb": memory_mb,
            "sandbox": "bubblewrap" if sandbox else "none (--no-sandbox: student code ran with the grader's rights)",
            "isolation": _isolation() if sandbox else None,
            "students": len(entries), "resumed": len(kept),

@@ -42,6 +42,11 @@ SEED = 20261122
 #: of CPU; wall-clock backstops 3x + 10 s). A correct notebook's sandboxes use 0.2-0.5 s of CPU in all
 #: (report.json timings); the sleeping infinite loop waits out the cell's backstop (25 s, 55 s at 15).
 TIMEOUT = 5
+#: --submission-timeout: the whole notebook's CPU seconds per sandbox (default TIMEOUT + 20). Ten is
+#: ample for every honest fixture (the most any used is 2.2 s) and lets the slow notebook overrun it with
+#: 3 cells instead of 7: 25 s of CPU in each of its two sandboxes became 10 (77 s of the batch's wall time
+#: in a fresh-clone suite).
+SUBMISSION_TIMEOUT = 10
 
 
 #: Written beside the checkout's files while the batch runs, by others than the submissions: Python's
@@ -79,7 +84,7 @@ def _survivors() -> list[str]:
 def _grade_batch(tmp):
     submissions = tmp / "submitted"
     expect = cases.build_cases(REPO / "release" / cases.ASSIGNMENT, REPO / "source" / cases.ASSIGNMENT,
-                               submissions, TIMEOUT)
+                               submissions, TIMEOUT, SUBMISSION_TIMEOUT)
     before = _protected_state()
     shards = [tmp / "shard-1", tmp / "shard-2"]
     # The two shards at once, as on two machines: shard 2 through the CLI, shard 1 in this process.
@@ -87,11 +92,12 @@ def _grade_batch(tmp):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     second = subprocess.Popen(
         [sys.executable, "-m", "autograder", "grade", "--assignment", cases.ASSIGNMENT, "--submissions",
-         str(submissions), "--out", str(shards[1]), "--jobs", "2", "--timeout", str(TIMEOUT), "--seed", str(SEED),
-         "--shard", "2/2", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+         str(submissions), "--out", str(shards[1]), "--jobs", "2", "--timeout", str(TIMEOUT),
+         "--submission-timeout", str(SUBMISSION_TIMEOUT), "--seed", str(SEED), "--shard", "2/2", "--quiet"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     try:
         grade(assignment=cases.ASSIGNMENT, submissions=submissions, out=shards[0], jobs=2,
-              timeout=TIMEOUT, seed=SEED, shard="1/2", quiet=True)
+              timeout=TIMEOUT, submission_timeout=SUBMISSION_TIMEOUT, seed=SEED, shard="1/2", quiet=True)
     finally:
         _, err = second.communicate(timeout=900)
     assert second.returncode == 0, err[-2000:]
@@ -221,7 +227,8 @@ def check_attacks_saw_and_changed_nothing(graded, tmp_path):
 def check_report_records_seeds_and_shards(graded, tmp_path):
     data = graded["report"]
     assert [run["shard"] for run in data["runs"]] == ["1/2", "2/2"]
-    assert all(run["seed"] == SEED and run["sandbox"] == "bubblewrap" for run in data["runs"])
+    assert all(run["seed"] == SEED and run["sandbox"] == "bubblewrap" and run["submission_timeout"] == SUBMISSION_TIMEOUT
+               for run in data["runs"])
     for student, result in graded["results"].items():
         assert result["seed"] == student_seed(SEED, cases.ASSIGNMENT, student)
         assert set(result) >= {"cells", "flags", "errors", "repairs", "score", "max_score", "status"}
@@ -278,6 +285,7 @@ def check_out_unchanged_after_exit(graded, tmp_path):
     ["--assignment", "no_such_assignment"],
     ["--assignment", "laplace", "--shard", "3/2"],
     ["--assignment", "laplace", "--jobs", "0"],
+    ["--assignment", "laplace", "--submission-timeout", "0"],
 ])
 def test_cli_usage_errors_exit_2(tmp_path, args):
     (tmp_path / "subs").mkdir()
@@ -286,6 +294,7 @@ def test_cli_usage_errors_exit_2(tmp_path, args):
          "--out", str(tmp_path / "out"), *args], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert "error:" in proc.stderr
+    assert args[-2] in proc.stderr or "unknown assignment" in proc.stderr, proc.stderr   # names what was wrong
 
 
 def test_refuses_without_bubblewrap_unless_no_sandbox(tmp_path):

@@ -17,7 +17,7 @@ menus are Chinese (the zh_CN language pack). For each Chinese notebook, in seque
   rectangle lies inside every ancestor that hides or scrolls overflow, and an image is
   shown whole, not cropped);
 * for every slider of every slider figure: move it ``MOVES_PER_SLIDER`` steps with the
-  keyboard (five one way, then back past the start) and time each from the key press to
+  keyboard (half of them one way, then back to the start) and time each from the key press to
   the first changed frame of the figure (the figure must change). The page's own kernel
   messages (its WebSocket, observed by an init script) split each move into: the page
   sending the new value (``send``), the message waiting for the kernel (``queue``), the
@@ -32,8 +32,9 @@ menus are Chinese (the zh_CN language pack). For each Chinese notebook, in seque
   the previous one (checked over every move of every slider: ipywidgets keeps one update in
   flight and merges the rest), and the figure settles within about two redraws of the
   last key;
-* screenshots of the whole notebook after Run All (one per screen, scrolling) and of
-  every slider figure after the move go to ``artifacts/browser/<lang>/``.
+* screenshots of the notebook's first screen after Run All (of every screen, scrolling, with
+  ``DP_BROWSER_SCREENS=all``) and of every slider figure after the moves go to
+  ``artifacts/browser/<lang>/``.
 
 Also, in the same single test (so that ``pytest -n 2`` starts one server and one browser):
 the page ``make lab`` opens is the rendered table of contents (``course/README.md``: its
@@ -51,7 +52,10 @@ moves); each notebook's Run All dominates. With the message split and the fast d
 (423 s, 27 sliders × 8 moves, one fast drag per notebook) under a load average of 12-19. (Before: 11 min for 20 notebooks run, one move per
 figure, under a load average of 10-14.) On an idle machine (load factor 1.16, 2026-11-25): 264 s,
 every slider's 95th percentile key press to new pixels 62-126 ms (kernel 14-71 ms), median 65 ms,
-max 152 ms over the 216 moves.
+max 152 ms over the 216 moves. In the fresh-clone suite (2026-11-28) 246-292 s, of which the
+notebooks' Run All 113-138 s, 8 moves per slider and 65 full-page screenshots most of the rest:
+now 4 moves per slider (108 moves; a slider's 95th percentile then lies between its two slowest) and one
+screenshot per notebook.
 
 Skipped, with the reason, only if /usr/bin/chromium is absent (``tests/browser/ensure_chromium.sh``
 installs it and ``fonts-noto-cjk``).
@@ -81,9 +85,12 @@ EN_NOTEBOOKS = sorted((ROOT / "course" / "en").glob("*.ipynb"))
 ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget", "local_frequency")
 # Each slider is moved this many times (five steps one way, then back): the 95th
 # percentile of its redraw times must stay within the goal.
-MOVES_PER_SLIDER = 8
+MOVES_PER_SLIDER = 4
 # Developers may narrow the run (e.g. DP_BROWSER_ONLY=6.1): a selection, never a different setup.
 ONLY = os.environ.get("DP_BROWSER_ONLY")
+# Screenshots of a notebook after Run All: its first screen, or every screen with DP_BROWSER_SCREENS=all
+# (for reading the whole page by eye; 65 screens cost about 40 s of the run and check nothing themselves).
+ALL_SCREENS = os.environ.get("DP_BROWSER_SCREENS") == "all"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--disable-renderer-backgrounding", "--disable-background-timer-throttling"]
@@ -360,7 +367,8 @@ def _shutdown_kernels(url: str, token: str) -> None:
 
 
 def _screenshots(page, stem: Path) -> int:
-    """Scroll through the notebook and save one screenshot per screen; returns how many."""
+    """Save the notebook's first screen, or (``DP_BROWSER_SCREENS=all``) scroll through it and save
+    one screenshot per screen; returns how many."""
     scroller = ".jp-NotebookPanel .jp-WindowedPanel-outer"
     height = page.evaluate(f"() => {{ const s = document.querySelector('{scroller}'); return [s.scrollHeight, s.clientHeight]; }}")
     total, screen = height
@@ -372,7 +380,7 @@ def _screenshots(page, stem: Path) -> int:
         page.screenshot(path=f"{stem}-{shots:02d}.png")
         shots += 1
         position += max(screen - 80, 200)
-        if position >= total:
+        if position >= total or not ALL_SCREENS:
             break
     return shots
 
@@ -411,7 +419,9 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str])
         result["problems"] += [f"strikethrough in Markdown: {t!r}" for t in markdown["strike"]]
         result["problems"] += [f"table rendered as a paragraph: {t!r}" for t in markdown["brokenTables"]]
         result["problems"] += page.evaluate(CLIPPING_JS)
+        shot = time.perf_counter()
         result["screens"] = _screenshots(page, stem)
+        result["screens_s"] = round(time.perf_counter() - shot, 1)
 
         n_boxes = page.evaluate(SLIDER_BOXES_JS)
         result["sliders"] = n_boxes
@@ -428,7 +438,7 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str])
                 times, stuck, splits = [], [], []
                 direction = "ArrowRight"
                 for move in range(MOVES_PER_SLIDER):
-                    if move in (5, 15):
+                    if move == MOVES_PER_SLIDER // 2:
                         direction = "ArrowLeft" if direction == "ArrowRight" else "ArrowRight"
                     # at an end a step does nothing: turn round
                     if handle.get_attribute("aria-valuenow") == handle.get_attribute(
