@@ -1,7 +1,7 @@
 """Black-box attacks on ``python -m autograder grade`` (issue 9), with controls in the same batch.
 
 One batch (``tests/fixtures/attacks/``: four controls, one submission per attack of every class of
-issue 9) is graded by the real CLI with ``--jobs 2``. The grader is stopped with SIGTERM after a
+issue 9) is graded by the real CLI with ``--jobs 4``. The grader is stopped with SIGTERM after a
 few rows, then ``--resume`` finishes the batch (class 5). Then:
 
 * the controls keep their exact grades (correct 10, the flag function set honestly 10, wrong 5,
@@ -51,6 +51,9 @@ SEED = 20261123
 #: for its whole notebook was 2.2 s (c7_big_image, c8_seeded_per_element: report.json timings); the two
 #: hanging submissions wait out the wall-clock backstop, 3 x (TIMEOUT + 3) + 10 s (37 s; 49 s at 10).
 TIMEOUT = 6
+#: --jobs: 4 on two cores, because the two hanging submissions sleep through their 37 s in two of the
+#: slots and the other 48 (about 2 s each) share the rest (at --jobs 2 they waited behind the sleepers).
+JOBS = 4
 MAX_SCORE, WRONG_SCORE = 10.0, 5.0  # laplace: the flag function unflagged passes 5 of 10 points
 STOP_AFTER = 6  # rows graded before the grader is stopped (SIGTERM) and resumed
 TOKEN_VAR = "AUTOGRADER_ATTACK_BATCH"
@@ -240,7 +243,7 @@ def run_batch(tmp: Path) -> dict:
     expect = attacks.build_batch(REPO, subs, ctx)
     env = dict(os.environ, **{TOKEN_VAR: token, "TMPDIR": str(gtmp), "MPLBACKEND": "Agg",
                               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
-    base = ["--assignment", attacks.ASSIGNMENT, "--submissions", subs, "--out", out, "--jobs", 2,
+    base = ["--assignment", attacks.ASSIGNMENT, "--submissions", subs, "--out", out, "--jobs", JOBS,
             "--timeout", TIMEOUT]
     run = {"ctx": ctx, "expect": expect, "out": out, "tmp": tmp, "gtmp": gtmp, "notes": [],
            "failures": []}

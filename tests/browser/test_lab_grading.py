@@ -162,9 +162,7 @@ def test_student_and_instructor_after_make_lab(lab, page):
 
     # 1. The student's Assignments panel: six assignments to fetch, nobody released them by hand.
     # ?reset: a fresh workspace (the lecture walk on the same server left its last notebook open)
-    page.goto(f"{url}/lab?reset&token={token}")
-    page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
-    page.get_by_text("Assignment List", exact=True).first.click()
+    _open_assignment_list(page, url, token)
     panel = page.locator("#released_assignments_list, .nbgrader-assignment-list, [id*='assignment']").first
     page.wait_for_function(
         "names => names.every(n => document.body.innerText.includes(n))", arg=list(ASSIGNMENTS), timeout=120_000)
@@ -232,6 +230,29 @@ def _latest_submission(exchange: Path, student: str, assignment: str) -> Path | 
     return found[-1] / f"{assignment}.ipynb" if found else None
 
 
+def _wait_for_submission(exchange: Path, student: str, assignment: str, after: Path | None) -> Path | None:
+    """The submission newer than ``after`` once it is in the exchange (120 s at most). The panel's
+    submitted list is no sign: it also shows this user's earlier submissions (nbgrader's cache)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        latest = _latest_submission(exchange, student, assignment)
+        if latest is not None and latest != after and latest.is_file():
+            return latest
+        time.sleep(0.5)
+    return None
+
+
+def _open_assignment_list(page, url: str, token: str) -> None:
+    """A fresh JupyterLab page, then Nbgrader ▸ Assignment List. The menu is used only once the
+    Launcher shows: with ?reset JupyterLab restores its (empty) layout after the page has loaded,
+    and a panel opened before that is closed again (seen after the lecture walk, which leaves
+    the server busier: the Assignment List vanished under the test's clicks)."""
+    page.goto(f"{url}/lab?reset&token={token}")
+    page.wait_for_selector(".jp-Launcher", timeout=120_000)
+    page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
+    page.get_by_text("Assignment List", exact=True).first.click()
+
+
 def _edit_cell(page, function: str, code: str) -> None:
     cell = page.locator(".jp-NotebookPanel .jp-CodeCell").filter(has_text=f"def {function}(").first
     cell.scroll_into_view_if_needed()
@@ -240,10 +261,6 @@ def _edit_cell(page, function: str, code: str) -> None:
     page.keyboard.insert_text(code)
 
 
-# Passes alone and in this file (385 s, issue 28's branch), but after the rest of the suite's @lab
-# chain the Assignment List showed no fetched laplace within 60 s in two fresh-clone runs (a panel
-# refresh after the test before; not yet understood): kept running, not counted, until it is.
-@pytest.mark.xfail(strict=False, reason="Assignment List state after the @lab chain; see the comment")
 def test_submit_sends_what_is_on_screen(lab, page):
     """Issue 28: the student's walk in the Assignments panel. Fetch laplace, a wrong edit, Validate,
     Submit; fix the cell and re-run it (the tab shows unsaved changes, the file on disk still has
@@ -271,9 +288,7 @@ def test_submit_sends_what_is_on_screen(lab, page):
     wrong = build.snippet("laplace", "laplace_noise", "inverse_scale")
     right = build.snippet("laplace", "laplace_noise", "inverse_cdf")
     try:
-        page.goto(f"{url}/lab?reset&token={token}")
-        page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
-        page.get_by_text("Assignment List", exact=True).first.click()
+        _open_assignment_list(page, url, token)
         released = page.locator("#released_assignments_list .list_item", has_text="laplace").first
         released.get_by_role("button", name="Fetch").click(timeout=120_000)
         fetched = page.locator("#fetched_assignments_list")
@@ -300,10 +315,9 @@ def test_submit_sends_what_is_on_screen(lab, page):
         assert "failed" in verdict.lower() or "error" in verdict.lower(), verdict[:2000]
         notebook = fetched_dir / "laplace.ipynb"
         assert _cell_source(notebook, "laplace_noise").strip() == wrong.strip()
+        before = _latest_submission(lab["exchange"], student, "laplace")
         fetched.locator("button", has_text="Submit").first.click()
-        page.wait_for_function("() => document.querySelector('#submitted_assignments_list').innerText"
-                               ".includes('laplace')", timeout=120_000)
-        first = _latest_submission(lab["exchange"], student, "laplace")
+        first = _wait_for_submission(lab["exchange"], student, "laplace", before)
         assert first is not None and _cell_source(first, "laplace_noise").strip() == wrong.strip()
 
         # the fix, run, not saved: the tab is dirty and the file on disk still wrong
@@ -316,13 +330,8 @@ def test_submit_sends_what_is_on_screen(lab, page):
         page.get_by_role("tab", name="Assignments").click()
         fetched.locator("button", has_text="Submit").first.click()
         page.get_by_text("正在提交").first.wait_for(timeout=30_000)   # "saved …, now submitting"
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            latest = _latest_submission(lab["exchange"], student, "laplace")
-            if latest is not None and latest != first and latest.is_file():
-                break
-            time.sleep(0.5)
-        assert latest != first, "no second submission"
+        latest = _wait_for_submission(lab["exchange"], student, "laplace", first)
+        assert latest is not None, "no second submission"
         assert _cell_source(latest, "laplace_noise").strip() == right.strip()
         assert _cell_source(notebook, "laplace_noise").strip() == right.strip()
         assert not page.locator(".jp-mod-dirty").count()
@@ -334,9 +343,7 @@ def test_submit_sends_what_is_on_screen(lab, page):
                      ("generate_feedback", "laplace", f"--student={student}", "--force"),
                      ("release_feedback", "laplace", f"--student={student}")):
             build.run_nbgrader(ROOT, *step, env=env)
-        page.reload()
-        page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
-        page.get_by_text("Assignment List", exact=True).first.click()
+        _open_assignment_list(page, url, token)
         submitted = page.locator("#submitted_assignments_list")
         submitted.locator("button", has_text="Fetch Feedback").first.click(timeout=120_000)
         submitted.get_by_text("view feedback").first.click(timeout=120_000)
