@@ -6,7 +6,8 @@ fresh exchange are added; ``tests/support/labserver.py``, shared with ``test_lab
 browser), the notebooks found by globbing ``course/*.ipynb``. (The English notebooks hold the
 same code, built from the same sources: they run headless in ``tests/course/test_lecture_notebooks.py``
 and ``tests/course/test_lab_notebooks.py``; here only their Markdown is rendered.) JupyterLab's own
-menus are Chinese (the zh_CN language pack). For each Chinese notebook, in sequence:
+menus are Chinese (the zh_CN language pack). For each Chinese notebook, in sequence, in one
+JupyterLab page (the next one opened with File ▸ Open from Path…, the previous one closed):
 
 * open it, Run All, wait until every code cell has run; no error output
   (tracebacks, widget errors) anywhere;
@@ -385,21 +386,33 @@ def _screenshots(page, stem: Path) -> int:
     return shots
 
 
-def _run_notebook(browser, url: str, token: str, path: Path, console: list[str]) -> dict:
+def _notebook_page(browser, shared: dict, console: list[str]):
+    """The one JupyterLab page the notebooks run in, one after another (a fresh one after a failure)."""
+    if shared.get("page") is None:
+        # tall: more of the notebook in its screenshot
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.add_init_script(WS_RECORDER_JS)
+        page.on("console", lambda m: console.append(f"{shared['rel']}: {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: console.append(f"{shared['rel']}: pageerror: {e}"))
+        shared["page"] = page
+    return shared["page"]
+
+
+def _run_notebook(browser, url: str, token: str, path: Path, console: list[str], shared: dict) -> dict:
+    """Open, Run All, check and move the sliders of one notebook in the shared page ``shared["page"]``,
+    then close it and shut its kernel down."""
     rel = path.relative_to(ROOT).as_posix()
     lang = "en" if path.parent.name == "en" else "zh"
     out_dir = ARTIFACTS / lang
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / path.stem
     result = {"notebook": rel, "redraw_ms": [], "problems": []}
-    # tall: fewer screenshots per notebook (each costs a scroll, a settle and an encode)
-    page = browser.new_page(viewport={"width": 1400, "height": 1800})
-    page.add_init_script(WS_RECORDER_JS)
-    page.on("console", lambda m: console.append(f"{rel}: {m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: console.append(f"{rel}: pageerror: {e}"))
+    fresh = shared.get("page") is None
+    page = _notebook_page(browser, shared, console)
+    shared["rel"] = rel
     started = time.perf_counter()
     try:
-        page.goto(f"{url}/lab/tree/{rel}?reset&token={token}")
+        _open_document(page, url, token, rel, fresh)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
         page.wait_for_function("() => /Idle|空闲/.test(document.body.innerText)", timeout=60_000)
         page.get_by_role("menuitem", name="运行", exact=True).click()            # JupyterLab in Chinese (zh_CN pack)
@@ -488,11 +501,13 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str])
         for error in page.evaluate(ERRORS_JS):
             if f"error output: {error}" not in result["problems"]:
                 result["problems"].append(f"error output after moving sliders: {error}")
-    except Exception as error:  # keep the evidence, then report
+        result["problems"] += _close_document(page, rel)
+    except Exception as error:  # keep the evidence, then report; the next notebook gets a new page
         page.screenshot(path=f"{stem}-failure.png")
         result["problems"].append(f"{type(error).__name__}: {str(error)[:500]}")
-    finally:
         page.close()
+        shared["page"] = None
+    finally:
         _shutdown_kernels(url, token)
     result["total_s"] = round(time.perf_counter() - started, 1)
     return result
@@ -565,6 +580,37 @@ def _table_of_contents(browser, url: str, token: str) -> list[str]:
 DOCUMENT_TAB = '#jp-main-dock-panel .lm-TabBar-tab[data-type="document-title"]'
 
 
+def _open_document(page, url: str, token: str, rel: str, fresh: bool) -> None:
+    """Make ``rel`` the page's one open document: load JupyterLab on it (``fresh``), or, as a
+    person does without reloading JupyterLab (a reload per file cost about 3 s), File ▸ Open
+    from Path… (the previous document closed first, :func:`_close_document`)."""
+    if fresh:
+        page.goto(f"{url}/lab/tree/{rel}?reset&token={token}")
+    else:
+        page.locator("#jp-menu-panel .lm-MenuBar-itemLabel", has_text="文件").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="从路径打开").first.click()
+        page.locator(".jp-Dialog input").fill(rel)
+        page.keyboard.press("Enter")
+    # the file's tab is the only document tab and the current one
+    page.wait_for_function(
+        """(name) => {
+             const tabs = document.querySelectorAll('#jp-main-dock-panel .lm-TabBar-tab[data-type="document-title"]');
+             return tabs.length === 1 && tabs[0].classList.contains('lm-mod-current') && tabs[0].title.includes(name);
+           }""", arg=rel, timeout=60_000)
+
+
+def _close_document(page, rel: str) -> list[str]:
+    """Close the page's one document (``rel``), answering JupyterLab's question if it asks."""
+    problems = _dismiss_dialog(page, rel)
+    page.locator(DOCUMENT_TAB + " .lm-TabBar-tabCloseIcon").click()
+    # closed at once, or first a question (a dialog may take a moment to appear)
+    page.wait_for_function("(tab) => !document.querySelector(tab) || document.querySelector('.jp-Dialog')",
+                           arg=DOCUMENT_TAB, timeout=30_000)
+    problems += _dismiss_dialog(page, rel)
+    page.wait_for_function("(tab) => !document.querySelector(tab)", arg=DOCUMENT_TAB, timeout=30_000)
+    return problems
+
+
 def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: str, settle_ms: int) -> list[str]:
     """Open each file in one JupyterLab page, one at a time; strikethrough or broken tables in its Markdown."""
     problems = []
@@ -573,29 +619,10 @@ def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: 
     try:
         for i, path in enumerate(paths):
             rel = path.relative_to(ROOT).as_posix()
-            if i == 0:
-                page.goto(f"{url}/lab/tree/{rel}?reset&token={token}")
-            else:
-                # As a person does, without reloading JupyterLab (a reload per file cost about 3 s):
-                # close the previous file's tab, then File ▸ Open from Path…
-                problems += _dismiss_dialog(page, previous)
-                page.locator(DOCUMENT_TAB + " .lm-TabBar-tabCloseIcon").click()   # the one document open
-                # closed at once, or first a question (a dialog may take a moment to appear)
-                page.wait_for_function("(tab) => !document.querySelector(tab) || document.querySelector('.jp-Dialog')",
-                                       arg=DOCUMENT_TAB, timeout=30_000)
-                problems += _dismiss_dialog(page, previous)
-                page.wait_for_function("(tab) => !document.querySelector(tab)", arg=DOCUMENT_TAB, timeout=30_000)
-                page.locator("#jp-menu-panel .lm-MenuBar-itemLabel", has_text="文件").first.click()
-                page.locator(".lm-Menu-itemLabel", has_text="从路径打开").first.click()
-                page.locator(".jp-Dialog input").fill(rel)
-                page.keyboard.press("Enter")
-            # the file's tab is the only document tab, the current one, and its Markdown has rendered
-            page.wait_for_function(
-                """([name, ready]) => {
-                     const tabs = document.querySelectorAll('#jp-main-dock-panel .lm-TabBar-tab[data-type="document-title"]');
-                     return tabs.length === 1 && tabs[0].classList.contains('lm-mod-current')
-                            && tabs[0].title.includes(name) && document.querySelector(ready);
-                   }""", arg=[rel, ready], timeout=60_000)
+            if i:
+                problems += _close_document(page, previous)
+            _open_document(page, url, token, rel, fresh=i == 0)
+            page.wait_for_selector(ready, timeout=60_000)
             page.wait_for_timeout(settle_ms)
             markdown = page.evaluate(MARKDOWN_JS)
             problems += [f"{rel}: strikethrough {t!r}" for t in markdown["strike"]]
@@ -689,7 +716,12 @@ def test_the_course_in_the_browser(lab, browser):
     console: list[str] = []
     chosen = [p for p in NOTEBOOKS if not ONLY or p.stem.startswith(ONLY)]
     load_before = os.getloadavg()[0]
-    results = [_run_notebook(browser, url, token, path, console) for path in chosen]
+    shared: dict = {}
+    try:
+        results = [_run_notebook(browser, url, token, path, console, shared) for path in chosen]
+    finally:
+        if shared.get("page") is not None:
+            shared["page"].close()
     redraws = [ms for r in results for ms in r["redraw_ms"]]
     sliders = [{"notebook": r["notebook"], **s} for r in results for s in r.get("per_slider", [])]
     (ARTIFACTS / "timings.json").write_text(json.dumps({"sliders": sliders, "results": results, "console_errors": console,
