@@ -323,7 +323,12 @@ def safe_notebook(nb, hidden: list[str] | None = None):
 TEMPLATES = Path(__file__).resolve().parents[2] / "nbgrader_templates"
 
 
+@functools.lru_cache(maxsize=4)
 def _exporter(mathjax_url: str | None = None):
+    """One exporter per MathJax URL for the worker's life: a new one compiles the Jinja templates
+    again (0.23 s a page instead of 0.15 s, measured on a laplace notebook). It keeps nothing of a
+    notebook between pages: templates and configuration only, as ``jupyter nbconvert`` reuses one
+    exporter for many notebooks."""
     from nbconvert import HTMLExporter
 
     extra = {"mathjax_url": mathjax_url} if mathjax_url else {}

@@ -260,6 +260,18 @@ def test_feedback_html_is_inert_and_hides_the_hidden_tests():
     assert "check_laplace_noise_basics(laplace_noise)" in visible  # visible tests stay
 
 
+def test_feedback_pages_share_an_exporter_and_nothing_else():
+    """The worker keeps one exporter for its life: a hostile notebook's page leaves no trace in the
+    next student's page, which is byte for byte the page a fresh exporter makes."""
+    honest = nbformat.read(SOURCE, as_version=4)
+    first = feedback.feedback_html(honest, _secrets())
+    feedback.feedback_html(_hostile_notebook(), _secrets())
+    again = feedback.feedback_html(honest, _secrets())
+    assert XSS not in again and again == first
+    feedback._exporter.cache_clear()
+    assert feedback.feedback_html(honest, _secrets()) == first
+
+
 def test_feedback_shows_a_failed_check_as_the_notebook_does():
     """A failed visible check in a test cell with hidden tests: its bilingual verdict under
     the notebook's own header, not the exception's class name, and no traceback."""
