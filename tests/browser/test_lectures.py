@@ -55,8 +55,9 @@ figure, under a load average of 10-14.) On an idle machine (load factor 1.16, 20
 every slider's 95th percentile key press to new pixels 62-126 ms (kernel 14-71 ms), median 65 ms,
 max 152 ms over the 216 moves. In the fresh-clone suite (2026-11-28) 246-292 s, of which the
 notebooks' Run All 113-138 s, 8 moves per slider and 65 full-page screenshots most of the rest:
-now 4 moves per slider (108 moves; a slider's 95th percentile then lies between its two slowest) and one
-screenshot per notebook.
+now 4 moves per slider (108 moves; a slider's 95th percentile then lies between its two slowest), one
+screenshot per notebook and every notebook in one page: 151 s alone on an idle machine (notebooks
+110 s, of which Run All 3-11 s each; pages 41 s).
 
 Skipped, with the reason, only if /usr/bin/chromium is absent (``tests/browser/ensure_chromium.sh``
 installs it and ``fonts-noto-cjk``).
