@@ -265,7 +265,11 @@ def test_feedback_pages_share_an_exporter_and_nothing_else():
     next student's page, which is byte for byte the page a fresh exporter makes."""
     honest = nbformat.read(SOURCE, as_version=4)
     first = feedback.feedback_html(honest, _secrets())
-    feedback.feedback_html(_hostile_notebook(), _secrets())
+    hostile = _hostile_notebook()
+    # what nbconvert's exporter reads from a notebook's metadata: the code lexer, the widget state
+    hostile.metadata["language_info"] = {"name": "html", "pygments_lexer": "html"}
+    hostile.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {"x": XSS}}}
+    feedback.feedback_html(hostile, _secrets())
     again = feedback.feedback_html(honest, _secrets())
     assert XSS not in again and again == first
     feedback._exporter.cache_clear()
