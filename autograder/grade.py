@@ -43,6 +43,10 @@ from autograder.worker import MAX_RESULT, SLACK, expected_cells
 MAX_LINE = MAX_RESULT + (1 << 20)
 #: Largest feedback page or autograded notebook accepted (characters).
 MAX_TEXT = 24 << 20
+#: Largest --timeout and --submission-timeout (one day): the judge's waits are derived from them
+#: (WALL_FACTOR x a notebook's budget per submission), and a wait past ~24.8 days overflows epoll
+#: (OverflowError in the middle of a run, an empty report.json left behind).
+MAX_SECONDS = 24 * 3600
 UNSANDBOXED = " [unsandboxed]"
 
 
@@ -383,10 +387,11 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     course = Path(course) if course else default_course()
     if jobs < 1:
         raise ValueError(f"--jobs must be >= 1; got {jobs}")
-    if timeout < 1:
-        raise ValueError(f"--timeout must be >= 1 second; got {timeout}")
-    if submission_timeout is not None and submission_timeout < 1:
-        raise ValueError(f"--submission-timeout must be >= 1 second; got {submission_timeout}")
+    if not 1 <= timeout <= MAX_SECONDS:
+        raise ValueError(f"--timeout must be between 1 and {MAX_SECONDS} seconds; got {timeout}")
+    if submission_timeout is not None and not 1 <= submission_timeout <= MAX_SECONDS:
+        raise ValueError(f"--submission-timeout must be between 1 and {MAX_SECONDS} seconds; "
+                         f"got {submission_timeout}")
     if not submissions.is_dir():
         raise ValueError(f"--submissions {submissions} is not a folder")
     if not (course / "source" / assignment).is_dir():

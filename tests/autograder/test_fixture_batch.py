@@ -286,6 +286,8 @@ def check_out_unchanged_after_exit(graded, tmp_path):
     ["--assignment", "laplace", "--shard", "3/2"],
     ["--assignment", "laplace", "--jobs", "0"],
     ["--assignment", "laplace", "--submission-timeout", "0"],
+    ["--assignment", "laplace", "--submission-timeout", "1000000"],  # past epoll's longest wait
+    ["--assignment", "laplace", "--timeout", "1000000"],
 ])
 def test_cli_usage_errors_exit_2(tmp_path, args):
     (tmp_path / "subs").mkdir()
