@@ -37,6 +37,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+from nbconvert.filters.markdown_mistune import InvalidNotebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import List
 
@@ -308,7 +309,11 @@ def safe_notebook(nb, hidden: list[str] | None = None):
             count = cell.get("execution_count")
             new.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
         elif kind == "markdown":
-            new = nbformat.v4.new_markdown_cell(_cut(source))
+            # An image pasted into a Markdown cell is `![..](attachment:NAME)`; its attachment is not
+            # kept (student data), and nbconvert refuses a page with a missing one. Shown as a link
+            # that leads nowhere instead.
+            new = nbformat.v4.new_markdown_cell(_cut(source).replace("attachment:", "attachment%3A"))
+            new.metadata["dp_student"] = True
         else:  # raw cells as escaped text: nbconvert would paste a raw cell's source into the page
             new = nbformat.v4.new_markdown_cell(raw_as_text(_cut(source)))
         new.id = f"cell-{index}"
@@ -430,7 +435,15 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     if summary:
         safe.cells.insert(0, summary)
     safe, _ = MathToMathML().preprocess(safe, {})
-    page, _ = _exporter(mathjax_url).from_notebook_node(safe)
+    try:
+        page, _ = _exporter(mathjax_url).from_notebook_node(safe)
+    except InvalidNotebook:
+        # a reference nbconvert still cannot resolve (an attachment spelled with entities, ...):
+        # the student's Markdown is shown as text rather than the page withheld
+        for cell in safe.cells:
+            if cell.metadata.get("dp_student"):
+                cell.source = raw_as_text(cell.source)
+        page, _ = _exporter(mathjax_url).from_notebook_node(safe)
     active = active_content(page, mathjax_url)
     if active:
         raise FeedbackWithheld("active content in feedback: " + ", ".join(active[:3]))

@@ -276,6 +276,21 @@ def test_feedback_pages_share_an_exporter_and_nothing_else():
     assert feedback.feedback_html(honest, _secrets()) == first
 
 
+def test_feedback_page_of_a_notebook_with_a_pasted_image():
+    """Red team s8: an image pasted into a Markdown cell (JupyterLab writes an attachment and
+    `![image.png](attachment:image.png)`) made nbconvert refuse the page ("missing attachment"):
+    the student got no feedback. The page is made, the rest of the cell shown; spelled with
+    entities, the cell's Markdown is shown as text."""
+    for link in ("attachment:image.png", "attachment&#58;image.png"):
+        nb = nbformat.read(SOURCE, as_version=4)
+        cell = nbformat.v4.new_markdown_cell(f"我的推导 / my derivation ![image.png]({link})")
+        cell.attachments = {"image.png": {"image/png": "iVBORw0KGgo="}}
+        nb.cells.insert(1, cell)
+        page = feedback.feedback_html(nb, _secrets())
+        assert "my derivation" in page and feedback.active_content(page) == []
+        assert "check_laplace_noise_basics(laplace_noise)" in html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
 def test_feedback_shows_a_failed_check_as_the_notebook_does():
     """A failed visible check in a test cell with hidden tests: its bilingual verdict under
     the notebook's own header, not the exception's class name, and no traceback."""
