@@ -21,7 +21,6 @@ install: $(STAMP)
 $(STAMP): requirements.txt requirements-student.txt pyproject.toml
 	@# the student's part, the same code as `python3 -m course lab`: .venv, requirements-student.txt, -e .
 	$(PYTHON) -m course install
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 

@@ -974,6 +974,28 @@ def test_worker_results_are_validated_field_by_field():
         with pytest.raises((ValueError, TypeError)):
             validate(bad, expected, ["hw.ipynb"])
 
+# --- the release, generated from source ---------------------------------------------------
+
+def test_the_gradebook_schema_head_read_in_process_is_the_alembic_executables(monkeypatch):
+    """prepare_spec's gradebook gets the schema version nbgrader's own subprocess gives it (else a
+    later `nbgrader db upgrade` of such a gradebook would start from the wrong head), without it."""
+    import os
+    import sys
+    import types
+
+    import nbgrader.api
+
+    from autograder import grade
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    expected = nbgrader.api.get_alembic_version()       # the alembic executable's answer
+    assert re.fullmatch(r"[0-9a-f]{12}", expected), expected
+    calls = []
+    monkeypatch.setattr(nbgrader.api, "sp", types.SimpleNamespace(check_output=lambda *a, **k: calls.append(a)))
+    grade._alembic_head_in_process()
+    assert nbgrader.api.get_alembic_version() == expected and calls == []
+
+
 # --- feedback, shards, reports ---------------------------------------------------------
 
 def test_strip_hidden_and_leak_check(tmp_path):
