@@ -74,7 +74,7 @@ c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMet
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
 from autograder.nbgrader.formgrader import CourseFeedbackExporter  # noqa: E402
-from autograder.render.feedback import StripHiddenTests  # noqa: E402
+from autograder.nbgrader.hidden_tests import StripHiddenTests  # noqa: E402
 
 c.GenerateFeedback.exporter_class = CourseFeedbackExporter
 c.GenerateFeedback.preprocessors = [GetGrades, StripHiddenTests]

@@ -3,7 +3,9 @@
 Hidden tests (nbgrader issue #917).
 
 nbgrader writes the hidden tests into the autograded notebook and from there
-into the feedback HTML. :class:`StripHiddenTests` is added to
+into the feedback HTML. :class:`autograder.nbgrader.hidden_tests.StripHiddenTests`
+(in the nbgrader adapters: this module, which every grading worker imports, does not import
+nbgrader, 0.6 s of CPU per worker) is added to
 ``GenerateFeedback.preprocessors``: it replaces every hidden block of a test
 cell by one comment line and cuts the traceback of such cells down to the
 exception's name and message (a traceback quotes the failing hidden line).
@@ -38,8 +40,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from nbconvert.filters.markdown_mistune import InvalidNotebook
-from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import List
 
 from autograder.cells import source_text
 from autograder.render.html import clean_html, strip_remote_markdown, strip_remote_svg
@@ -121,54 +121,6 @@ def error_text(output) -> str:
     return f"{name}: {value}"
 
 
-class StripHiddenTests(NbGraderPreprocessor):
-    """Remove the hidden tests' source *and outputs* from the feedback notebook.
-
-    nbgrader's executed notebook cannot tell which output a hidden block
-    printed, so a test cell with a hidden block keeps its outputs only when it
-    failed before its first hidden block ran (its traceback's cell line says
-    so); otherwise its streams and displays go, and a failure is shown as the
-    trusted grader's generic message (a hidden check's message quotes the
-    arguments and expected values, e.g. "(-20, -19) ... expected 20"); a
-    visible check that failed after a hidden block keeps its own message.
-    """
-
-    # nbconvert's HTML exporter sets NbConvertBase.display_data_priority for every preprocessor;
-    # nbgrader's base class redeclares the trait without config=True, so each Generate feedback
-    # log began with "Config option `display_data_priority` not recognized" (as nbgrader's own
-    # GetGrades does, accept it).
-    display_data_priority = List(NbGraderPreprocessor.display_data_priority.make_dynamic_default(), config=True)
-
-    def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type != "code":
-            return cell, resources
-        original = source_text(cell.source)
-        source, found = strip_hidden(original)
-        if not found:
-            return cell, resources
-        cell.source = source
-        first_hidden = hidden_spans(original)[0][0]
-        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-        line = failing_line(errors[0].get("traceback")) if errors else None
-        if errors and line is not None and line < first_hidden:  # no hidden code ran
-            for output in errors:
-                output["traceback"] = [error_text(output)]
-            return cell, resources
-        grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id", "?")
-        cell.outputs = [_note("(output of the hidden tests not shown / 隐藏测试的输出不显示)")]
-        if errors and line is not None and not any(a <= line <= b for a, b in hidden_spans(original)):
-            error = errors[0]  # a visible check after a hidden block failed: its own message
-            error["traceback"] = [error_text(error)]
-            cell.outputs.append(error)
-        elif errors:
-            import nbformat
-
-            text = HIDDEN_FAILED.format(grade_id=grade_id)
-            cell.outputs.append(nbformat.v4.new_output("error", ename="HiddenTestFailed", evalue=text,
-                                                       traceback=[text]))
-        return cell, resources
-
-
 def html_text(path: Path) -> str:
     """The visible text of an HTML file (tags removed, entities decoded)."""
     raw = Path(path).read_text(encoding="utf-8", errors="replace")
@@ -208,7 +160,8 @@ def _cut(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     return text[:limit] + f"\n... ({len(text) - limit} more characters not shown / 其余未显示)"
 
 
-def _note(text: str) -> dict:
+def note_output(text: str) -> dict:
+    """A plain-text output saying what is not shown."""
     import nbformat
 
     return nbformat.v4.new_output("display_data", data={"text/plain": text})
@@ -305,7 +258,7 @@ def safe_notebook(nb, hidden: list[str] | None = None):
                     continue
                 new.outputs.append(shown)
             if omitted:
-                new.outputs.append(_note("(more output not shown: feedback size limit / 输出过多，未显示)"))
+                new.outputs.append(note_output("(more output not shown: feedback size limit / 输出过多，未显示)"))
             count = cell.get("execution_count")
             new.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
         elif kind == "markdown":
@@ -532,7 +485,7 @@ def redact_hidden(nb, secret_lines) -> tuple[object, list[str]]:
         text = re.sub(r"\s+", "", strip_hidden(source_text(cell.get("source", "")))[0])
         if any(line in text for line in squashed):
             cell["source"] = PLACEHOLDER
-            cell["outputs"] = [_note("(this test's details are not shown / 此测试的详情不显示)")]
+            cell["outputs"] = [note_output("(this test's details are not shown / 此测试的详情不显示)")]
             redacted.append(str((cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")))
     return nb, redacted
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.nbgrader.hidden_tests import StripHiddenTests
 from autograder.render import feedback
 
 HERE = Path(__file__).resolve().parent
@@ -188,7 +189,7 @@ def test_generate_feedback_hides_hidden_outputs(tmp_path):
     hidden = [line for c in source.cells if c.cell_type == "code" for line in feedback.hidden_lines(c.source)]
 
     shown = nbformat.from_dict(json.loads(json.dumps(source)))
-    strip = feedback.StripHiddenTests()
+    strip = StripHiddenTests()
     for index, cell in enumerate(shown.cells):
         strip.preprocess_cell(cell, {}, index)
     page, _ = HTMLExporter(template_name="lab").from_notebook_node(shown)

@@ -312,6 +312,8 @@ def test_strip_hidden_tests_takes_the_exporters_config_without_a_warning():
     import logging
 
     from traitlets import log as traitlets_log
+
+    from autograder.nbgrader.hidden_tests import StripHiddenTests
     from traitlets.config import Config
 
     records: list[str] = []
@@ -320,7 +322,7 @@ def test_strip_hidden_tests_takes_the_exporters_config_without_a_warning():
     logger = traitlets_log.get_logger()
     logger.addHandler(handler)
     try:
-        feedback.StripHiddenTests(config=Config({"NbConvertBase": {"display_data_priority": ["text/html"]}}))
+        StripHiddenTests(config=Config({"NbConvertBase": {"display_data_priority": ["text/html"]}}))
     finally:
         logger.removeHandler(handler)
     assert not [r for r in records if "not recognized" in r], records
@@ -378,3 +380,15 @@ def test_gradebook_notebook_disarms_markdown_and_outputs():
     assert [c.metadata.get("nbgrader") for c in safe.cells[:len(nb.cells) - 3]] == \
         [c.metadata.get("nbgrader") for c in nb.cells[:len(nb.cells) - 3]]
     assert "title" not in safe.metadata
+
+
+def test_a_grading_worker_does_not_import_nbgrader():
+    """The worker renders feedback without nbgrader (0.6 s of CPU per worker, every grading run):
+    nbgrader's GenerateFeedback preprocessor lives among the nbgrader adapters."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, autograder.worker, autograder.sanitize, autograder.render.feedback; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'nbgrader'))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

@@ -21,17 +21,14 @@ configure(c)
 if os.environ.get("DP_EXCHANGE_UID_BASE"):      # Kubernetes: uids from hub names (hub/z2jh/)
     c.ExchangeCollect.uid_base = int(os.environ["DP_EXCHANGE_UID_BASE"])
 
-try:
-    from autograder.render.feedback import StripHiddenTests
-except ImportError:       # autograder reorganized: nbgrader's default feedback
-    pass
-else:
-    from nbgrader.preprocessors import GetGrades
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+# No fallback to nbgrader's own feedback either: it would publish the hidden tests (nbgrader
+# issue #917) the day this import failed; the Formgrader shows the error instead.
+from autograder.nbgrader.hidden_tests import StripHiddenTests  # noqa: E402
+from autograder.render.mathml import MathToMathML  # noqa: E402
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
 
-    from autograder.render.mathml import MathToMathML
-
-    c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests, MathToMathML]
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StripHiddenTests, MathToMathML]
 
 # No fallback to nbgrader's Execute: if the trusted grader cannot be imported, this file fails
 # to load and the Formgrader's Autograde shows the error instead of running student code.
