@@ -235,6 +235,57 @@ def safe_output(output, budget: list[int], *, inline_svg_ok: bool = True) -> dic
     return out
 
 
+#: Image types a pasted image (a Markdown cell's attachment) keeps in the Formgrader's copy.
+_PASTED = ("image/png", "image/jpeg")
+
+
+def pasted_images(attachments, budget: list[int]) -> dict:
+    """The PNG and JPEG images pasted into a Markdown cell (its ``attachments``), checked as outputs are.
+
+    A student's photo of a derivation is part of the work the instructor grades by hand. Kept: a
+    name of plain characters, PNG or JPEG as base64 (its alphabet checked, at most
+    :data:`MAX_IMAGE_CHARS`, counted against ``budget``); anything else (SVG, HTML, oversized) is dropped.
+    """
+    kept = {}
+    for name, bundle in (attachments or {}).items() if isinstance(attachments, dict) else ():
+        if not (isinstance(name, str) and re.fullmatch(r"[\w.\- ]{1,100}", name) and isinstance(bundle, dict)):
+            continue
+        for mime in _PASTED:
+            value = bundle.get(mime)
+            value = source_text(value) if isinstance(value, (str, list)) else None
+            if value and len(value) <= min(MAX_IMAGE_CHARS, budget[0]) and _BASE64.fullmatch(value):
+                budget[0] -= len(value)
+                kept[name] = {mime: value}
+                break
+    return kept
+
+
+def renderable_markdown(source: str, attachments: dict) -> str:
+    """``source`` as nbconvert can render it with ``attachments``: nbconvert refuses a whole page
+    (``InvalidNotebook``, "missing attachment") for one image reference it cannot resolve, as for
+    a pasted image whose attachment was dropped. Such a reference becomes a link that leads
+    nowhere; a source nbconvert still refuses is shown as text."""
+    if "attachment" not in source:
+        return source
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    def renders(text: str) -> bool:
+        try:
+            MarkdownWithMath(renderer=IPythonRenderer(escape=False, attachments=attachments)).render(text)
+            return True
+        except InvalidNotebook:
+            return False
+
+    if renders(source):
+        return source
+    kept = set(attachments)
+    disarmed = re.sub(r"attachment:([^\s)\]\"'<>]*)",
+                      lambda m: m.group(0) if m.group(1) in kept else "attachment%3A" + m.group(1), source)
+    if renders(disarmed):
+        return disarmed
+    return raw_as_text(source)
+
+
 def safe_notebook(nb, hidden: list[str] | None = None):
     """A copy of ``nb`` fit for rendering: hidden tests removed, outputs reduced, metadata dropped."""
     import nbformat
@@ -263,8 +314,9 @@ def safe_notebook(nb, hidden: list[str] | None = None):
             new.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
         elif kind == "markdown":
             # An image pasted into a Markdown cell is `![..](attachment:NAME)`; its attachment is not
-            # kept (student data), and nbconvert refuses a page with a missing one. Shown as a link
-            # that leads nowhere instead.
+            # kept (clean_html allows no data: URL in a page a student opens), and nbconvert refuses
+            # a page with a missing one. Shown as a link that leads nowhere instead. (The Formgrader's
+            # copy keeps PNG and JPEG: gradebook_notebook.)
             new = nbformat.v4.new_markdown_cell(_cut(source).replace("attachment:", "attachment%3A"))
             new.metadata["dp_student"] = True
         else:  # raw cells as escaped text: nbconvert would paste a raw cell's source into the page
@@ -524,7 +576,8 @@ def gradebook_notebook(nb):
 
     Cells, nbgrader metadata and ids are kept; the student's markdown and raw
     cells (all but the locked instructor cells, which sanitize restored from
-    the release) pass through :func:`safe_markdown`; outputs are reduced like the feedback's
+    the release) pass through :func:`safe_markdown`, pasted PNG and JPEG images stay
+    (:func:`pasted_images`, :func:`renderable_markdown`); outputs are reduced like the feedback's
     (:func:`safe_output`: allowlisted types, cleaned HTML, capped sizes, no
     output metadata); notebook metadata is reduced to the kernelspec and the
     language. Hidden tests are *not* removed here (see :func:`strip_hidden`).
@@ -535,8 +588,10 @@ def gradebook_notebook(nb):
         meta = cell.get("metadata", {}).get("nbgrader") or {}
         instructor = bool(meta.get("locked")) and not meta.get("solution")
         if cell.get("cell_type") == "markdown" and not instructor:
-            cell["source"] = safe_markdown(source_text(cell.get("source", "")))
-            cell.pop("attachments", None)
+            attachments = pasted_images(cell.pop("attachments", None), budget)
+            cell["source"] = renderable_markdown(safe_markdown(source_text(cell.get("source", ""))), attachments)
+            if attachments and "attachment:" in cell["source"]:
+                cell["attachments"] = attachments
         elif cell.get("cell_type") == "raw":  # pasted verbatim into the Formgrader page: escape
             cell["source"] = html.escape(source_text(cell.get("source", "")))
             cell.pop("attachments", None)

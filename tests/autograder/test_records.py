@@ -382,6 +382,43 @@ def test_gradebook_notebook_disarms_markdown_and_outputs():
     assert "title" not in safe.metadata
 
 
+def test_the_formgrader_shows_a_pasted_image_and_nothing_else_pasted():
+    """The Formgrader's copy (OUT/autograded) of a notebook with images pasted into Markdown: nbgrader's
+    page for manual grading renders (nbconvert refused the whole page for one unresolved attachment),
+    a pasted PNG is shown to the grader; an SVG, an HTML attachment, a missing one or an oversized
+    one is not, and its reference leads nowhere."""
+    import base64
+
+    from nbconvert import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config import Config
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode()
+    pasted = [("photo.png", {"photo.png": {"image/png": png}}),
+              ("x.svg", {"x.svg": {"image/svg+xml": base64.b64encode(f"<svg onload='{XSS}()'/>".encode()).decode()}}),
+              ("h.png", {"h.png": {"text/html": f"<script>{XSS}()</script>"}}),
+              ("big.png", {"big.png": {"image/png": "A" * (feedback.MAX_IMAGE_CHARS + 4)}}),
+              ("gone.png", None)]
+    nb = nbformat.read(SOURCE, as_version=4)
+    for index, (name, attachments) in enumerate(pasted):
+        cell = nbformat.v4.new_markdown_cell(f"推导 {index} / derivation {index} ![{name}](attachment:{name})")
+        if attachments:
+            cell.attachments = attachments
+        nb.cells.insert(1 + index, cell)
+    safe = feedback.gradebook_notebook(nb)
+    assert [sorted(c.get("attachments", {})) for c in safe.cells[1:6]] == [["photo.png"], [], [], [], []]
+    config = Config()
+    config.HTMLExporter.template_name = "formgrade"         # as nbgrader's Formgrader configures it
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    resources = {"assignment_id": "laplace", "notebook_id": "laplace", "submission_id": "s", "index": 0, "total": 1,
+                 "base_url": "", "student": "alice", "last_name": "A", "first_name": "Alice",
+                 "notebook_path": "autograded/alice/laplace/laplace.ipynb"}   # what nbgrader's handler passes
+    page, _ = HTMLExporter(config=config).from_notebook_node(safe, resources=resources)
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert all(f"derivation {i}" in text for i in range(5))
+    assert page.count(f"data:image/png;base64,{png}") == 1 and XSS not in page
+
+
 def test_a_grading_worker_does_not_import_nbgrader():
     """The worker renders feedback without nbgrader (0.6 s of CPU per worker, every grading run):
     nbgrader's GenerateFeedback preprocessor lives among the nbgrader adapters."""
