@@ -28,7 +28,8 @@ import time
 from autograder import astcheck
 from autograder.cells import source_text
 from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, CpuShare, Sandbox, SandboxError
-from autograder.proxy import CellBudget, Proxy, standins
+from autograder.proxy import CellBudget, Proxy
+from autograder.standins import standins
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 TEXT_CAP = 32_000

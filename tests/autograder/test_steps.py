@@ -285,7 +285,8 @@ def test_student_exceptions_cross_as_names_never_as_objects():
 
 
 def test_standins_show_source_and_imports_but_never_run_student_code():
-    from autograder.proxy import Proxy, standins
+    from autograder.proxy import Proxy
+    from autograder.standins import standins
     from helpers.checks import find_forbidden_calls
 
     code = ("import numpy as np\nfrom numpy.random import laplace as L\n"
@@ -1126,12 +1127,12 @@ def test_served_generator_caps_the_numbers_of_one_call():
     """Red team (session 6): the judge keeps what a draws check replays, so a call asking
     ``rng.random(1 << 22)`` 32 times held 8.5 GB in the trusted worker. One call's generator
     hands out at most ``MAX_CALL_DRAWS`` numbers in all, then refuses with a clear error."""
-    from autograder import proxy
+    from autograder import served as served_module
     from helpers.checks import RecordingGenerator
 
     for rng in (np.random.default_rng(1), RecordingGenerator(1, keep=True)):
-        served = proxy._Served(rng)  # noqa: SLF001
-        chunk = proxy.MAX_CALL_DRAWS // 4
+        served = served_module.Served(rng)
+        chunk = served_module.MAX_CALL_DRAWS // 4
         replies = [served.serve("random", (chunk,), {}, None)[0] for _ in range(5)]
         assert all("value" in r for r in replies[:4])
         assert "too many random numbers in one call" in replies[4]["error"]
@@ -1143,7 +1144,7 @@ def test_vectorised_plans_draw_what_calls_in_a_row_draw(method):
     """A plan of a cycle of such calls is drawn with one vectorised call: the same values and the same
     generator state as the calls one after another, for scalar, list and sized parameters, also when
     only the first entries are drawn again (the state a partly used plan is set back to)."""
-    from autograder.proxy import VECTOR_METHODS, _draw_cycle, _signature
+    from autograder.served import VECTOR_METHODS, draw_cycle as _draw_cycle, signature as _signature
 
     assert method in VECTOR_METHODS
     two = VECTOR_METHODS[method] == 2
@@ -1253,7 +1254,8 @@ def test_each_call_of_a_batch_counts_its_own_exchanges(repeat_box):
     repeat): in a {"calls"} or repeat request the exchanges of the calls before it did count too, so from
     the 129th of these 2-exchange calls on the values and the judge's generator state were no longer the
     loop's (red team, session 7). Each call now counts its own, as one call per request did."""
-    from autograder.proxy import OWN_AFTER, Proxy
+    from autograder.proxy import Proxy
+    from autograder.served import OWN_AFTER
     from helpers.checks import call_repeatedly
     from helpers.checks.core import call_sequence
 

@@ -37,7 +37,8 @@ HELPERS_LAYERS = (
 AUTOGRADER_LAYERS = (
     ("channel and readers", ("autograder.sandbox", "autograder.cells", "autograder.students", "autograder.astcheck")),
     ("jail", ("autograder.jail",)),
-    ("render and calls", ("autograder.render", "autograder.sanitize", "autograder.proxy")),
+    ("render and calls", ("autograder.render", "autograder.sanitize", "autograder.served", "autograder.standins",
+                          "autograder.proxy")),
     ("scorer", ("autograder.scorer",)),
     ("worker", ("autograder.worker",)),
     ("reports", ("autograder.reports",)),

@@ -1,0 +1,78 @@
+"""Source stand-ins: the student's functions as the checks that read source see them.
+
+For the checks that read a function's source (``find_forbidden_calls``, ``inspect.getsource``),
+:func:`standins` builds, from the student's code as text, function objects whose code object is
+compiled (never run: every body starts with ``raise``) and whose globals describe the student's
+imports. :class:`autograder.proxy.Proxy` wraps them (``__wrapped__``).
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import types
+
+
+class _Origin:
+    """What a name imported by the student stands for: only its module's name."""
+
+    def __init__(self, module: str):
+        self.__module__ = module
+
+
+class _RaiseFirst(ast.NodeTransformer):
+    def _guard(self, node):
+        self.generic_visit(node)
+        guard = ast.Raise(exc=ast.Call(func=ast.Name("RuntimeError", ast.Load()),
+                                       args=[ast.Constant("stand-in: never run")], keywords=[]), cause=None)
+        node.body.insert(0, ast.copy_location(guard, node.body[0]))
+        node.decorator_list = []
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = _guard
+
+
+def standins(sources: list[str], tag: str) -> tuple[dict, list[str]]:
+    """``({name: function}, linecache keys)`` for the student's top-level ``def``s.
+
+    Each function's code object is compiled from the student's text with a
+    ``raise`` placed before its body, so calling it can never run student
+    code; its ``__globals__`` maps imported names to module stand-ins. The
+    text is registered in :mod:`linecache` (remove the returned keys later).
+    """
+    globs: dict = {"__name__": "__main__", "__builtins__": {"RuntimeError": RuntimeError}}
+    functions: dict = {}
+    keys = []
+    for index, source in enumerate(sources):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        globs[alias.asname] = types.ModuleType(alias.name)
+                    else:
+                        top = alias.name.split(".")[0]
+                        globs[top] = types.ModuleType(top)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        globs[alias.asname or alias.name] = _Origin(f"{node.module}.{alias.name}")
+        filename = f"<student {tag} cell {index + 1}>"
+        try:
+            code = compile(ast.fix_missing_locations(_RaiseFirst().visit(tree)), filename, "exec",
+                           dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, TypeError):
+            continue
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        keys.append(filename)
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType) and const.co_name.isidentifier():
+                defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                if const.co_name in defined:
+                    functions[const.co_name] = types.FunctionType(const, globs, const.co_name)
+    for name, func in functions.items():
+        globs[name] = func
+    return functions, keys
