@@ -27,6 +27,8 @@ import pytest
 
 import helpers.checks as checks
 import helpers.checks.privacy_budget as pb
+from helpers.checks.privacy_budget._shared import _is_plain
+from helpers.checks.privacy_budget.accountant import _HIDDEN_SEQUENCES, _VISIBLE_SEQUENCES
 from helpers.budget import BudgetAccountant, BudgetExceededError
 
 HERE = Path(__file__).resolve().parent
@@ -59,7 +61,7 @@ def test_exact_probabilities_are_table_6_3s():
         assert math.isclose(value, danger_probability(epsilon, k), rel_tol=1e-12)
 
 
-@pytest.mark.parametrize("sequences", [pb._VISIBLE_SEQUENCES, pb._HIDDEN_SEQUENCES])
+@pytest.mark.parametrize("sequences", [_VISIBLE_SEQUENCES, _HIDDEN_SEQUENCES])
 def test_boundary_sequences_follow_the_decimal_rule(sequences):
     """Each expected verdict is the decimal rule; helpers.budget's accountant agrees with all of them."""
     from decimal import Decimal
@@ -112,11 +114,11 @@ def test_corpus_directly():
 
 
 def test_state_must_be_plain_data():
-    assert pb._is_plain({"total": 1.0, "spent": [0.1, "0.2", {"q": None, "ok": True}]})
+    assert _is_plain({"total": 1.0, "spent": [0.1, "0.2", {"q": None, "ok": True}]})
     from fractions import Fraction
 
     for bad in ({"total": Fraction(1, 3)}, {"spent": np.array([0.1])}, {1: 0.5}, {"s": {0.1}}):
-        assert not pb._is_plain(bad), bad
+        assert not _is_plain(bad), bad
 
 
 @pytest.mark.parametrize("factor", [0.5, 2.0])
