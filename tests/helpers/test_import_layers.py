@@ -1,4 +1,5 @@
-"""Imports run one way: the layers of ``helpers`` and the rooms of ``autograder``, with no cycle.
+"""Imports run one way: the layers of ``helpers`` and the rooms of ``autograder``, with no cycle;
+and no module of either is longer than :data:`MAX_MODULE_LINES`.
 
 Every ``import`` of ``helpers/`` and ``autograder/`` is read with :mod:`ast`, at module level and
 inside functions alike (a function-local import is still an edge: hiding a cycle in a function
@@ -211,3 +212,14 @@ def test_the_test_sees_function_level_imports_and_cycles(tmp_path, monkeypatch):
     monkeypatch.setitem(EDGES, "helpers.lectures.plots", edges["helpers.lectures.plots"])
     assert ["helpers.lectures.plots", "helpers.mechanisms"] in _cycles()
     assert any("helpers.mechanisms (library) imports helpers.lectures.plots" in b for b in _upward(HELPERS_LAYERS, "helpers"))
+
+
+#: The longest a module of ``helpers`` or ``autograder`` may grow (issue 27): past it, split it by job,
+#: as helpers/checks/private_mean/ and helpers/checks/privacy_budget/ are.
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_longer_than_the_limit():
+    long = {name: n for name, path in MODULES.items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them by what they hold): {long}"
