@@ -464,8 +464,10 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
            "students": len(entries), "resumed": len(kept),
            "started": datetime.fromtimestamp(started, timezone.utc).isoformat(),
            "python": platform.python_version(),
+           # the time and memory budgets too: a submission near a limit scores by them
            "reproduce": (f"python -m autograder grade --assignment {assignment} --submissions DIR --out DIR "
-                         f"--seed {run_seed}" + (f" --shard {shard}" if shard else "")
+                         f"--seed {run_seed} --timeout {timeout} --submission-timeout {submission_seconds} "
+                         f"--memory-mb {memory_mb or 0}" + (f" --shard {shard}" if shard else "")
                          + ("" if sandbox else " --no-sandbox"))}
     runs = previous_runs + [run]
     rows = {s: r for s, r in kept.items()}

@@ -229,6 +229,8 @@ def check_report_records_seeds_and_shards(graded, tmp_path):
     assert [run["shard"] for run in data["runs"]] == ["1/2", "2/2"]
     assert all(run["seed"] == SEED and run["sandbox"] == "bubblewrap" and run["submission_timeout"] == SUBMISSION_TIMEOUT
                for run in data["runs"])
+    assert all(f"--seed {SEED} --timeout {TIMEOUT} --submission-timeout {SUBMISSION_TIMEOUT} --memory-mb " in run["reproduce"]
+               for run in data["runs"]), [run["reproduce"] for run in data["runs"]]
     for student, result in graded["results"].items():
         assert result["seed"] == student_seed(SEED, cases.ASSIGNMENT, student)
         assert set(result) >= {"cells", "flags", "errors", "repairs", "score", "max_score", "status"}
