@@ -117,6 +117,23 @@ def test_sanitize_flags_unknown_ids_and_solution_switch(release):
     assert "nbgrader" not in nb.cells[-1].metadata
 
 
+def test_sanitize_keeps_an_image_pasted_into_a_written_answer(release):
+    """Red team s9: a manually graded Markdown answer was rebuilt from the release with the student's
+    source only, so an image pasted into it (a photo of a derivation) was lost before the Formgrader's
+    copy could show it; a read-only text cell still gets the release's cell whole."""
+    release.cells.insert(1, _cell("md", "YOUR ANSWER HERE", grade_id="answer", solution=True, grade=True, points=2))
+    student = copy.deepcopy(release)
+    student.cells[1].source = "推导见图 ![p](attachment:p.png)"
+    student.cells[1].attachments = {"p.png": {"image/png": "iVBORw0KGgo="}}
+    student.cells[0].attachments = {"x.png": {"image/png": "iVBORw0KGgo="}}
+    nb, issues = sanitize.sanitize_notebook(student, release)
+    assert nb.cells[1].source == "推导见图 ![p](attachment:p.png)"
+    assert nb.cells[1].attachments == {"p.png": {"image/png": "iVBORw0KGgo="}}
+    assert "attachments" not in nb.cells[0]
+    shown = feedback.gradebook_notebook(nb)
+    assert shown.cells[1].attachments == {"p.png": {"image/png": "iVBORw0KGgo="}}
+
+
 def test_read_notebook_reasons(tmp_path):
     (tmp_path / "a.ipynb").write_text("{oops", encoding="utf-8")
     (tmp_path / "b.ipynb").write_text(json.dumps({"cells": 1}), encoding="utf-8")
