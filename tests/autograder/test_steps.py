@@ -1008,9 +1008,20 @@ def test_the_gradebook_schema_head_read_in_process_is_the_alembic_executables(mo
     expected = nbgrader.api.get_alembic_version()       # the alembic executable's answer
     assert re.fullmatch(r"[0-9a-f]{12}", expected), expected
     calls = []
+    monkeypatch.setattr(nbgrader.api, "get_alembic_version", nbgrader.api.get_alembic_version)  # undone after
     monkeypatch.setattr(nbgrader.api, "sp", types.SimpleNamespace(check_output=lambda *a, **k: calls.append(a)))
     grade._alembic_head_in_process()
     assert nbgrader.api.get_alembic_version() == expected and calls == []
+    # another nbgrader layout (red team s9): nbgrader's own subprocess answers, as before
+    import alembic.script
+
+    def no_scripts(*args, **kwargs):
+        raise RuntimeError("no migration scripts here")
+
+    monkeypatch.setattr(alembic.script, "ScriptDirectory", no_scripts)
+    monkeypatch.setattr(nbgrader.api, "sp", types.SimpleNamespace(
+        check_output=lambda *a, **k: calls.append(a) or b"0123456789ab (head)\n"))
+    assert nbgrader.api.get_alembic_version() == "0123456789ab" and len(calls) == 1
 
 
 # --- feedback, shards, reports ---------------------------------------------------------
