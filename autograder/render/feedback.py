@@ -599,17 +599,22 @@ def gradebook_notebook(nb):
         instructor = bool(meta.get("locked")) and not meta.get("solution")
         if cell.get("cell_type") == "markdown" and not instructor:
             pasted = pasted_images(cell.pop("attachments", None), [budget[0]])
-            source = renderable_markdown(safe_markdown(source_text(cell.get("source", ""))), pasted)
+            source = safe_markdown(source_text(cell.get("source", "")))
             # each reference embeds the whole image in the Formgrader's page: every one is paid for
-            uses = (embedded_images(source, pasted) if "attachment" in source else None) or {}
+            uses = embedded_images(source, pasted) if "attachment" in source else {}
+            if uses is None:        # a reference to nothing: disarmed (or the cell shown as text)
+                source = renderable_markdown(source, pasted)
+                uses = embedded_images(source, pasted) or {}
             attachments = {}
             for name, bundle in pasted.items():
                 cost = uses.get(name, 0) * len(next(iter(bundle.values())))
                 if 0 < cost <= budget[0]:
                     budget[0] -= cost
                     attachments[name] = bundle
-            cell["source"] = renderable_markdown(source, attachments)
-            if attachments and "attachment:" in cell["source"]:
+            if len(attachments) < sum(1 for count in uses.values() if count):
+                source = renderable_markdown(source, attachments)
+            cell["source"] = source
+            if attachments and "attachment:" in source:
                 cell["attachments"] = attachments
         elif cell.get("cell_type") == "raw":  # pasted verbatim into the Formgrader page: escape
             cell["source"] = html.escape(source_text(cell.get("source", "")))
