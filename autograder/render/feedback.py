@@ -262,6 +262,12 @@ def pasted_images(attachments, budget: list[int]) -> dict:
     return kept
 
 
+def mentions_attachment(source: str) -> bool:
+    """Whether nbconvert may read an image reference to an attachment in ``source``: the word, or
+    the word spelled with character references (``&#97;ttachment:``), which nbconvert decodes."""
+    return "attachment" in source or ("&" in source and "attachment" in html.unescape(source))
+
+
 def embedded_images(source: str, names) -> dict[str, int] | None:
     """How many times nbconvert embeds each of the attachments ``names`` when it renders
     ``source`` (``None``: it refuses, a reference to an attachment not among ``names``).
@@ -286,7 +292,7 @@ def renderable_markdown(source: str, attachments: dict) -> str:
     (``InvalidNotebook``, "missing attachment") for one image reference it cannot resolve, as for
     a pasted image whose attachment was dropped. Such a reference becomes a link that leads
     nowhere; a source nbconvert still refuses is shown as text."""
-    if "attachment" not in source or embedded_images(source, attachments) is not None:
+    if not mentions_attachment(source) or embedded_images(source, attachments) is not None:
         return source
     kept = set(attachments)
     disarmed = re.sub(r"attachment:([^\s)\]\"'<>]*)",
@@ -601,7 +607,7 @@ def gradebook_notebook(nb):
             pasted = pasted_images(cell.pop("attachments", None), [budget[0]])
             source = safe_markdown(source_text(cell.get("source", "")))
             # each reference embeds the whole image in the Formgrader's page: every one is paid for
-            uses = embedded_images(source, pasted) if "attachment" in source else {}
+            uses = embedded_images(source, pasted) if mentions_attachment(source) else {}
             if uses is None:        # a reference to nothing: disarmed (or the cell shown as text)
                 source = renderable_markdown(source, pasted)
                 uses = embedded_images(source, pasted) or {}
@@ -614,7 +620,7 @@ def gradebook_notebook(nb):
             if len(attachments) < sum(1 for count in uses.values() if count):
                 source = renderable_markdown(source, attachments)
             cell["source"] = source
-            if attachments and "attachment:" in source:
+            if attachments and mentions_attachment(source):
                 cell["attachments"] = attachments
         elif cell.get("cell_type") == "raw":  # pasted verbatim into the Formgrader page: escape
             cell["source"] = html.escape(source_text(cell.get("source", "")))

@@ -460,6 +460,25 @@ def test_a_pasted_image_referenced_many_times_does_not_blow_up_the_formgrader_pa
     assert all(f"derivation {i}" in html.unescape(re.sub(r"<[^>]+>", "", page)) for i in range(3))
 
 
+def test_an_attachment_spelled_with_character_references_does_not_break_the_formgrader_page():
+    """Red team s9: nbconvert decodes ``&#97;ttachment:q.png`` to an attachment reference; the word
+    was looked for as written, so such a reference to nothing reached the Formgrader, whose page
+    for that notebook failed ('missing attachment'), and a pasted image so referenced was dropped."""
+    import base64
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode()
+    nb = nbformat.read(SOURCE, as_version=4)
+    sources = ["![x](&#97;ttachment:q.png)", "![x][r]\n\n[r]: &#x61;ttachment:q.png", "![x](&#97;ttachment:p.png)"]
+    for index, text in enumerate(sources):
+        cell = nbformat.v4.new_markdown_cell(f"derivation {index} {text}")
+        if "p.png" in text:
+            cell.attachments = {"p.png": {"image/png": png}}
+        nb.cells.insert(1 + index, cell)
+    page = _formgrader_page(feedback.gradebook_notebook(nb))
+    assert all(f"derivation {i}" in page for i in range(3))
+    assert page.count(f"data:image/png;base64,{png}") == 1
+
+
 def test_a_grading_worker_does_not_import_nbgrader():
     """The worker renders feedback without nbgrader (0.6 s of CPU per worker, every grading run):
     nbgrader's GenerateFeedback preprocessor lives among the nbgrader adapters."""
