@@ -599,12 +599,14 @@ def gradebook_notebook(nb):
     language. Hidden tests are *not* removed here (see :func:`strip_hidden`).
     """
     nb = copy.deepcopy(nb)
-    budget = [MAX_TOTAL_CHARS]
+    # pasted images have a budget of their own: out of the outputs', they would let a student's
+    # photos push the test cells' failures out of the instructor's view
+    budget, images = [MAX_TOTAL_CHARS], [MAX_TOTAL_CHARS]
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader") or {}
         instructor = bool(meta.get("locked")) and not meta.get("solution")
         if cell.get("cell_type") == "markdown" and not instructor:
-            pasted = pasted_images(cell.pop("attachments", None), [budget[0]])
+            pasted = pasted_images(cell.pop("attachments", None), [images[0]])
             source = safe_markdown(source_text(cell.get("source", "")))
             # each reference embeds the whole image in the Formgrader's page: every one is paid for
             uses = embedded_images(source, pasted) if mentions_attachment(source) else {}
@@ -614,8 +616,8 @@ def gradebook_notebook(nb):
             attachments = {}
             for name, bundle in pasted.items():
                 cost = uses.get(name, 0) * len(next(iter(bundle.values())))
-                if 0 < cost <= budget[0]:
-                    budget[0] -= cost
+                if 0 < cost <= images[0]:
+                    images[0] -= cost
                     attachments[name] = bundle
             if len(attachments) < sum(1 for count in uses.values() if count):
                 source = renderable_markdown(source, attachments)

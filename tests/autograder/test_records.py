@@ -460,6 +460,21 @@ def test_a_pasted_image_referenced_many_times_does_not_blow_up_the_formgrader_pa
     assert all(f"derivation {i}" in html.unescape(re.sub(r"<[^>]+>", "", page)) for i in range(3))
 
 
+def test_pasted_images_do_not_push_a_failed_test_out_of_the_formgrader_copy():
+    """Red team s9: images and outputs shared one budget, so 3 MB of photos pasted above the tests
+    silently dropped every test cell's failure from the copy the instructor grades by hand."""
+    nb = nbformat.read(SOURCE, as_version=4)
+    photos = nbformat.v4.new_markdown_cell("![a](attachment:a.png) ![b](attachment:b.png)")
+    photos.attachments = {name: {"image/png": "A" * (feedback.MAX_TOTAL_CHARS // 2)} for name in ("a.png", "b.png")}
+    nb.cells.insert(1, photos)
+    test = next(c for c in nb.cells if (c.metadata.get("nbgrader") or {}).get("grade"))
+    test.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=f"{XSS} expected 2",
+                                           traceback=[f"AssertionError: {XSS} expected 2"])]
+    safe = feedback.gradebook_notebook(nb)
+    assert sorted(safe.cells[1].attachments) == ["a.png", "b.png"]
+    assert [o.get("evalue") for o in safe.cells[nb.cells.index(test)].outputs] == [f"{XSS} expected 2"]
+
+
 def test_an_attachment_spelled_with_character_references_does_not_break_the_formgrader_page():
     """Red team s9: nbconvert decodes ``&#97;ttachment:q.png`` to an attachment reference; the word
     was looked for as written, so such a reference to nothing reached the Formgrader, whose page
