@@ -188,6 +188,11 @@ def sanitize_notebook(student, release, name: str = "notebook"):
         new = copy.deepcopy(ref)
         if is_solution(ref):
             new.source = cell.source
+            # an image pasted into a written answer is the student's work too (nbgrader keeps the
+            # whole answer cell); the Formgrader's copy keeps PNG and JPEG (gradebook_notebook)
+            new.pop("attachments", None)
+            if new.cell_type == "markdown" and cell.cell_type == "markdown" and cell.get("attachments"):
+                new.attachments = copy.deepcopy(cell.attachments)
         elif normalize_source(cell.source) != normalize_source(ref.source):
             if is_test(ref):
                 issues.flags.append(f"{name}: test cell '{gid}' edited (restored)")

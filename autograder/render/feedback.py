@@ -245,6 +245,8 @@ def pasted_images(attachments, budget: list[int]) -> dict:
     A student's photo of a derivation is part of the work the instructor grades by hand. Kept: a
     name of plain characters, PNG or JPEG as base64 (its alphabet checked, at most
     :data:`MAX_IMAGE_CHARS`, counted against ``budget``); anything else (SVG, HTML, oversized) is dropped.
+    Each reference embeds the whole image again: :func:`gradebook_notebook` pays for every one
+    (:func:`embedded_images`).
     """
     kept = {}
     for name, bundle in (attachments or {}).items() if isinstance(attachments, dict) else ():
@@ -260,28 +262,42 @@ def pasted_images(attachments, budget: list[int]) -> dict:
     return kept
 
 
+def mentions_attachment(source: str) -> bool:
+    """Whether nbconvert may read an image reference to an attachment in ``source``: the word, or
+    the word spelled with character references (``&#97;ttachment:``), which nbconvert decodes."""
+    return "attachment" in source or ("&" in source and "attachment" in html.unescape(source))
+
+
+def embedded_images(source: str, names) -> dict[str, int] | None:
+    """How many times nbconvert embeds each of the attachments ``names`` when it renders
+    ``source`` (``None``: it refuses, a reference to an attachment not among ``names``).
+
+    Rendered with stand-ins of a few characters, never the images: a reference to an image
+    embeds the whole image, and a student's ``![x][r]`` written a hundred times around one 2 MB
+    image would make a 200 MB page.
+    """
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    tokens = {name: f"dpPasted{index}x" for index, name in enumerate(names)}
+    stand_ins = {name: {"image/png": token} for name, token in tokens.items()}
+    try:
+        page = MarkdownWithMath(renderer=IPythonRenderer(escape=False, attachments=stand_ins)).render(source)
+    except InvalidNotebook:
+        return None
+    return {name: page.count(f"base64,{token}") for name, token in tokens.items()}
+
+
 def renderable_markdown(source: str, attachments: dict) -> str:
     """``source`` as nbconvert can render it with ``attachments``: nbconvert refuses a whole page
     (``InvalidNotebook``, "missing attachment") for one image reference it cannot resolve, as for
     a pasted image whose attachment was dropped. Such a reference becomes a link that leads
     nowhere; a source nbconvert still refuses is shown as text."""
-    if "attachment" not in source:
-        return source
-    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
-
-    def renders(text: str) -> bool:
-        try:
-            MarkdownWithMath(renderer=IPythonRenderer(escape=False, attachments=attachments)).render(text)
-            return True
-        except InvalidNotebook:
-            return False
-
-    if renders(source):
+    if not mentions_attachment(source) or embedded_images(source, attachments) is not None:
         return source
     kept = set(attachments)
     disarmed = re.sub(r"attachment:([^\s)\]\"'<>]*)",
                       lambda m: m.group(0) if m.group(1) in kept else "attachment%3A" + m.group(1), source)
-    if renders(disarmed):
+    if embedded_images(disarmed, attachments) is not None:
         return disarmed
     return raw_as_text(source)
 
@@ -583,14 +599,30 @@ def gradebook_notebook(nb):
     language. Hidden tests are *not* removed here (see :func:`strip_hidden`).
     """
     nb = copy.deepcopy(nb)
-    budget = [MAX_TOTAL_CHARS]
+    # pasted images have a budget of their own: out of the outputs', they would let a student's
+    # photos push the test cells' failures out of the instructor's view
+    budget, images = [MAX_TOTAL_CHARS], [MAX_TOTAL_CHARS]
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader") or {}
         instructor = bool(meta.get("locked")) and not meta.get("solution")
         if cell.get("cell_type") == "markdown" and not instructor:
-            attachments = pasted_images(cell.pop("attachments", None), budget)
-            cell["source"] = renderable_markdown(safe_markdown(source_text(cell.get("source", ""))), attachments)
-            if attachments and "attachment:" in cell["source"]:
+            pasted = pasted_images(cell.pop("attachments", None), [images[0]])
+            source = safe_markdown(source_text(cell.get("source", "")))
+            # each reference embeds the whole image in the Formgrader's page: every one is paid for
+            uses = embedded_images(source, pasted) if mentions_attachment(source) else {}
+            if uses is None:        # a reference to nothing: disarmed (or the cell shown as text)
+                source = renderable_markdown(source, pasted)
+                uses = embedded_images(source, pasted) or {}
+            attachments = {}
+            for name, bundle in pasted.items():
+                cost = uses.get(name, 0) * len(next(iter(bundle.values())))
+                if 0 < cost <= images[0]:
+                    images[0] -= cost
+                    attachments[name] = bundle
+            if len(attachments) < sum(1 for count in uses.values() if count):
+                source = renderable_markdown(source, attachments)
+            cell["source"] = source
+            if attachments and mentions_attachment(source):
                 cell["attachments"] = attachments
         elif cell.get("cell_type") == "raw":  # pasted verbatim into the Formgrader page: escape
             cell["source"] = html.escape(source_text(cell.get("source", "")))

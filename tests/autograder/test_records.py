@@ -419,6 +419,81 @@ def test_the_formgrader_shows_a_pasted_image_and_nothing_else_pasted():
     assert page.count(f"data:image/png;base64,{png}") == 1 and XSS not in page
 
 
+def _formgrader_page(nb) -> str:
+    """``nb`` as nbgrader's Formgrader renders it for manual grading (its template, no sanitizer)."""
+    from nbconvert import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config import Config
+
+    config = Config()
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    resources = {"assignment_id": "laplace", "notebook_id": "laplace", "submission_id": "s", "index": 0, "total": 1,
+                 "base_url": "", "student": "alice", "last_name": "A", "first_name": "Alice",
+                 "notebook_path": "autograded/alice/laplace/laplace.ipynb"}
+    return HTMLExporter(config=config).from_notebook_node(nb, resources=resources)[0]
+
+
+def test_a_pasted_image_referenced_many_times_does_not_blow_up_the_formgrader_page():
+    """Red team s9: every reference to a pasted image embeds the whole image in the Formgrader's
+    page; one 2 MB image and ``![x][r]`` written 100 times (800 characters of Markdown) made a
+    200 MB page (1.7 GB of memory in the instructor's server; the grading worker rendered it too).
+    Each reference is paid for from the notebook's budget: an image referenced twice is shown
+    twice, one referenced past the budget not at all, and its references lead nowhere."""
+    import base64
+
+    small = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode()
+    big = "A" * (feedback.MAX_IMAGE_CHARS - 4)
+    nb = nbformat.read(SOURCE, as_version=4)
+    cells = [("twice.png", small, "![a](attachment:twice.png) ![b](attachment:twice.png)"),
+             ("big.png", big, "![x][r]\n" * 100 + "\n[r]: attachment:big.png"),
+             ("inline.png", big, " ".join(["![y](attachment:inline.png)"] * 100))]
+    for index, (name, data, text) in enumerate(cells):
+        cell = nbformat.v4.new_markdown_cell(f"derivation {index} " + text)
+        cell.attachments = {name: {"image/png": data}}
+        nb.cells.insert(1 + index, cell)
+    safe = feedback.gradebook_notebook(nb)
+    assert [sorted(c.get("attachments", {})) for c in safe.cells[1:4]] == [["twice.png"], [], []]
+    page = _formgrader_page(safe)
+    assert len(page) < feedback.MAX_TOTAL_CHARS
+    assert page.count(f"data:image/png;base64,{small}") == 2 and "AAAAAAAA" not in page
+    assert all(f"derivation {i}" in html.unescape(re.sub(r"<[^>]+>", "", page)) for i in range(3))
+
+
+def test_pasted_images_do_not_push_a_failed_test_out_of_the_formgrader_copy():
+    """Red team s9: images and outputs shared one budget, so 3 MB of photos pasted above the tests
+    silently dropped every test cell's failure from the copy the instructor grades by hand."""
+    nb = nbformat.read(SOURCE, as_version=4)
+    photos = nbformat.v4.new_markdown_cell("![a](attachment:a.png) ![b](attachment:b.png)")
+    photos.attachments = {name: {"image/png": "A" * (feedback.MAX_TOTAL_CHARS // 2)} for name in ("a.png", "b.png")}
+    nb.cells.insert(1, photos)
+    test = next(c for c in nb.cells if (c.metadata.get("nbgrader") or {}).get("grade"))
+    test.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=f"{XSS} expected 2",
+                                           traceback=[f"AssertionError: {XSS} expected 2"])]
+    safe = feedback.gradebook_notebook(nb)
+    assert sorted(safe.cells[1].attachments) == ["a.png", "b.png"]
+    assert [o.get("evalue") for o in safe.cells[nb.cells.index(test)].outputs] == [f"{XSS} expected 2"]
+
+
+def test_an_attachment_spelled_with_character_references_does_not_break_the_formgrader_page():
+    """Red team s9: nbconvert decodes ``&#97;ttachment:q.png`` to an attachment reference; the word
+    was looked for as written, so such a reference to nothing reached the Formgrader, whose page
+    for that notebook failed ('missing attachment'), and a pasted image so referenced was dropped."""
+    import base64
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode()
+    nb = nbformat.read(SOURCE, as_version=4)
+    sources = ["![x](&#97;ttachment:q.png)", "![x][r]\n\n[r]: &#x61;ttachment:q.png", "![x](&#97;ttachment:p.png)"]
+    for index, text in enumerate(sources):
+        cell = nbformat.v4.new_markdown_cell(f"derivation {index} {text}")
+        if "p.png" in text:
+            cell.attachments = {"p.png": {"image/png": png}}
+        nb.cells.insert(1 + index, cell)
+    page = _formgrader_page(feedback.gradebook_notebook(nb))
+    assert all(f"derivation {i}" in page for i in range(3))
+    assert page.count(f"data:image/png;base64,{png}") == 1
+
+
 def test_a_grading_worker_does_not_import_nbgrader():
     """The worker renders feedback without nbgrader (0.6 s of CPU per worker, every grading run):
     nbgrader's GenerateFeedback preprocessor lives among the nbgrader adapters."""

@@ -117,6 +117,23 @@ def test_sanitize_flags_unknown_ids_and_solution_switch(release):
     assert "nbgrader" not in nb.cells[-1].metadata
 
 
+def test_sanitize_keeps_an_image_pasted_into_a_written_answer(release):
+    """Red team s9: a manually graded Markdown answer was rebuilt from the release with the student's
+    source only, so an image pasted into it (a photo of a derivation) was lost before the Formgrader's
+    copy could show it; a read-only text cell still gets the release's cell whole."""
+    release.cells.insert(1, _cell("md", "YOUR ANSWER HERE", grade_id="answer", solution=True, grade=True, points=2))
+    student = copy.deepcopy(release)
+    student.cells[1].source = "推导见图 ![p](attachment:p.png)"
+    student.cells[1].attachments = {"p.png": {"image/png": "iVBORw0KGgo="}}
+    student.cells[0].attachments = {"x.png": {"image/png": "iVBORw0KGgo="}}
+    nb, issues = sanitize.sanitize_notebook(student, release)
+    assert nb.cells[1].source == "推导见图 ![p](attachment:p.png)"
+    assert nb.cells[1].attachments == {"p.png": {"image/png": "iVBORw0KGgo="}}
+    assert "attachments" not in nb.cells[0]
+    shown = feedback.gradebook_notebook(nb)
+    assert shown.cells[1].attachments == {"p.png": {"image/png": "iVBORw0KGgo="}}
+
+
 def test_read_notebook_reasons(tmp_path):
     (tmp_path / "a.ipynb").write_text("{oops", encoding="utf-8")
     (tmp_path / "b.ipynb").write_text(json.dumps({"cells": 1}), encoding="utf-8")
@@ -992,9 +1009,20 @@ def test_the_gradebook_schema_head_read_in_process_is_the_alembic_executables(mo
     expected = nbgrader.api.get_alembic_version()       # the alembic executable's answer
     assert re.fullmatch(r"[0-9a-f]{12}", expected), expected
     calls = []
+    monkeypatch.setattr(nbgrader.api, "get_alembic_version", nbgrader.api.get_alembic_version)  # undone after
     monkeypatch.setattr(nbgrader.api, "sp", types.SimpleNamespace(check_output=lambda *a, **k: calls.append(a)))
     grade._alembic_head_in_process()
     assert nbgrader.api.get_alembic_version() == expected and calls == []
+    # another nbgrader layout (red team s9): nbgrader's own subprocess answers, as before
+    import alembic.script
+
+    def no_scripts(*args, **kwargs):
+        raise RuntimeError("no migration scripts here")
+
+    monkeypatch.setattr(alembic.script, "ScriptDirectory", no_scripts)
+    monkeypatch.setattr(nbgrader.api, "sp", types.SimpleNamespace(
+        check_output=lambda *a, **k: calls.append(a) or b"0123456789ab (head)\n"))
+    assert nbgrader.api.get_alembic_version() == "0123456789ab" and len(calls) == 1
 
 
 # --- feedback, shards, reports ---------------------------------------------------------
