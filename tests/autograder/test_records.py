@@ -494,6 +494,30 @@ def test_an_attachment_spelled_with_character_references_does_not_break_the_form
     assert page.count(f"data:image/png;base64,{png}") == 1
 
 
+def test_html_that_would_make_the_cleaner_quadratic_is_shown_as_text():
+    """Red team s9: bleach's parser takes time quadratic in the elements left open, in the trusted
+    worker and outside the sandbox's time limit (``<b></i>`` x 20,000: 35 s of CPU for one
+    Markdown cell, once for the feedback page and once for the Formgrader's copy). Such a cell is
+    shown as its text, in well under a second; an honest table still renders as a table."""
+    import time
+
+    from autograder.render.html import clean_html
+
+    hostile = {"open": "<b></i>" * 20000, "nested": "<div>" * 20000 + "x" + "</div>" * 20000,
+               "misnested": "<b><i></b></i>" * 15000}
+    nb = nbformat.read(SOURCE, as_version=4)
+    for index, text in enumerate(hostile.values()):
+        nb.cells.insert(1 + index, nbformat.v4.new_markdown_cell(f"answer {index} " + text))
+    started = time.process_time()
+    page = feedback.feedback_html(nb, _secrets())
+    copy = feedback.gradebook_notebook(nb)
+    assert time.process_time() - started < 10, time.process_time() - started
+    assert feedback.active_content(page) == [] and page.count("&lt;b&gt;&lt;/i&gt;") >= 20000
+    assert all(f"answer {i}" in c.source for i, c in enumerate(copy.cells[1:4]))
+    table = "<table>" + "".join(f"<tr><td>{i}</td><td><b>{i * i}</b></td></tr>" for i in range(300)) + "</table>"
+    assert clean_html(table).startswith("<table><tbody><tr><td>0</td>")
+
+
 def test_a_grading_worker_does_not_import_nbgrader():
     """The worker renders feedback without nbgrader (0.6 s of CPU per worker, every grading run):
     nbgrader's GenerateFeedback preprocessor lives among the nbgrader adapters."""
