@@ -1,11 +1,13 @@
-"""Benchmark: the trusted, sandboxed grader against plain sequential ``nbgrader autograde``.
+"""Benchmark: what a submission costs the trusted, sandboxed grader, and plain ``nbgrader autograde``.
 
-``python -m autograder.bench [--n 40] [--jobs 2] [--assignment laplace]``
+``python -m autograder.bench [--assignment laplace|all] [--jobs 2] [--copies 9] [--n 40] [--no-nbgrader]``
 
-Builds ``n`` honest submissions (cycling through the issue-3 corpus in
-``tests/corpus``: correct variants and realistic mistakes; without the
-corpus, two thirds reference solution and one third a wrong
-``laplace_noise``), then times, in one run, on the same submissions:
+For each assignment it first prints the per-submission figure: the wall time of grading 1
+and ``--copies`` reference submissions, and the slope, i.e. what each more submission of a
+class costs at ``--jobs``. Then it builds ``n`` mixed submissions (cycling through a corpus
+read as data, ``tests/corpus`` of the course by default or ``--corpus DIR``: correct variants
+and realistic mistakes; without one, two thirds reference solution and one third a wrong
+``laplace_noise``) and times, in one run, on the same submissions:
 
 1. plain nbgrader: one ``nbgrader autograde`` command in a course root with a
    minimal ``nbgrader_config.py`` (students graded one after another);
@@ -35,6 +37,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder import corpus
 from autograder.grade import default_course, grade
 from autograder.jail import Sandbox
 
@@ -75,20 +78,17 @@ def _fill(release_nb, solutions: dict[str, str]):
     return nb
 
 
-def _corpus_variants(assignment: str) -> list[dict[str, str]] | None:
-    """The corpus entries' solutions when run from a checkout with ``tests/corpus``, else None."""
-    if not (Path(__file__).resolve().parents[1] / "tests" / "corpus" / "manifest.json").is_file():
+def _corpus_variants(assignment: str, corpus_dir: Path | None) -> list[dict[str, str]] | None:
+    """The solutions of ``corpus_dir``'s entries for ``assignment`` (read as data), else None."""
+    if corpus_dir is None or not (corpus_dir / "manifest.json").is_file():
         return None
-    try:
-        from tests.support import corpus   # run from the repository root (python -m autograder.bench)
-    except ImportError:
+    if assignment not in corpus.load_manifest(corpus_dir):
         return None
-    if assignment not in corpus.load_manifest():
-        return None
-    return [entry["solutions"] for entry in corpus.corpus_entries(assignment)]
+    return [entry["solutions"] for entry in corpus.corpus_entries(corpus_dir, assignment)]
 
 
-def _submissions(template: Path, assignment: str, out: Path, n: int) -> None:
+def _submissions(template: Path, assignment: str, out: Path, n: int, corpus_dir: Path | None = None,
+                 reference_only: bool = False) -> None:
     name = f"{assignment}.ipynb"
     release = nbformat.read(template / "release" / assignment / name, as_version=4)
     source = nbformat.read(template / "source" / assignment / name, as_version=4)
@@ -97,9 +97,11 @@ def _submissions(template: Path, assignment: str, out: Path, n: int) -> None:
     if assignment == "laplace":
         wrong["laplace_noise"] = WRONG_LAPLACE_NOISE
     variants = [good, good, wrong]
-    corpus = _corpus_variants(assignment)
-    if corpus:
-        variants = [dict(good, **solutions) for solutions in corpus]
+    variants_of_corpus = None if reference_only else _corpus_variants(assignment, corpus_dir)
+    if reference_only:
+        variants = [good]
+    elif variants_of_corpus:
+        variants = [dict(good, **solutions) for solutions in variants_of_corpus]
     for i in range(n):
         nb = _fill(release, variants[i % len(variants)])
         folder = out / f"student{i:03d}" / assignment
@@ -114,50 +116,64 @@ def _nbgrader_scores(root: Path, assignment: str) -> dict[str, float]:
         return {s.student.id: float(s.score) for s in gb.assignment_submissions(assignment)}
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.bench")
-    parser.add_argument("--n", type=int, default=40)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--assignment", default="laplace")
-    parser.add_argument("--timeout", type=int, default=120)
-    parser.add_argument("--reps", type=int, default=20, help="sandboxes started for the cost estimate")
-    args = parser.parse_args(argv)
+#: The six graded assignments in the course's order (``--assignment all``).
+ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget",
+               "local_frequency")
 
-    bin_dir = str(Path(sys.executable).parent)
-    os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-    course = default_course()
-    tmp = Path(tempfile.mkdtemp(prefix="autograder-bench-"))
-    try:
-        template = tmp / "template"
-        shutil.copytree(course / "source" / args.assignment, template / "source" / args.assignment)
-        shutil.copytree(course / "release" / args.assignment, template / "release" / args.assignment)
-        subs = tmp / "submitted"
-        _submissions(template, args.assignment, subs, args.n)
 
-        root = tmp / "plain"
-        shutil.copytree(template, root)
-        shutil.copytree(subs, root / "submitted")
-        (root / "nbgrader_config.py").write_text(CONFIG.format(
-            root=str(root), timeout=args.timeout, exchange=str(tmp / "exchange")), encoding="utf-8")
-        env = dict(os.environ, MPLBACKEND="Agg")
-        nbgrader = [str(Path(sys.executable).parent / "nbgrader")]
-        subprocess.run(nbgrader + ["generate_assignment", args.assignment, "--force"], cwd=root, env=env,
-                       check=True, capture_output=True)
+def marginal_seconds(course: Path, assignment: str, tmp: Path, *, jobs: int, timeout: int,
+                     copies: int) -> dict:
+    """Wall time per extra reference submission: grade 1 copy, then ``copies``; the slope.
+
+    A run's fixed cost (starting workers, building the spec, the class report) is about the
+    same for 1 and for ``copies`` submissions, so ``(t_copies - t_1) / (copies - 1)`` is what
+    each more submission of a class costs. Every copy must score full marks: a slope measured
+    on failing submissions would flatter the grader.
+    """
+    template = tmp / f"template-{assignment}"
+    for kind in ("source", "release"):
+        shutil.copytree(course / kind / assignment, template / kind / assignment)
+    times, full = {}, True
+    for n in (1, copies):
+        subs = tmp / f"reference-{assignment}-{n}"
+        _submissions(template, assignment, subs, n, reference_only=True)
         start = time.perf_counter()
-        subprocess.run(nbgrader + ["autograde", args.assignment, "--force"], cwd=root, env=env,
-                       check=True, capture_output=True)
-        plain_autograde = time.perf_counter() - start
-        plain = _nbgrader_scores(root, args.assignment)
-        uses_helpers = {p.parts[-3] for p in subs.rglob("*.ipynb") if _solutions_use_helpers(p)}
+        rep = grade(assignment=assignment, submissions=subs, out=tmp / f"out-{assignment}-{n}", jobs=jobs,
+                    timeout=timeout, quiet=True, sandbox=True, course=course)
+        times[n] = time.perf_counter() - start
+        full = full and all(r["score"] == r["max_score"] and r["status"] == "ok" for r in rep["submissions"])
+    return {"one": times[1], "many": times[copies], "copies": copies,
+            "per_submission": (times[copies] - times[1]) / (copies - 1), "full_marks": full}
 
-        start = time.perf_counter()
-        rep = grade(assignment=args.assignment, submissions=subs, out=tmp / "out", jobs=args.jobs,
-                    timeout=args.timeout, quiet=True, sandbox=True)
-        ours_seconds = time.perf_counter() - start
-        cost = {label: _sandbox_seconds(sandboxed, args.reps) for label, sandboxed in
-                (("bubblewrap", True), ("plain process", False))}
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+
+def compare_nbgrader(course: Path, assignment: str, tmp: Path, args, corpus_dir: Path | None) -> bool:
+    """Grade the same ``--n`` submissions with plain ``nbgrader autograde`` and with the grader."""
+    template = tmp / f"mixed-{assignment}"
+    for kind in ("source", "release"):
+        shutil.copytree(course / kind / assignment, template / kind / assignment)
+    subs = tmp / f"submitted-{assignment}"
+    _submissions(template, assignment, subs, args.n, corpus_dir=corpus_dir)
+
+    root = tmp / f"plain-{assignment}"
+    shutil.copytree(template, root)
+    shutil.copytree(subs, root / "submitted")
+    (root / "nbgrader_config.py").write_text(CONFIG.format(
+        root=str(root), timeout=args.timeout, exchange=str(tmp / "exchange")), encoding="utf-8")
+    env = dict(os.environ, MPLBACKEND="Agg")
+    nbgrader = [str(Path(sys.executable).parent / "nbgrader")]
+    subprocess.run(nbgrader + ["generate_assignment", assignment, "--force"], cwd=root, env=env,
+                   check=True, capture_output=True)
+    start = time.perf_counter()
+    subprocess.run(nbgrader + ["autograde", assignment, "--force"], cwd=root, env=env,
+                   check=True, capture_output=True)
+    plain_autograde = time.perf_counter() - start
+    plain = _nbgrader_scores(root, assignment)
+    uses_helpers = {p.parts[-3] for p in subs.rglob("*.ipynb") if _solutions_use_helpers(p)}
+
+    start = time.perf_counter()
+    rep = grade(assignment=assignment, submissions=subs, out=tmp / f"out-mixed-{assignment}", jobs=args.jobs,
+                timeout=args.timeout, quiet=True, sandbox=True, course=course)
+    ours_seconds = time.perf_counter() - start
 
     ours = {r["student"]: r["score"] for r in rep["submissions"]}
     diff = {s: (plain.get(s), ours.get(s)) for s in sorted(set(plain) | set(ours)) if plain.get(s) != ours.get(s)}
@@ -165,19 +181,67 @@ def main(argv=None) -> int:
     # cannot import it in the sandbox, so those functions fail every test instead of one.
     explained = {s for s in diff if s in uses_helpers}
     same = not set(diff) - explained
-    print(f"{args.n} submissions of {args.assignment}, {os.cpu_count()} CPUs")
-    print(f"plain nbgrader autograde (sequential):           {plain_autograde:7.1f} s")
-    print(f"trusted grader, sandbox on, --jobs {args.jobs}:            {ours_seconds:7.1f} s   "
+    print(f"  {args.n} mixed submissions (corpus entries when a corpus is given):")
+    print(f"  plain nbgrader autograde (sequential):           {plain_autograde:7.1f} s")
+    print(f"  trusted grader, sandbox on, --jobs {args.jobs}:            {ours_seconds:7.1f} s   "
           f"speed-up: {plain_autograde / ours_seconds:4.2f}x   identical grades: {same}")
-    print(f"student runner started, empty notebook, stopped: {cost['bubblewrap'] * 1000:7.0f} ms in bubblewrap, "
-          f"{cost['plain process'] * 1000:.0f} ms without: the sandbox costs "
-          f"{(cost['bubblewrap'] - cost['plain process']) * 1000:.0f} ms per submission")
     if explained:
         print(f"  expected differences (solution imports helpers, not importable in the sandbox): "
               f"{ {s: diff[s] for s in sorted(explained)} }")
     if not same:
         print("  differences (nbgrader, trusted grader):", {s: diff[s] for s in sorted(set(diff) - explained)})
-    return 0 if same else 1
+    return same
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.bench")
+    parser.add_argument("--assignment", default="laplace",
+                        help="an assignment of source/, or 'all' for the six in the course's order")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=int, default=120)
+    parser.add_argument("--copies", type=int, default=9,
+                        help="reference submissions graded for the per-submission figure (against 1; default 9)")
+    parser.add_argument("--n", type=int, default=40, help="mixed submissions for the nbgrader comparison")
+    parser.add_argument("--no-nbgrader", action="store_true", help="skip the plain-nbgrader comparison")
+    parser.add_argument("--reps", type=int, default=20,
+                        help="sandboxes started for the sandbox's own cost (0: skip)")
+    parser.add_argument("--corpus", type=Path, default=None,
+                        help="a corpus folder (manifest.json, <assignment>/<function>/<variant>.py) whose "
+                             "entries make the mixed submissions (default: tests/corpus of the course "
+                             "when it has one)")
+    args = parser.parse_args(argv)
+    if args.copies < 2:
+        parser.error("--copies must be at least 2")
+
+    bin_dir = str(Path(sys.executable).parent)
+    os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    course = default_course()
+    corpus_dir = args.corpus or (course / "tests" / "corpus")
+    assignments = ASSIGNMENTS if args.assignment == "all" else (args.assignment,)
+    unknown = [a for a in assignments if not (course / "source" / a).is_dir()]
+    if unknown:
+        parser.error(f"no such assignment in {course / 'source'}: {', '.join(unknown)}")
+    print(f"{os.cpu_count()} CPUs, --jobs {args.jobs}")
+    ok = True
+    tmp = Path(tempfile.mkdtemp(prefix="autograder-bench-"))
+    try:
+        for assignment in assignments:
+            m = marginal_seconds(course, assignment, tmp, jobs=args.jobs, timeout=args.timeout, copies=args.copies)
+            ok = ok and m["full_marks"]
+            print(f"{assignment}: 1 reference submission {m['one']:6.1f} s, {m['copies']} of them "
+                  f"{m['many']:6.1f} s: {m['per_submission']:5.2f} s per submission "
+                  f"(1,000 in {m['per_submission'] * 1000 / 60:4.1f} min); all full marks: {m['full_marks']}")
+            if not args.no_nbgrader:
+                ok = compare_nbgrader(course, assignment, tmp, args, corpus_dir) and ok
+        if args.reps > 0:
+            cost = {label: _sandbox_seconds(sandboxed, args.reps) for label, sandboxed in
+                    (("bubblewrap", True), ("plain process", False))}
+            print(f"student runner started, empty notebook, stopped: {cost['bubblewrap'] * 1000:7.0f} ms in "
+                  f"bubblewrap, {cost['plain process'] * 1000:.0f} ms without: the sandbox costs "
+                  f"{(cost['bubblewrap'] - cost['plain process']) * 1000:.0f} ms per submission")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if ok else 1
 
 
 def _solutions_use_helpers(path: Path) -> bool:

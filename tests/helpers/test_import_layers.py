@@ -36,7 +36,8 @@ HELPERS_LAYERS = (
     ("lectures", ("helpers.lectures",)),
 )
 AUTOGRADER_LAYERS = (
-    ("channel and readers", ("autograder.sandbox", "autograder.cells", "autograder.students", "autograder.astcheck")),
+    ("channel and readers", ("autograder.sandbox", "autograder.cells", "autograder.students", "autograder.astcheck",
+                             "autograder.corpus")),
     ("jail", ("autograder.jail",)),
     ("render and calls", ("autograder.render", "autograder.sanitize", "autograder.served", "autograder.standins",
                           "autograder.proxy")),
@@ -148,6 +149,27 @@ def test_packages_import_each_other_one_way():
             if name.startswith("autograder.sandbox"):
                 bad.append(where + " (the sandbox runs where the project cannot be imported)")
     assert not bad, "\n".join(bad)
+
+
+def _test_suite_imports(path: Path) -> list[int]:
+    """Lines of ``path`` that import the test suite (``tests`` or ``tests.*``), wherever they stand."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if any(n == "tests" or n.startswith("tests.") for n in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_product_never_imports_the_test_suite(tmp_path):
+    """helpers/, autograder/, course/, hub/, slides/, docs/ run where tests/ may not exist (issue 36)."""
+    bad = [f"{p.relative_to(ROOT)}:{line}" for folder in ("helpers", "autograder", "course", "hub", "slides", "docs")
+           for p in sorted((ROOT / folder).rglob("*.py")) for line in _test_suite_imports(p)]
+    assert not bad, "imports of the test suite: " + ", ".join(bad)
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from tests.support import corpus\n", encoding="utf-8")
+    assert _test_suite_imports(probe) == [2]
 
 
 def _cycles() -> list[list[str]]:

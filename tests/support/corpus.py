@@ -29,7 +29,6 @@ Command line (from the repository root)::
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -38,6 +37,8 @@ import tempfile
 from pathlib import Path
 
 import nbformat
+
+from autograder import corpus as _corpus
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = REPO / "tests" / "corpus"  # the corpus: manifest.json, <assignment>/<function>/<variant>.py
@@ -115,17 +116,11 @@ def make_submission(assignment: str, solutions: dict[str, str], out_path: Path,
 
 def load_manifest() -> dict:
     """``manifest.json`` plus one ``<assignment>/manifest.json`` per newer assignment."""
-    manifest = json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
-    for own in sorted(HERE.glob("*/manifest.json")):
-        assignment = own.parent.name
-        if assignment in manifest:
-            raise ValueError(f"{assignment}: listed both in manifest.json and in {own}")
-        manifest[assignment] = json.loads(own.read_text(encoding="utf-8"))
-    return manifest
+    return _corpus.load_manifest(HERE)
 
 
 def snippet(assignment: str, function: str, variant: str) -> str:
-    return (HERE / assignment / function / f"{variant}.py").read_text(encoding="utf-8")
+    return _corpus.snippet(HERE, assignment, function, variant)
 
 
 def corpus_problems(assignment: str, failing_cells) -> list[str]:
@@ -151,32 +146,8 @@ def corpus_problems(assignment: str, failing_cells) -> list[str]:
 
 
 def corpus_entries(assignment: str) -> list[dict]:
-    """Every corpus submission of ``assignment``.
-
-    Correct entries ``correct_<i>`` take the i-th correct variant of each
-    function (cycling). Wrong entries replace one function by a mutant and
-    use the first correct variant for the others, except the manifest's
-    ``costly`` functions, which a wrong entry of another function leaves as the
-    release's stub (their cells then score 0 at once instead of running checks
-    that do not look at the mutant: private_mean's privacy audits cost about 15 s
-    of grading per submission). ``expect_zero`` lists the graded cells that must
-    score 0 for a wrong entry.
-    """
-    spec = load_manifest()[assignment]
-    correct = spec["correct"]
-    costly = set(spec.get("costly", ()))
-    entries = []
-    for i in range(max(len(v) for v in correct.values())):
-        solutions = {f: snippet(assignment, f, vs[i % len(vs)]) for f, vs in correct.items()}
-        entries.append({"id": f"correct_{i}", "kind": "correct", "solutions": solutions, "expect_zero": [],
-                        "why": " + ".join(f"{f}:{vs[i % len(vs)]}" for f, vs in correct.items())})
-    for wrong in spec["wrong"]:
-        solutions = {f: snippet(assignment, f, vs[0]) for f, vs in correct.items()
-                     if f not in costly or f == wrong["function"]}
-        solutions[wrong["function"]] = snippet(assignment, wrong["function"], wrong["variant"])
-        entries.append({"id": f"wrong_{wrong['function']}_{wrong['variant']}", "kind": "wrong", "solutions": solutions,
-                        "expect_zero": wrong["expect_zero"], "why": wrong["why"], "function": wrong["function"]})
-    return entries
+    """Every corpus submission of ``assignment`` (``autograder.corpus.corpus_entries``)."""
+    return _corpus.corpus_entries(HERE, assignment)
 
 
 #: Run seed of corpus grading: fixed, so every run of the tests judges the same samples.
