@@ -17,7 +17,13 @@ has a terminal, that lets one student be graded as another and back-date work
   the kernel sets it on every change and no user can set it back (only the system
   clock could), so a student can make a submission look later, never earlier. That time,
   not the student's, goes into ``timestamp.txt`` of ``submitted/`` (what ``autograde``
-  and late penalties read) and chooses the newest submission per student. Refused
+  and late penalties read) and chooses the newest submission per student. A backup and
+  restore gives every inode a new ctime, so Collect also keeps a ledger of arrivals in the
+  course root (``collect_arrivals.json``, the course account's, backed up with the gradebook):
+  per submission folder, the digest of its content and the trusted time it was first seen
+  with that content. A folder whose content is unchanged keeps that time (a restore changes no
+  time, no late penalty and re-takes nothing); any change of content is dated by ctime again.
+  Refused
   submissions are skipped, the student's own valid submission is still collected, and
   the run ends with an error naming each refusal, so the Formgrader's Collect shows
   "Error", not "Success".
@@ -43,6 +49,7 @@ import base64
 import datetime
 import fnmatch
 import hashlib
+import json
 import os
 import pwd
 import shutil
@@ -69,6 +76,9 @@ def uid_for(name: str, base: int) -> int:
     """
     return base + int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big") % (1 << 30)
 
+
+#: The ledger of arrivals Collect keeps in the course root (module docstring).
+ARRIVALS = "collect_arrivals.json"
 
 #: Deepest folder nesting and most files and folders in one submission Collect accepts.
 MAX_DEPTH, MAX_ENTRIES = 20, 10_000
@@ -279,6 +289,7 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
             except MissingEntry:
                 self.duedate = None
         self.refused: list[str] = []
+        self._arrivals = self._load_arrivals()
         # the name only says whom the folder claims to be; its time part is ignored (and may be junk)
         pattern = "{}+{}+*".format(self.coursedir.student_id or "*", self.coursedir.assignment_id)
         # inbound/ itself and each student's own space in it (inbound/<account>/, hub/provision.py)
@@ -326,23 +337,25 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
             raise Refused(f"no OS account named {student!r}") from None
 
     def _trusted_time(self, record: dict) -> datetime.datetime:
-        """The newest ctime of the submission's inodes, after checking them (no copy)."""
-        newest = self._walk(os.path.join(self.inbound_path, record["filename"]),
-                            self._uid_of(record["username"]), None)
-        return self._as_datetime(newest)
+        """The newest ctime of the submission's inodes (or its ledger time), after checking them (no copy)."""
+        uid = self._uid_of(record["username"])
+        newest, digest = self._walk(os.path.join(self.inbound_path, record["filename"]), uid, None)
+        return self._as_datetime(self._arrival(record["filename"], uid, newest, digest))
 
     def _as_datetime(self, ctime: float) -> datetime.datetime:
         return datetime.datetime.fromtimestamp(ctime, tz=datetime.timezone.utc).replace(tzinfo=None)
 
-    def _walk(self, src: str, uid: int, dest: str | None) -> float:
+    def _walk(self, src: str, uid: int, dest: str | None) -> tuple[float, str]:
         """Check (and copy to ``dest`` when given) the tree ``src`` through O_NOFOLLOW descriptors.
 
-        Returns the newest ctime seen; raises `Refused` at the first inode not owned by
-        ``uid``, symlink or special file, or when the total size exceeds the limit.
+        Returns the newest ctime seen and a digest of the content (every folder's and file's
+        relative name, every file's bytes, in sorted order); raises `Refused` at the first inode
+        not owned by ``uid``, symlink or special file, or when the total size exceeds the limit.
         """
         limit = 1000 * self.coursedir.max_dir_size
         max_file = 1000 * self.coursedir.max_file_size
         state = {"newest": 0.0, "size": 0}
+        digest = hashlib.sha256()
 
         def check(st, name):
             if st.st_uid != uid:
@@ -369,6 +382,7 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
                 if stat.S_ISLNK(st.st_mode):
                     raise Refused(f"{name} is a symlink")
                 if stat.S_ISDIR(st.st_mode):
+                    digest.update(b"D" + name.encode("utf-8", "surrogateescape") + b"\0")
                     fd = os.open(entry, _OPEN_DIR, dir_fd=dirfd)
                     try:
                         visit(fd, name, None if out is None else os.path.join(out, entry), depth + 1)
@@ -391,9 +405,18 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
                         state["size"] += fst.st_size
                         if state["size"] > limit:
                             raise Refused(f"larger than {self.coursedir.max_dir_size} kB (CourseDirectory.max_dir_size)")
-                        if out is not None:
-                            with os.fdopen(os.dup(fd), "rb") as source, open(os.path.join(out, entry), "wb") as target:
-                                shutil.copyfileobj(source, target)
+                        digest.update(b"F" + name.encode("utf-8", "surrogateescape") + b"\0")
+                        with os.fdopen(os.dup(fd), "rb") as source:
+                            target = open(os.path.join(out, entry), "wb") if out is not None else None
+                            try:
+                                while chunk := source.read(1 << 20):
+                                    digest.update(chunk)
+                                    if target is not None:
+                                        target.write(chunk)
+                            finally:
+                                if target is not None:
+                                    target.close()
+                        digest.update(b"\0")
                         check(os.fstat(fd), name)       # a change while copying moves the time forward
                     finally:
                         os.close(fd)
@@ -411,17 +434,56 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
             raise Refused(f"unreadable for the course account ({error.filename or error.strerror})") from None
         finally:
             os.close(top)
-        return state["newest"]
+        return state["newest"], digest.hexdigest()
+
+    # The ledger of arrivals (module docstring): {folder: {"digest", "uid", "time"}}.
+    def _arrivals_path(self) -> str:
+        return os.path.join(self.coursedir.root, ARRIVALS)
+
+    def _load_arrivals(self) -> dict:
+        try:
+            with open(self._arrivals_path(), encoding="utf-8") as handle:
+                ledger = json.load(handle)
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as error:
+            # A ledger that cannot be read must not silently date every submission anew.
+            self.fail(f"{self._arrivals_path()} cannot be read ({error}): restore it from the backup, "
+                      "or move it away to date every submission by its files' ctime again")
+        return ledger if isinstance(ledger, dict) else {}
+
+    def _save_arrivals(self) -> None:
+        path = self._arrivals_path()
+        tmp = f"{path}.tmp-{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(self._arrivals, handle, indent=0, sort_keys=True)
+        os.replace(tmp, path)
+
+    def _arrival(self, folder: str, uid: int, newest: float, digest: str) -> float:
+        """The trusted time of ``folder``: its first sighting with this content, else ``newest``."""
+        seen = self._arrivals.get(folder)
+        if isinstance(seen, dict) and seen.get("digest") == digest and seen.get("uid") == uid \
+                and isinstance(seen.get("time"), (int, float)):
+            return min(float(seen["time"]), newest)
+        self._arrivals[folder] = {"digest": digest, "uid": uid, "time": newest}
+        return newest
 
     def do_copy(self, src, dest, log=None):
         """Copy a checked submission; ``timestamp.txt`` gets the trusted time."""
-        newest = self._walk(src, self._uid_of(self._current["username"]), dest)
-        when = self._as_datetime(newest)
+        uid = self._uid_of(self._current["username"])
+        newest, digest = self._walk(src, uid, dest)
+        when = self._as_datetime(self._arrival(self._current["filename"], uid, newest, digest))
         stamp = when.replace(tzinfo=datetime.timezone.utc).astimezone(gettz(self.timezone)).strftime(self.timestamp_format)
         with open(os.path.join(dest, "timestamp.txt"), "w") as handle:
             handle.write(stamp)
 
     def copy_files(self):
+        try:
+            self._copy_each()
+        finally:
+            self._save_arrivals()
+
+    def _copy_each(self):
         records = self.src_records
         if not records:
             super().copy_files()        # nbgrader's "No submissions ... to collect"
