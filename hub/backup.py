@@ -1,6 +1,6 @@
 """Back up and restore what a class cannot lose: the gradebook, the course root, the exchange, the homes.
 
-    sudo .venv/bin/python hub/backup.py backup  DEST [--srv SRV] [--roster ROSTER]
+    sudo .venv/bin/python hub/backup.py backup  DEST [--keep N] [--srv SRV] [--roster ROSTER]
     sudo .venv/bin/python hub/backup.py restore SRC  [--srv SRV] [--roster ROSTER]
 
 ``backup`` may run while the class works (a nightly cron job): ``gradebook.db`` is copied with
@@ -9,7 +9,9 @@ SQLite's online backup (a consistent copy even while the Formgrader writes), the
 and the exchange (``outbound/``, ``feedback/``, every student's inbound space) as tar files with
 numeric owners and modes (ownership is the identity of a submission), and each roster member's home
 (from the home image: mounted read-only beside a running server, so the copy is what was on disk
-at that moment). Into ``DEST/<UTC time>/``; nothing is deleted.
+at that moment). Into ``DEST/<UTC time>/`` (0700, every archive 0600: they hold the solutions and
+every student's home); then only the newest ``--keep`` backups in ``DEST`` are kept (default 14,
+a fortnight of nightly runs; 0 keeps all). Copy ``DEST`` off the machine too (hub/README.md).
 
 ``restore`` puts such a backup back, with the hub stopped (``provision.py --stop`` first if servers
 still run): it mounts the exchange and the students' inbound spaces as provisioning does, then
@@ -27,6 +29,8 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -59,9 +63,42 @@ def _home_source(person: str, srv: Path, scratch: Path):
     return where, lambda: provision.run_tool(["umount", str(where)])
 
 
-def backup(srv: Path, roster: list[dict], dest: Path) -> Path:
-    """A backup of the class into a new ``dest/<UTC time>/``; returns that folder."""
+#: A backup folder's name: its UTC time (``backup``), so names sort as times do.
+NAME = re.compile(r"\d{8}T\d{6}\.\d{6}Z")
+
+
+def prune(dest: Path, keep: int) -> list[Path]:
+    """Delete all but the newest ``keep`` backups in ``dest`` (0: keep all); returns those deleted.
+
+    Only folders named as ``backup`` names them are touched: anything else in ``dest`` stays.
+    """
+    if keep <= 0:
+        return []
+    ours = sorted(p for p in dest.iterdir() if p.is_dir() and not p.is_symlink() and NAME.fullmatch(p.name))
+    gone = ours[:-keep]
+    for old in gone:
+        shutil.rmtree(old)
+    return gone
+
+
+def backup(srv: Path, roster: list[dict], dest: Path, keep: int = 14) -> Path:
+    """A backup of the class into a new ``dest/<UTC time>/``; returns that folder.
+
+    Every file in it is 0600 and the folder 0700 (root's); older backups beyond ``keep`` go.
+    """
     out = dest / datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    old_umask = os.umask(0o077)
+    try:
+        _backup_into(srv, roster, out)
+    finally:
+        os.umask(old_umask)
+    for path in out.iterdir():
+        os.chmod(path, 0o600)
+    prune(dest, keep)
+    return out
+
+
+def _backup_into(srv: Path, roster: list[dict], out: Path) -> None:
     out.mkdir(parents=True, mode=0o700)
     course = srv / "course"
     with sqlite3.connect(course / "gradebook.db") as source, sqlite3.connect(out / "gradebook.db") as copy:
@@ -75,7 +112,6 @@ def backup(srv: Path, roster: list[dict], dest: Path) -> Path:
                 _tar(["-cpf", str(out / f"home-{person['id']}.tar"), "-C", str(folder), "."])
             finally:
                 done()
-    return out
 
 
 def restore(srv: Path, roster: list[dict], src: Path) -> None:
@@ -130,12 +166,16 @@ def main(argv=None) -> int:
     parser.add_argument("--srv", type=Path, default=provision.DEFAULT_SRV)
     parser.add_argument("--roster", type=Path, default=Path(os.environ.get("DP_HUB_ROSTER",
                                                                           provision.REPO / "hub" / "roster.csv")))
+    parser.add_argument("--keep", type=int, default=14,
+                        help="backup: keep only the newest N backups in the folder (default 14; 0 keeps all)")
     args = parser.parse_args(argv)
+    if args.keep < 0:
+        parser.error("--keep must be 0 (keep all) or more")
     if os.geteuid() != 0:
         parser.error("run as root (the files keep their owners)")
     roster = provision.read_roster(args.roster)
     if args.action == "backup":
-        print(backup(args.srv, roster, args.folder))
+        print(backup(args.srv, roster, args.folder, keep=args.keep))
     else:
         restore(args.srv, roster, args.folder)
         print(f"restored {args.folder} into {args.srv}; now `sudo make hub`")

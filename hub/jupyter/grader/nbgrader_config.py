@@ -12,6 +12,12 @@ import os
 
 c = get_config()  # noqa: F821  (injected by nbgrader)
 
+# A lost gradebook is an error naming the restore, never a new empty one that shows every
+# score as 0 (the service and the grader's commands run in the course root).
+from autograder.nbgrader.gradebook_guard import require_gradebook  # noqa: E402
+
+require_gradebook(os.getcwd())
+
 from autograder.nbgrader.exchange import configure  # noqa: E402
 
 # Collect attributes a submission to its owner and its time to the kernel's ctime,
