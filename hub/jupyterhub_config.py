@@ -19,6 +19,7 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 | ``DP_HUB_TMP_LIMIT`` / ``DP_HUB_SHM_LIMIT`` | 512M / 256M | size of each student's private ``/tmp`` and ``/dev/shm`` |
 | ``DP_HUB_HOME_LIMIT`` | 2G | disk space of each student's home (an ext4 image in ``$DP_HUB_SRV/homes``) |
 | ``DP_HUB_NETNS_SUBNET`` | 169.254.64.0/18 | the students' servers' own network namespaces (a /30 each; the hub's API on its first address); empty: servers share the host's ports |
+| ``DP_HUB_LOGS`` | ``$DP_HUB_SRV/logs`` | ``jupyterhub.log`` (rotated: 5 × 10 MB), ``servers/<name>.log`` per student's server, ``formgrader.log``, ``idle-culler.log`` |
 | ``DP_HUB_EXCHANGE_LIMIT`` | 2G | size of the exchange's own file system (``hub/provision.py``: ``$DP_HUB_SRV/exchange.img``) |
 
 Layout per nbgrader's "Using nbgrader with JupyterHub" (one class, several graders):
@@ -61,8 +62,17 @@ NETNS_SUBNET = os.environ.get("DP_HUB_NETNS_SUBNET", "169.254.64.0/18")
 # dp-course--service.HOST (JupyterHub's subdomain_hook "idna"). Chromium resolves *.localhost to
 # loopback; a class server needs wildcard DNS (*.HOST) and a wildcard TLS certificate.
 PUBLIC_URL = os.environ.get("DP_HUB_URL", f"http://hub.localhost:{PORT}")
+# Passwords cross the network in clear when the proxy itself listens beyond this machine: TLS
+# belongs in a reverse proxy in front (hub/tls/), with the hub on loopback behind it.
+if IP not in ("127.0.0.1", "::1", "localhost") and not IP.startswith("127."):
+    print(f"警告：中心服务在 {IP}:{PORT} 上以明文 HTTP 提供，网络上的任何人都能读到密码和作业。"
+          f"请在前面放一个 TLS 反向代理（hub/tls/ 中的 nginx 或 Caddy 示例），并保持 DP_HUB_IP=127.0.0.1。\n"
+          f"WARNING: the hub serves plain HTTP on {IP}:{PORT}: anyone on the network can read passwords and "
+          f"work. Put a TLS reverse proxy in front (hub/tls/: nginx or Caddy) and keep DP_HUB_IP=127.0.0.1.",
+          file=sys.stderr)
 CULL_TIMEOUT = int(os.environ.get("DP_HUB_CULL_TIMEOUT", "3600"))
 LOCALE = os.environ.get("DP_HUB_LOCALE", "zh_CN")
+LOGS = Path(os.environ.get("DP_HUB_LOGS", SRV / "logs"))
 PATH = f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"   # nbgrader runs `alembic` from the venv
 
 
@@ -189,12 +199,38 @@ c.JupyterHub.load_roles = [
     },
 ]
 
+# --- logs: files under LOGS, whether the hub runs in a terminal, in the background or as a service
+# (hub/README.md, "Logs"). The hub's own log rotates itself; each server and service writes to its own
+# file, which outlives a restart of the hub.
+LOGS.mkdir(mode=0o755, parents=True, exist_ok=True)
+c.JupyterHub.logging_config = {
+    "formatters": {"file": {"format": "%(asctime)s %(levelname)s %(name)s %(module)s:%(lineno)d %(message)s"}},
+    "handlers": {"file": {"class": "logging.handlers.RotatingFileHandler", "filename": str(LOGS / "jupyterhub.log"),
+                          "maxBytes": 10 * 2**20, "backupCount": 5, "encoding": "utf-8", "formatter": "file"}},
+    "loggers": {"JupyterHub": {"handlers": ["console", "file"]}},
+}
+# The Formgrader runs as the course account: its log folder is that account's.
+(LOGS / "formgrader").mkdir(mode=0o750, exist_ok=True)
+try:
+    import pwd as _pwd
+
+    _grader = _pwd.getpwnam(GRADER)
+    os.chown(LOGS / "formgrader", _grader.pw_uid, _grader.pw_gid)
+except (KeyError, PermissionError):     # not provisioned yet, or not root (the config tests)
+    pass
+
+
+sys.path.insert(0, str(HUB))
+from spawner import logged_command as _logged  # noqa: E402  (hub/spawner.py)
+
+
 # --- services: the Formgrader (as the grader account) and the idle culler
 c.JupyterHub.services = [
     {
         "name": COURSE_ID,
         "url": f"http://127.0.0.1:{free_port()}",
-        "command": [str(VENV_BIN / "jupyterhub-singleuser"), f"--ServerApp.root_dir={SRV / 'course'}"],
+        "command": _logged([str(VENV_BIN / "jupyterhub-singleuser"), f"--ServerApp.root_dir={SRV / 'course'}"],
+                           LOGS / "formgrader" / "formgrader.log"),
         "user": GRADER,
         "cwd": str(SRV / "course"),
         "environment": {
@@ -212,8 +248,8 @@ c.JupyterHub.services = [
     },
     {
         "name": "idle-culler",
-        "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={CULL_TIMEOUT}",
-                    "--cull-every=300"],
+        "command": _logged([sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={CULL_TIMEOUT}",
+                            "--cull-every=300"], LOGS / "idle-culler.log"),
     },
 ]
 
@@ -264,6 +300,7 @@ else:
     c.CourseSpawner.shm_limit = _bytes(SHM_LIMIT)
     c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
     c.CourseSpawner.home_images = str(SRV / "homes")
+    c.CourseSpawner.log_dir = str(LOGS / "servers")
 c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
 c.Spawner.notebook_dir = "~"
 c.Spawner.default_url = "/lab/tree/course"

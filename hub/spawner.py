@@ -138,6 +138,17 @@ def _run(cmd: list[str]) -> str:
     return "" if done.returncode == 0 else (done.stderr or done.stdout).strip()[-500:] or f"exit {done.returncode}"
 
 
+def logged_command(command: list[str], log: Path | str, max_bytes: int = 10 * 2**20) -> list[str]:
+    """``command`` with its output appended to ``log``, kept as ``<log>.1`` when past ``max_bytes`` at start.
+
+    For the hub's services (the Formgrader, the idle culler), which JupyterHub starts with the hub's
+    own output; ``exec`` leaves the command itself as the process the hub signals.
+    """
+    script = (f'if [ -f "$1" ] && [ "$(stat -c %s "$1")" -gt {int(max_bytes)} ]; then mv -f "$1" "$1.1"; fi; '
+              'exec "${@:2}" >>"$1" 2>&1')
+    return ["/bin/bash", "-c", script, "dp-course-service", str(log), *command]
+
+
 class CourseSpawner(LocalProcessSpawner):
     """LocalProcessSpawner with per-student cgroup, private /tmp and /dev/shm, home disk cap."""
 
@@ -151,6 +162,10 @@ class CourseSpawner(LocalProcessSpawner):
     home_images = Unicode("", config=True, help="folder of the per-student home images (root only)")
     netns_subnet = Unicode("", config=True, help="IPv4 subnet of the servers' own network namespaces (one /30 "
                            "each; the hub listens on its first address, see hub_address); empty: the host's")
+    log_dir = Unicode("", config=True, help="folder of one log file per server (<name>.log, root's, 0600); "
+                      "empty: servers write to the hub's own output")
+    log_max_bytes = Integer(10 * 2**20, config=True, help="a server's log past this size at its start is kept "
+                            "as <name>.log.1 (one generation) and begun anew")
 
     _warned: set[str] = set()
     _namespaces_work: bool | None = None
@@ -284,15 +299,37 @@ class CourseSpawner(LocalProcessSpawner):
         else:
             self.enforced.append(f"home image {self.home_limit} bytes")
         self.log.info("CourseSpawner %s: %s", self.user.name, "; ".join(self.enforced))
+        log_fd, base_kwargs = self._open_log(), self.popen_kwargs
+        if log_fd is not None:
+            # The server writes to its own file, not to the hub's output: it outlives a restart of the
+            # hub (cleanup_servers = False), whose output then goes nowhere or to an old terminal.
+            self.popen_kwargs = dict(base_kwargs, stdout=log_fd, stderr=log_fd)
         try:
             return await super().start()
         except BaseException:
             await loop.run_in_executor(None, self._cleanup)
             raise
         finally:
+            self.popen_kwargs = base_kwargs
+            if log_fd is not None:
+                os.close(log_fd)
             if getattr(self, "_netns_fd", None) is not None:
                 os.close(self._netns_fd)
                 self._netns_fd = None
+
+    def _open_log(self) -> int | None:
+        """The server's log file, opened by the hub (root) for appending; None without ``log_dir``."""
+        if not self.log_dir:
+            return None
+        folder = Path(self.log_dir)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = folder / f"{self.user.name}.log"
+        try:
+            if path.stat().st_size > self.log_max_bytes:
+                os.replace(path, path.with_name(path.name + ".1"))
+        except FileNotFoundError:
+            pass
+        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
 
     async def stop(self, now=False):
         await super().stop(now=now)

@@ -79,8 +79,16 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     assert formgrader["user"] == "grader-dp-course"
     # provisioning's copy outside the checkout, run by the course's Python outside it too
     assert formgrader["environment"]["JUPYTER_CONFIG_PATH"].endswith("srv/jupyter/grader")
-    assert formgrader["command"][0].endswith("srv/venv/bin/jupyterhub-singleuser")
+    assert any(part.endswith("srv/venv/bin/jupyterhub-singleuser") for part in formgrader["command"])
     assert "jupyterhub_idle_culler" in services["idle-culler"]["command"]
+    # logs in files under SRV/logs (issue 38): the hub's rotates, each server and service has its own
+    logs = tmp_path / "srv" / "logs"
+    assert str(logs / "formgrader" / "formgrader.log") in formgrader["command"]
+    assert str(logs / "idle-culler.log") in services["idle-culler"]["command"]
+    handler = hub.logging_config["handlers"]["file"]
+    assert handler["filename"] == str(logs / "jupyterhub.log") and handler["backupCount"] >= 1
+    assert "file" in hub.logging_config["loggers"]["JupyterHub"]["handlers"]
+    assert config.CourseSpawner.log_dir == str(logs / "servers")
 
     roles = {r["name"]: r for r in hub.load_roles}
     access = "access:services!service=dp-course"
