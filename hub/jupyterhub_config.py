@@ -33,12 +33,21 @@ import importlib.util
 import os
 import json
 import shutil
+import signal
 import socket
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
 c = get_config()  # noqa: F821  (injected by JupyterHub)
+
+# `sudo make hub &`, nohup, a cron @reboot line: a shell without job control starts a background job
+# with SIGINT ignored, which every child inherits through exec. The Formgrader and the idle culler
+# then ignored the hub's stop (JupyterHub sends SIGINT first, then waits): a stop took 70 s. Restore
+# Python's handler here, in the hub's process before it starts anything, so the hub and its children
+# stop the same in the foreground, in the background and under hub/service.py's unit.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 HUB = Path(__file__).resolve().parent
 REPO = HUB.parent
