@@ -395,6 +395,8 @@ def test_reboot_and_restore_lose_nothing(klass, graded):
     assert c.shell(ALICE, 'echo "my notes" > ~/notes.txt').returncode == 0
     record, theirs = course_record(c.course), c.entries()
     assert record["rows"]["grade"] and record["feedback"] and any(e.startswith(f"{ALICE}/") for e in theirs)
+    stamps = {p.parent.parent.name: p.read_text() for p in (c.course / "submitted").glob(f"*/{ASSIGNMENT}/timestamp.txt")}
+    assert set(stamps) == {ALICE, BOB, CAROL}
     saved = backup.backup(c.srv, roster, Path(tempfile.mkdtemp(prefix="dp-hub-backup-", dir="/var/tmp")))
     try:
         provision.stop_class(c.srv, roster)          # a reboot
@@ -414,6 +416,13 @@ def test_reboot_and_restore_lose_nothing(klass, graded):
         assert course_record(c.course) == record, "the gradebook or the feedback did not come back"
         assert (home / "notes.txt").read_text() == "my notes\n"
         assert (home / "notes.txt").stat().st_uid == pwd.getpwnam(ALICE).pw_uid
+        # The Formgrader's Collect after the restore (issue 38: it re-took every submission, dated by the
+        # restore; bob became 482 s late): nothing re-taken, no time changed, the gradebook as before.
+        c.collect()
+        again_stamps = {p.parent.parent.name: p.read_text()
+                        for p in (c.course / "submitted").glob(f"*/{ASSIGNMENT}/timestamp.txt")}
+        assert again_stamps == stamps, "Collect after the restore changed a submission's time"
+        assert course_record(c.course) == record, "Collect after the restore changed the gradebook"
     finally:
         shutil.rmtree(saved.parent, ignore_errors=True)
 
