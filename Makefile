@@ -105,8 +105,13 @@ $(SLIDES_NPM): slides/package.json slides/package-lock.json
 slides/html/index.html: $(SLIDE_INPUTS) $(SLIDES_NPM) $(STAMP)
 	$(BIN)/python slides/build.py
 
-slides: install slides/html/index.html
-	@echo "slides: open slides/html/index.html in a browser (F: full screen, S: speaker notes)"
+# One PDF per deck (slides/pdf/, for the LMS or a handout): the decks' print view in headless Chromium.
+slides/pdf/.printed: slides/html/index.html slides/pdf.py
+	$(BIN)/python slides/pdf.py
+	touch $@
+
+slides: install browser slides/html/index.html slides/pdf/.printed
+	@echo "slides: open slides/html/index.html in a browser (F: full screen, S: speaker notes); PDFs in slides/pdf/"
 
 # Regenerate the committed student versions (release/) from source/.
 release: install
