@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 # xdist_group keeps the hub chain and the make-lab chain on one worker each.
 JOBS ?= 2
 
-.PHONY: install lab test test-fast browser sandbox bench notebooks slides release clean hub
+.PHONY: install lab test test-fast browser sandbox bench notebooks slides release clean hub dist
 
 install: $(STAMP)
 
@@ -112,6 +112,12 @@ slides/pdf/.printed: slides/html/index.html slides/pdf.py
 
 slides: install browser slides/html/index.html slides/pdf/.printed
 	@echo "slides: open slides/html/index.html in a browser (F: full screen, S: speaker notes); PDFs in slides/pdf/"
+
+# The release packs under dist/: dp-course-student-<version>.zip (what students get: no solutions,
+# hidden tests or answers) and dp-course-lecturer-<version>.zip (decks as offline HTML, PDF and PPTX,
+# the guide and exam papers, the grader). autograder/dist.py.
+dist: slides
+	$(BIN)/python -m autograder dist --out dist
 
 # Regenerate the committed student versions (release/) from source/.
 release: install

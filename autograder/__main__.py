@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder {grade,merge,report,bundle,import-gradebook} ...`` (thin layer).
+"""Command line: ``python -m autograder {grade,merge,report,bundle,dist,import-gradebook} ...`` (thin layer).
 
 Exit status: 0 when the batch completed (whatever the grades), 2 for usage
 errors (bad options, unknown assignment, missing folders).
@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", required=True, type=Path, help="folder, or a path ending in .zip")
     b.add_argument("--course", type=Path, default=None, help="course root (default: this repository)")
 
+    d = sub.add_parser("dist", help="the release packs: a student zip and a lecturer zip (slides, guide, grader)")
+    d.add_argument("--out", type=Path, default=Path("dist"), help="folder for the two zips (default dist/)")
+    d.add_argument("--course", type=Path, default=None, help="course root (default: this repository)")
+
     i = sub.add_parser("import-gradebook", help="put a grade run's scores, autograded notebooks and "
                                                 "feedback into a course's nbgrader gradebook (Formgrader)")
     i.add_argument("--assignment", required=True, help="assignment name")
@@ -97,6 +101,11 @@ def main(argv=None) -> int:
 
             path = build_bundle(args.out, course=args.course)
             print(f"student bundle written to {path}", file=sys.stderr)
+        elif args.command == "dist":
+            from autograder.dist import build_dist
+
+            for path in build_dist(args.out, course=args.course):
+                print(path)
         elif args.command == "import-gradebook":
             from autograder.nbgrader.gradebook import import_results
 

@@ -45,7 +45,7 @@ AUTOGRADER_LAYERS = (
     ("worker", ("autograder.worker",)),
     ("reports", ("autograder.reports",)),
     ("batch grader", ("autograder.grade",)),
-    ("entry points", ("autograder.nbgrader", "autograder.bundle", "autograder.bench", "autograder.__main__",
+    ("entry points", ("autograder.nbgrader", "autograder.bundle", "autograder.dist", "autograder.bench", "autograder.__main__",
                       "autograder")),
 )
 

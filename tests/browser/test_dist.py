@@ -1,0 +1,78 @@
+"""The release packs (issue 33): unpacked into an empty folder and used as their readers would."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.bundle import find_secrets
+from autograder.dist import build_dist
+from tests.browser.test_slides import ARGS, CHROMIUM, DECKS, built  # noqa: F401  (fixture: make slides)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def packs(built, tmp_path_factory):  # noqa: F811
+    out = tmp_path_factory.mktemp("dist")
+    student, lecturer = build_dist(out, course=ROOT)
+    unpacked = {}
+    for kind, archive in (("student", student), ("lecturer", lecturer)):
+        assert kind in archive.name and archive.suffix == ".zip"
+        where = out / f"unpacked-{kind}"
+        with zipfile.ZipFile(archive) as z:
+            z.extractall(where)
+        (top,) = list(where.iterdir())
+        unpacked[kind] = top
+    return unpacked
+
+
+def test_the_student_pack_holds_what_a_student_needs_and_nothing_else(packs):
+    top = packs["student"]
+    names = {p.name for p in top.iterdir()}
+    assert {"course", "release", "helpers", "README.md", "requirements-student.txt"} <= names
+    assert not names & {"source", "docs", "tests", "hub", "autograder", "slides", "nbgrader_config.py"}, names
+    assert find_secrets(top, ROOT / "source") == []
+    assert len(list((top / "release").glob("*/*.ipynb"))) == 6
+    assert list((top / "course").glob("6.2-*.ipynb")) and list((top / "course" / "en").glob("6.2-*.ipynb"))
+    readme = (top / "README.md").read_text(encoding="utf-8")
+    assert readme.lstrip().startswith("#") and "学生" in readme.splitlines()[0]
+
+
+def test_the_lecturer_pack_opens_offline_and_its_grader_imports_from_itself(packs, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    top = packs["lecturer"]
+    assert "请勿发给学生" in (top / "README.md").read_text(encoding="utf-8")
+    assert sorted(p.stem for p in (top / "slides" / "pdf").glob("*.pdf")) == sorted(DECKS)
+    guide = (top / "guide" / "teacher-guide.html").read_text(encoding="utf-8")
+    assert "<table>" in guide and "教师指南" in guide
+    assert (top / "grader" / "source").is_dir() and (top / "grader" / "autograder" / "README.md").is_file()
+    where = subprocess.run([sys.executable, "-c", "import autograder, helpers; print(autograder.__file__); "
+                            "print(helpers.__file__)"], cwd=top / "grader", capture_output=True, text=True, check=True)
+    assert all(Path(line).is_relative_to(top) for line in where.stdout.split()), where.stdout
+    refused = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[a for a in ARGS if a != "--headless"])
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:"))
+                   else (refused.append(route.request.url), route.abort()))
+        page.goto((top / "slides" / "index.html").as_uri())
+        links = page.eval_on_selector_all("a[href$='.html']", "els => els.map(e => e.getAttribute('href'))")
+        assert sorted(Path(h).stem for h in links) == sorted(DECKS)
+        for deck in DECKS:
+            page.goto((top / "slides" / f"{deck}.html").as_uri())
+            page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=30_000)
+            state = page.evaluate("""() => ({slides: Reveal.getTotalSlides(),
+                tex: document.querySelectorAll('.tex-error').length,
+                katex: document.querySelectorAll('.katex').length,
+                broken: [...document.images].filter(i => i.complete && i.naturalWidth === 0).length})""")
+            assert state["slides"] > 5 and state["tex"] == 0 and state["katex"] > 0 and state["broken"] == 0, (deck, state)
+        browser.close()
+    assert refused == [], f"the decks asked the network for {refused[:5]}"
