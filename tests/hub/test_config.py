@@ -51,8 +51,9 @@ def _traits_exist(config) -> list[str]:
     from ltiauthenticator.lti13.auth import LTI13Authenticator
 
     course_spawner = _module(HUB / "spawner.py", "spawner").CourseSpawner
+    course_pam = _module(HUB / "pam_nodelay.py", "pam_nodelay").CoursePAMAuthenticator
     classes = {cls.__name__: cls for cls in (JupyterHub, PAMAuthenticator, ConfigurableHTTPProxy,
-                                             LocalProcessSpawner, LTI13Authenticator, course_spawner)}
+                                             LocalProcessSpawner, LTI13Authenticator, course_spawner, course_pam)}
     classes.update(Authenticator=PAMAuthenticator, Spawner=LocalProcessSpawner)
     problems = []
     for section, values in config.items():
@@ -95,6 +96,8 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     assert not [role["name"] for role in roles.values() if any(s.startswith("access:servers") for s in role["scopes"])]
     assert set(roles["idle-culler"]["scopes"]) >= {"list:users", "read:users:activity", "delete:servers"}
     assert config.Authenticator.allowed_users == set(instructors + students)
+    assert config.JupyterHub.authenticator_class.__name__ == "CoursePAMAuthenticator"
+    assert config.CoursePAMAuthenticator.exempt_accounts == set(instructors)     # never locked out by a student
     assert not config.Authenticator.admin_users
 
     env = config.Spawner.environment
@@ -255,3 +258,79 @@ def test_failed_logins_hold_no_pam_thread():
     assert asyncio.run(twelve()) == [None] * 12         # still refused
     took = time.monotonic() - start
     assert 2.0 <= took < 4.0, f"12 failed logins took {took:.1f} s"
+
+
+def _request(peer: str, **headers):
+    """A stand-in for the login handler: what ``source_of`` reads (the socket's peer, the headers)."""
+    from types import SimpleNamespace
+
+    from tornado.httputil import HTTPHeaders
+
+    sent = HTTPHeaders()
+    for name, value in headers.items():
+        sent.add(name.replace("_", "-"), value)
+    return SimpleNamespace(request=SimpleNamespace(headers=sent, connection=SimpleNamespace(
+        context=SimpleNamespace(address=(peer, 40000)))))
+
+
+def test_login_source_cannot_be_named_by_the_client():
+    """A student's server reaches the hub's port directly: her X-Forwarded-For and X-Real-Ip name nothing.
+    Through the hub's proxy (a loopback peer), the address it appended is the source."""
+    from pam_nodelay import source_of
+
+    spoof = {"X_Forwarded_For": "10.9.9.9", "X_Real_Ip": "10.8.8.8"}
+    assert source_of(_request("169.254.64.6", **spoof)) == "169.254.64.6"
+    assert source_of(_request("127.0.0.1", X_Forwarded_For="10.9.9.9, 192.0.2.7", X_Real_Ip="10.8.8.8")) == "192.0.2.7"
+    # a TLS front on this machine, then the proxy: loopback hops are passed over
+    assert source_of(_request("::ffff:127.0.0.1", X_Forwarded_For="10.9.9.9,192.0.2.7,::ffff:127.0.0.1")) == "192.0.2.7"
+    assert source_of(_request("127.0.0.1")) == "127.0.0.1"
+    assert source_of(None) == "unknown"
+
+
+def test_failed_logins_are_capped_per_source_and_account(monkeypatch):
+    """A flood from one address: its first ``source_burst`` attempts reach PAM, the rest are refused at once
+    (429, Chinese and English); another address still logs in, the instructor too (no per-account cap),
+    a student's account stops after ``account_burst`` failures; a success gives its token back.
+    PAM is replaced by a password check here (the class server test uses the real one)."""
+    import asyncio
+
+    import pam_nodelay
+    from pam_nodelay import CoursePAMAuthenticator, NoDelayPAMAuthenticator, TooManyFailures
+
+    calls = []
+
+    async def pam(self, handler, data):
+        calls.append(data["username"])
+        return data["username"] if data["password"] == "right" else None
+
+    monkeypatch.setattr(NoDelayPAMAuthenticator, "authenticate", pam)
+    clock = [1000.0]
+    monkeypatch.setattr(pam_nodelay.time, "monotonic", lambda: clock[0])
+    auth = CoursePAMAuthenticator(source_burst=5, source_refill=10.0, account_burst=3, account_refill=60.0,
+                                  allowed_users={"teacher", "alice", "bob"}, exempt_accounts={"teacher"})
+    flood, other = _request("169.254.64.6"), _request("169.254.64.10")
+
+    async def attempts(handler, name, password, n):
+        return await asyncio.gather(*(auth.authenticate(handler, {"username": name, "password": password})
+                                      for _ in range(n)), return_exceptions=True)
+
+    done = asyncio.run(attempts(flood, "teacher", "wrong", 12))
+    refused = [r for r in done if isinstance(r, TooManyFailures)]
+    assert done.count(None) == 5 and len(refused) == 7 and len(calls) == 5
+    assert refused[0].status_code == 429 and "秒后再试" in refused[0].jupyterhub_message \
+        and "Too many failed logins from your address: try again in 10 s." in refused[0].jupyterhub_message
+    # the right password from the flooding address is refused too, without PAM: the address waits
+    assert isinstance(asyncio.run(attempts(flood, "alice", "right", 1))[0], TooManyFailures) and len(calls) == 5
+    # the instructor, whose name the flood used, from another address: at once
+    assert asyncio.run(attempts(other, "teacher", "right", 1)) == ["teacher"]
+    # a student's account: 3 failures, then refused from any address (its own message)
+    assert asyncio.run(attempts(other, "bob", "wrong", 4))[:3] == [None] * 3
+    locked = asyncio.run(attempts(_request("192.0.2.1"), "bob", "right", 1))[0]
+    assert isinstance(locked, TooManyFailures) and "this account" in locked.jupyterhub_message
+    # successes give their token back: a student logging in often never runs out
+    assert asyncio.run(attempts(_request("192.0.2.2"), "alice", "right", 20)) == ["alice"] * 20
+    # time refills: 10 s later the flooding address has one attempt again, then is refused
+    clock[0] += 10.0
+    assert asyncio.run(attempts(flood, "alice", "right", 1)) == ["alice"]
+    assert asyncio.run(attempts(flood, "alice", "wrong", 2))[0] is None
+    assert isinstance(asyncio.run(attempts(flood, "alice", "wrong", 1))[0], TooManyFailures)
