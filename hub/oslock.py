@@ -143,15 +143,20 @@ def _lock_ssh(state: dict) -> list[str]:
         return out
     if dropin.exists() and MARK not in dropin.read_text(encoding="utf-8"):
         return [*out, f"warning: ssh: {dropin} exists and is not the course's: left alone, nothing denied"]
+    # sshd -t before and after: a configuration that fails without the drop-in (or cannot be checked here,
+    # e.g. no /run/sshd while sshd is stopped) says nothing about the drop-in's one line
+    before = subprocess.run([PATHS["sshd"], "-t"], capture_output=True, text=True)
     dropin.parent.mkdir(parents=True, exist_ok=True)
     _write(dropin, text)
     state.setdefault("created", []).append(str(dropin))
     checked = subprocess.run([PATHS["sshd"], "-t"], capture_output=True, text=True)
-    if checked.returncode:
+    if checked.returncode and not before.returncode:
         dropin.unlink()
         state["created"].remove(str(dropin))
         return [*out, f"warning: ssh: sshd -t refused the configuration with {dropin} "
                       f"({checked.stderr.strip()[-300:]}): removed it, nothing denied"]
+    if checked.returncode:
+        out.append(f"note: ssh: `sshd -t` fails here with or without {dropin} ({checked.stderr.strip()[-200:]})")
     return [*out, f"ssh: {dropin}: DenyGroups {GROUP}; sshd {_sshd_reload()}"]
 
 

@@ -334,3 +334,50 @@ def test_failed_logins_are_capped_per_source_and_account(monkeypatch):
     assert asyncio.run(attempts(flood, "alice", "right", 1)) == ["alice"]
     assert asyncio.run(attempts(flood, "alice", "wrong", 2))[0] is None
     assert isinstance(asyncio.run(attempts(flood, "alice", "wrong", 1))[0], TooManyFailures)
+
+
+def test_reprovisioning_updates_the_course_config_and_keeps_local_lines(tmp_path, monkeypatch):
+    """The course root's nbgrader_config.py follows the checkout's (a class provisioned before a module
+    move kept a config that no longer imported, issue 37): a version provisioning wrote is replaced, the
+    instructor's lines below the marker stay; a file edited above the marker is refused with a diff."""
+    import subprocess
+
+    import provision
+
+    course, srv = tmp_path / "course", tmp_path / "srv"
+    course.mkdir()
+    srv.mkdir()
+    target = course / "nbgrader_config.py"
+    # a course root of an earlier version: its config is an earlier commit's, without the marker
+    first = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(ROOT), "rev-list", "HEAD", "--",
+                            "nbgrader_config.py"], capture_output=True, text=True).stdout.split()
+    if not first:
+        pytest.skip("no git history of nbgrader_config.py in this checkout")
+    old = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(ROOT), "show", f"{first[-1]}:nbgrader_config.py"],
+                         capture_output=True, text=True, check=True).stdout
+    current = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert old != current
+    target.write_text(old, encoding="utf-8")
+    said = provision.sync_course_config(course, srv)
+    assert "updated from the checkout" in said
+    assert target.read_text(encoding="utf-8") == current + provision.CONFIG_MARK + "\n"
+    assert [p.read_text(encoding="utf-8") for p in course.glob("nbgrader_config.py.before-*")] == [old]
+    assert provision.sync_course_config(course, srv) == ""          # idempotent
+    # the instructor's own lines below the marker; then the checkout changes
+    with open(target, "a", encoding="utf-8") as handle:
+        handle.write("c.ExecutePreprocessor.timeout = 99  # ours\n")
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "nbgrader_config.py").write_text(current + "c.CourseDirectory.db_url = 'sqlite:///x.db'\n",
+                                                 encoding="utf-8")
+    monkeypatch.setattr(provision, "REPO", checkout)        # (a checkout without history: the record says)
+    assert "your lines below the marker kept" in provision.sync_course_config(course, srv)
+    assert target.read_text(encoding="utf-8") == (checkout / "nbgrader_config.py").read_text(encoding="utf-8") \
+        + provision.CONFIG_MARK + "\nc.ExecutePreprocessor.timeout = 99  # ours\n"
+    # edited above the marker: refused, with the difference, nothing written
+    edited = target.read_text(encoding="utf-8").replace("c.Execute.timeout = 60", "c.Execute.timeout = 600")
+    target.write_text(edited, encoding="utf-8")
+    with pytest.raises(ValueError, match="未覆盖") as refused:
+        provision.sync_course_config(course, srv)
+    assert "-c.Execute.timeout = 600" in str(refused.value) and "+c.Execute.timeout = 60" in str(refused.value)
+    assert target.read_text(encoding="utf-8") == edited
