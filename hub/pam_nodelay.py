@@ -7,6 +7,9 @@ to the hub's address kept the instructor's login waiting 79 s (docs/redteam-hub-
 Here libpam gets a fail-delay callback (the ``PAM_FAIL_DELAY`` item, which libpam calls instead of
 sleeping) that does nothing, and the login handler waits ``fail_delay`` seconds asynchronously instead:
 a wrong password still costs its sender the delay, without taking a thread from anyone else.
+
+``CoursePAMAuthenticator``, the one the hub uses, adds a cap on failed logins per source address and
+per student account (issue 37; hub/README.md, "Who can do what").
 """
 
 from __future__ import annotations
