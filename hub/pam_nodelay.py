@@ -122,7 +122,9 @@ class CoursePAMAuthenticator(NoDelayPAMAuthenticator):
     seconds; further attempts are refused at once with 429 and a message, without asking PAM. Each
     roster account likewise (``account_burst``, ``account_refill``), except ``exempt_accounts`` (the
     instructors): a student sending the instructor's name from her own address stops only her own
-    address. An attempt takes its token before PAM runs (a flood of simultaneous attempts gets no
+    address. Nor does the account cap apply at an address the account has logged in from before (the
+    last 20 kept per account): a student who exhausts a classmate's account from her address does not
+    lock him out of his own (only a first login from a new address waits). An attempt takes its token before PAM runs (a flood of simultaneous attempts gets no
     more than the burst) and gets it back if the password was right; a success clears nothing else,
     so logging in as herself between guesses does not refill a student's address. Counts live in
     the hub's memory: a restart of the hub forgives them.
@@ -138,6 +140,7 @@ class CoursePAMAuthenticator(NoDelayPAMAuthenticator):
         super().__init__(**kwargs)
         self._sources: dict[str, Bucket] = {}
         self._accounts: dict[str, Bucket] = {}
+        self._known: dict[str, list[str]] = {}     # account -> addresses it logged in from (newest last)
 
     def _take(self, table: dict, key: str, burst: int, refill: float, now: float) -> float:
         """Take a token; 0 if taken, else the seconds until one is there."""
@@ -156,7 +159,8 @@ class CoursePAMAuthenticator(NoDelayPAMAuthenticator):
         source = source_of(handler)
         username = self.normalize_username((data or {}).get("username", ""))
         # only roster accounts are counted per account (any other name fails anyway, and would grow the table)
-        counted = username in self.allowed_users and username not in self.exempt_accounts
+        counted = (username in self.allowed_users and username not in self.exempt_accounts
+                   and source not in self._known.get(username, ()))
         wait = self._take(self._sources, source, self.source_burst, self.source_refill, now)
         if wait:
             self.log.warning("login refused: %s failed too often (%s tried %r)", source, source, username)
@@ -172,4 +176,7 @@ class CoursePAMAuthenticator(NoDelayPAMAuthenticator):
             for table, key in ((self._sources, source), (self._accounts, username if counted else None)):
                 if key in table:
                     table[key].tokens += 1
+            known = self._known.setdefault(username, [])
+            if source not in known:
+                known[:] = [*known, source][-20:]
         return name

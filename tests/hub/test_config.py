@@ -323,12 +323,16 @@ def test_failed_logins_are_capped_per_source_and_account(monkeypatch):
     assert isinstance(asyncio.run(attempts(flood, "alice", "right", 1))[0], TooManyFailures) and len(calls) == 5
     # the instructor, whose name the flood used, from another address: at once
     assert asyncio.run(attempts(other, "teacher", "right", 1)) == ["teacher"]
-    # a student's account: 3 failures, then refused from any address (its own message)
+    # a student's account: 3 failures, then refused at any address it never logged in from (its own message)
+    assert asyncio.run(attempts(_request("192.0.2.9"), "bob", "right", 1)) == ["bob"]     # bob's own address
     assert asyncio.run(attempts(other, "bob", "wrong", 4))[:3] == [None] * 3
     locked = asyncio.run(attempts(_request("192.0.2.1"), "bob", "right", 1))[0]
     assert isinstance(locked, TooManyFailures) and "this account" in locked.jupyterhub_message
+    # ... but not at an address bob logged in from before: whoever exhausted his account did not lock him out
+    assert asyncio.run(attempts(_request("192.0.2.9"), "bob", "right", 1)) == ["bob"]
     # successes give their token back: a student logging in often never runs out
     assert asyncio.run(attempts(_request("192.0.2.2"), "alice", "right", 20)) == ["alice"] * 20
+    assert auth._known["alice"] == ["192.0.2.2"]        # where she logged in from, once
     # time refills: 10 s later the flooding address has one attempt again, then is refused
     clock[0] += 10.0
     assert asyncio.run(attempts(flood, "alice", "right", 1)) == ["alice"]
