@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 # xdist_group keeps the hub chain and the make-lab chain on one worker each.
 JOBS ?= 2
 
-.PHONY: install lab test test-fast browser sandbox bench notebooks slides release clean hub dist
+.PHONY: install lab test test-fast browser sandbox services bench notebooks slides release clean hub dist
 
 install: $(STAMP)
 
@@ -50,7 +50,12 @@ sandbox:
 	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 bubblewrap; } || { echo "install bubblewrap (apt-get install bubblewrap)"; exit 1; }
 	@ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || { [ "$$(id -u)" = 0 ] && apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 libseccomp2; } || echo "warning: libseccomp2 missing (apt-get install libseccomp2): sandboxes run without a seccomp filter"
 
-test: install browser sandbox
+# The class server's account test attacks through sshd, cron and at (Debian packages): installed here
+# when missing, as root.
+services:
+	@bash tests/hub/ensure_services.sh
+
+test: install browser sandbox services
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --timeout=900 --durations=40
 
 # The edit-test loop (<= 5 min on 2 cores): everything but a browser, the class server, a whole

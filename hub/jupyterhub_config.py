@@ -21,6 +21,8 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 | ``DP_HUB_NETNS_SUBNET`` | 169.254.64.0/18 | the students' servers' own network namespaces (a /30 each; the hub's API on its first address); empty: servers share the host's ports |
 | ``DP_HUB_LOGS`` | ``$DP_HUB_SRV/logs`` | ``jupyterhub.log`` (rotated: 5 × 10 MB), ``servers/<name>.log`` per student's server, ``formgrader.log``, ``idle-culler.log`` |
 | ``DP_HUB_EXCHANGE_LIMIT`` | 2G | size of the exchange's own file system (``hub/provision.py``: ``$DP_HUB_SRV/exchange.img``) |
+| ``DP_HUB_LOGIN_SOURCE_BURST`` / ``_REFILL`` | 20 / 30 | failed logins a source address may make at once, then one per that many seconds (hub/pam_nodelay.py) |
+| ``DP_HUB_LOGIN_ACCOUNT_BURST`` / ``_REFILL`` | 10 / 60 | the same per student account (instructors: no per-account cap) |
 
 Layout per nbgrader's "Using nbgrader with JupyterHub" (one class, several graders):
 the Formgrader runs as the hub service ``dp-course`` (name = course id) under the
@@ -172,12 +174,21 @@ if os.environ.get("DP_HUB_AUTH", "pam") == "lti13":
     exec((HUB / "lti13_config.py").read_text(encoding="utf-8"))   # noqa: S102  (our own file)
 else:
     # PAM's failure delay as an asynchronous wait, not a PAM thread held (hub/pam_nodelay.py; red team:
-    # a student's failed logins kept the instructor's login waiting 79 s)
+    # a student's failed logins kept the instructor's login waiting 79 s), and a cap on failed logins
+    # per source address and per account (issue 37); the instructors have no per-account cap, so that
+    # no student can lock them out (the per-source cap applies to everyone)
     sys.path.insert(0, str(HUB))
-    from pam_nodelay import NoDelayPAMAuthenticator    # noqa: E402
+    from pam_nodelay import CoursePAMAuthenticator    # noqa: E402
 
-    c.JupyterHub.authenticator_class = NoDelayPAMAuthenticator
-    c.PAMAuthenticator.check_account = True   # (NoDelayPAMAuthenticator reads PAMAuthenticator's config)
+    c.JupyterHub.authenticator_class = CoursePAMAuthenticator
+    c.PAMAuthenticator.check_account = True   # (CoursePAMAuthenticator reads PAMAuthenticator's config)
+    c.CoursePAMAuthenticator.exempt_accounts = set(instructors)
+    for _trait, _variable in (("source_burst", "DP_HUB_LOGIN_SOURCE_BURST"), ("source_refill", "DP_HUB_LOGIN_SOURCE_REFILL"),
+                              ("account_burst", "DP_HUB_LOGIN_ACCOUNT_BURST"),
+                              ("account_refill", "DP_HUB_LOGIN_ACCOUNT_REFILL")):
+        if os.environ.get(_variable):
+            setattr(c.CoursePAMAuthenticator, _trait, float(os.environ[_variable]) if "REFILL" in _variable
+                    else int(os.environ[_variable]))
     c.Authenticator.allowed_users = set(instructors + students)
     c.Authenticator.admin_users = set()   # instructors need no hub admin rights (least privilege)
 

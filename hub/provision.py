@@ -16,7 +16,8 @@ Then the course itself, as nbgrader's "Using nbgrader with JupyterHub" docs lay 
 - the grader account ``grader-dp-course`` (no password, no login shell) that runs the
   Formgrader as a hub service;
 - ``SRV/course/``: the course root, owned by that account, mode 0700: a copy of
-  ``source/``, ``release/`` and ``nbgrader_config.py``, and ``gradebook.db`` whose
+  ``source/``, ``release/`` and ``nbgrader_config.py`` (updated when the checkout's changes,
+  the instructor's lines below its marker kept: ``sync_course_config``), and ``gradebook.db`` whose
   student roster is filled from the same roster file (first and last names, so the
   Formgrader shows names, not "None, None");
 - ``SRV/exchange/``: nbgrader's exchange for ``autograder.nbgrader.exchange`` (hub/README.md,
@@ -41,11 +42,11 @@ Then the course itself, as nbgrader's "Using nbgrader with JupyterHub" docs lay 
   ``pyproject.toml``, refreshed on every run) installed editable;
   ``SRV/jupyter/{student,grader}`` (copies of hub/jupyter/) and ``SRV/grade.sh``.
 
-Nothing outside the course's own folders changes: the students' servers need nothing from
-the checkout, so the checkout root becomes 0700 (and ``source/``, ``tests/``, ``.git``,
-``hub/state`` too, should the root be loosened again). No folder above it is touched
-(earlier versions added ``o+x`` to ``/root`` and the folders above the checkout; see
-hub/README.md to undo that).
+Outside the course's own folders: the students' accounts become hub-only (``hub/oslock.py``:
+no ssh, cron, at or su for them, no login shell; printed, and undone by ``--stop``), and the
+checkout root becomes 0700 (and ``source/``, ``tests/``, ``.git``, ``hub/state`` too, should the
+root be loosened again): the students' servers need nothing from it. No folder above it is
+touched (earlier versions added ``o+x`` to ``/root`` and the folders above it; hub/README.md).
 
 ``--reset`` (demo and tests only) first deletes ``SRV/course``, ``SRV/exchange`` (and its image),
 ``SRV/bundle``, ``SRV/homes`` (the home images of hub/spawner.py) and, in each roster member's home, ``~/course``, nbgrader's submission cache, the saved JupyterLab
@@ -66,7 +67,11 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import oslock
+from oslock import has_demo_password, password_set, restrict_checkout, set_password  # noqa: F401  (provision.*)
 
 REPO = Path(__file__).resolve().parents[1]
 COURSE_ID = "dp-course"
@@ -145,10 +150,6 @@ def chown_tree(path: Path, user: pwd.struct_passwd) -> None:
             os.lchown(os.path.join(root, f), user.pw_uid, user.pw_gid)
 
 
-def set_password(name: str, password: str) -> None:
-    subprocess.run(["chpasswd"], input=f"{name}:{password}\n", text=True, check=True)
-
-
 def fill_gradebook(course: Path, roster: list[dict], grader: pwd.struct_passwd) -> None:
     """Add or update every student of the roster in ``course/gradebook.db``."""
     from nbgrader.api import Gradebook
@@ -160,20 +161,6 @@ def fill_gradebook(course: Path, roster: list[dict], grader: pwd.struct_passwd) 
                                             last_name=person["last_name"])
     for path in course.glob("gradebook.db*"):
         os.chown(path, grader.pw_uid, grader.pw_gid)
-
-
-def restrict_checkout(repo: Path = REPO) -> list[str]:
-    """Make the checkout unreadable for every other account (no one needs it: ``SRV/venv`` runs the servers)."""
-    changes = []
-    for secret in ("source", "tests", ".git", "hub/state"):
-        path = repo / secret
-        if path.exists() and path.stat().st_mode & 0o077:
-            path.chmod(0o700 if path.is_dir() else 0o600)
-            changes.append(f"{path}: 0700")
-    if stat.S_IMODE(repo.stat().st_mode) & 0o077:
-        repo.chmod(0o700)
-        changes.append(f"{repo}: 0700")
-    return changes
 
 
 def _world_reachable(path: Path) -> bool:
@@ -507,30 +494,62 @@ def mount_inbound_spaces(srv: Path, roster: list[dict], grader: pwd.struct_passw
     return ""
 
 
-def has_demo_password(name: str) -> bool:
-    """Whether ``name``'s password is still ``demo-<name>`` (compared with /etc/shadow)."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import crypt   # removed in Python 3.13; the course pins 3.11
-
-    with open("/etc/shadow", encoding="utf-8") as handle:
-        for line in handle:
-            fields = line.split(":")
-            if fields[0] == name:
-                hashed = fields[1]
-                return hashed[:1] not in ("!", "*", "") and crypt.crypt(f"demo-{name}", hashed) == hashed
-    return False
+CONFIG_MARK = ("# ---- 本课程自己的设置写在此行之下，重新部署时保留 / "
+               "local settings go below this line: hub/provision.py keeps them ----")
 
 
-def password_set(name: str) -> bool:
-    with open("/etc/shadow", encoding="utf-8") as handle:
-        for line in handle:
-            fields = line.split(":")
-            if fields[0] == name:
-                return fields[1][:1] not in ("!", "*", "")
-    return False
+def _earlier_configs() -> set[str]:
+    """Every ``nbgrader_config.py`` of the checkout's history: what an earlier provisioning may have copied."""
+    git = ["git", "-c", "safe.directory=*", "-C", str(REPO)]
+    revs = subprocess.run([*git, "rev-list", "HEAD", "--", "nbgrader_config.py"], capture_output=True, text=True)
+    shown = (subprocess.run([*git, "show", f"{rev}:nbgrader_config.py"], capture_output=True, text=True)
+             for rev in revs.stdout.split())
+    return {done.stdout for done in shown if done.returncode == 0}
+
+
+def sync_course_config(course: Path, srv: Path) -> str:
+    """The course root's ``nbgrader_config.py`` is the checkout's, then the marker, then the instructor's own lines.
+
+    Re-provisioning after an update replaces the part above ``CONFIG_MARK`` when it is a version
+    provisioning wrote (the last one, recorded in ``SRV/.nbgrader_config.provisioned``, or any of the
+    checkout's history): a config left from before a module move would no longer import. What is below
+    the marker stays; the previous file is kept next to it. A part above the marker that someone
+    edited is refused with a diff (``ValueError``): nothing is overwritten. Returns what it did, or "".
+    """
+    import difflib
+
+    target, record = course / "nbgrader_config.py", srv / ".nbgrader_config.provisioned"
+    want = (REPO / "nbgrader_config.py").read_text(encoding="utf-8")
+    have = target.read_text(encoding="utf-8") if target.exists() else None
+    head, local = have, ""
+    if have is not None and CONFIG_MARK in have:
+        head, local = have.split(CONFIG_MARK, 1)
+        local = local[1:] if local.startswith("\n") else local
+    if have is not None and head == want and CONFIG_MARK in have:
+        return ""
+    if have is not None and head != want and head not in {record.read_text(encoding="utf-8") if record.exists()
+                                                           else None} and head not in _earlier_configs():
+        diff = "".join(difflib.unified_diff(head.splitlines(keepends=True), want.splitlines(keepends=True),
+                                            f"{target} (above the marker)", f"{REPO / 'nbgrader_config.py'}"))
+        raise ValueError(
+            f"{target} 在标记行之上被改过，与任何一版部署写入的都不同：未覆盖。请把你自己的设置移到文件末尾的标记行"
+            f"之下（没有标记行就加上这一行），或用仓库里的 nbgrader_config.py 覆盖它，再重新部署。\n"
+            f"{target} was edited above the marker line and is no version provisioning wrote: refused, nothing "
+            f"overwritten. Move your own settings below the marker line at its end (add the line if it is "
+            f"missing), or copy the checkout's nbgrader_config.py over it; then provision again.\n"
+            f"marker line:\n{CONFIG_MARK}\n{diff}")
+    if have is not None and head != want:
+        kept = target.with_name(f"nbgrader_config.py.before-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}")
+        shutil.copy2(target, kept)
+        kept.chmod(0o600)
+    target.write_text(f"{want}{CONFIG_MARK}\n{local}", encoding="utf-8")
+    record.write_text(want, encoding="utf-8")
+    record.chmod(0o600)
+    if have is None:
+        return ""
+    if head == want:
+        return f"{target}: marker line added (settings of your own go below it)"
+    return f"{target}: updated from the checkout; your lines below the marker kept; the previous file is {kept}"
 
 
 def build_bundle(srv: Path) -> Path:
@@ -582,8 +601,10 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
         for name in ("source", "release"):
             shutil.copytree(REPO / name, course / name,
                             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-        shutil.copy2(REPO / "nbgrader_config.py", course / "nbgrader_config.py")
         print(f"created course root {course}")
+    updated = sync_course_config(course, srv)
+    if updated:
+        print(updated)
     if not (course / "nbgrader_templates").exists():   # offline MathJax (nbgrader_config.py)
         shutil.copytree(REPO / "nbgrader_templates", course / "nbgrader_templates")
     chown_tree(course, grader)
@@ -628,7 +649,9 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
         print(f"no password yet (cannot log in): {', '.join(without)}; set them with "
               "`sudo passwd ID` or `sudo chpasswd < FILE` (lines ID:PASSWORD), "
               "or use LTI 1.3 (hub/README.md)")
-    changes = restrict_checkout()
+    for line in oslock.lock(srv, [p["id"] for p in roster if p["role"] == "student"]):
+        print(line)
+    changes = restrict_checkout(REPO)
     for change in changes:
         print(f"permissions: {change}")
     return {"roster": roster, "course": course, "exchange": exchange, "bundle": bundle, "python": python,
@@ -651,12 +674,12 @@ def main(argv=None) -> int:
                         help="delete the course, exchange and the members' course folders first (demo/tests)")
     parser.add_argument("--stop", action="store_true",
                         help="with the hub stopped: stop every student's server, unmount the homes and the "
-                             "exchange (what a reboot does; files stay), then exit")
+                             "exchange (what a reboot does; files stay), undo the hub-only accounts, then exit")
     args = parser.parse_args(argv)
     if args.stop:
         if os.geteuid() != 0:
             parser.error("--stop needs root")
-        for line in stop_class(args.srv, read_roster(args.roster)):
+        for line in stop_class(args.srv, read_roster(args.roster)) + oslock.unlock(args.srv):
             print(line)
         return 0
     try:

@@ -175,6 +175,12 @@ class CourseSpawner(LocalProcessSpawner):
             CourseSpawner._warned.add(key)
             self.log.warning("CourseSpawner: %s", message)
 
+    def user_env(self, env: dict) -> dict:
+        """The server's environment: a student's login shell is nologin (hub/oslock.py), her terminal's bash."""
+        env = super().user_env(env)
+        env["SHELL"] = "/bin/bash"
+        return env
+
     # --- what this machine offers (probed once, in a throwaway child)
     def _namespaces_available(self) -> bool:
         if CourseSpawner._namespaces_work is None:

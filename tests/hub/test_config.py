@@ -51,8 +51,9 @@ def _traits_exist(config) -> list[str]:
     from ltiauthenticator.lti13.auth import LTI13Authenticator
 
     course_spawner = _module(HUB / "spawner.py", "spawner").CourseSpawner
+    course_pam = _module(HUB / "pam_nodelay.py", "pam_nodelay").CoursePAMAuthenticator
     classes = {cls.__name__: cls for cls in (JupyterHub, PAMAuthenticator, ConfigurableHTTPProxy,
-                                             LocalProcessSpawner, LTI13Authenticator, course_spawner)}
+                                             LocalProcessSpawner, LTI13Authenticator, course_spawner, course_pam)}
     classes.update(Authenticator=PAMAuthenticator, Spawner=LocalProcessSpawner)
     problems = []
     for section, values in config.items():
@@ -103,6 +104,8 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     assert not [role["name"] for role in roles.values() if any(s.startswith("access:servers") for s in role["scopes"])]
     assert set(roles["idle-culler"]["scopes"]) >= {"list:users", "read:users:activity", "delete:servers"}
     assert config.Authenticator.allowed_users == set(instructors + students)
+    assert config.JupyterHub.authenticator_class.__name__ == "CoursePAMAuthenticator"
+    assert config.CoursePAMAuthenticator.exempt_accounts == set(instructors)     # never locked out by a student
     assert not config.Authenticator.admin_users
 
     env = config.Spawner.environment
@@ -263,3 +266,130 @@ def test_failed_logins_hold_no_pam_thread():
     assert asyncio.run(twelve()) == [None] * 12         # still refused
     took = time.monotonic() - start
     assert 2.0 <= took < 4.0, f"12 failed logins took {took:.1f} s"
+
+
+def _request(peer: str, **headers):
+    """A stand-in for the login handler: what ``source_of`` reads (the socket's peer, the headers)."""
+    from types import SimpleNamespace
+
+    from tornado.httputil import HTTPHeaders
+
+    sent = HTTPHeaders()
+    for name, value in headers.items():
+        sent.add(name.replace("_", "-"), value)
+    return SimpleNamespace(request=SimpleNamespace(headers=sent, connection=SimpleNamespace(
+        context=SimpleNamespace(address=(peer, 40000)))))
+
+
+def test_login_source_cannot_be_named_by_the_client():
+    """A student's server reaches the hub's port directly: her X-Forwarded-For and X-Real-Ip name nothing.
+    Through the hub's proxy (a loopback peer), the address it appended is the source."""
+    from pam_nodelay import source_of
+
+    spoof = {"X_Forwarded_For": "10.9.9.9", "X_Real_Ip": "10.8.8.8"}
+    assert source_of(_request("169.254.64.6", **spoof)) == "169.254.64.6"
+    assert source_of(_request("127.0.0.1", X_Forwarded_For="10.9.9.9, 192.0.2.7", X_Real_Ip="10.8.8.8")) == "192.0.2.7"
+    # a TLS front on this machine, then the proxy: loopback hops are passed over
+    assert source_of(_request("::ffff:127.0.0.1", X_Forwarded_For="10.9.9.9,192.0.2.7,::ffff:127.0.0.1")) == "192.0.2.7"
+    assert source_of(_request("127.0.0.1")) == "127.0.0.1"
+    assert source_of(None) == "unknown"
+
+
+def test_failed_logins_are_capped_per_source_and_account(monkeypatch):
+    """A flood from one address: its first ``source_burst`` attempts reach PAM, the rest are refused at once
+    (429, Chinese and English); another address still logs in, the instructor too (no per-account cap),
+    a student's account stops after ``account_burst`` failures; a success gives its token back.
+    PAM is replaced by a password check here (the class server test uses the real one)."""
+    import asyncio
+
+    import pam_nodelay
+    from pam_nodelay import CoursePAMAuthenticator, NoDelayPAMAuthenticator, TooManyFailures
+
+    calls = []
+
+    async def pam(self, handler, data):
+        calls.append(data["username"])
+        return data["username"] if data["password"] == "right" else None
+
+    monkeypatch.setattr(NoDelayPAMAuthenticator, "authenticate", pam)
+    clock = [1000.0]
+    monkeypatch.setattr(pam_nodelay.time, "monotonic", lambda: clock[0])
+    auth = CoursePAMAuthenticator(source_burst=5, source_refill=10.0, account_burst=3, account_refill=60.0,
+                                  allowed_users={"teacher", "alice", "bob"}, exempt_accounts={"teacher"})
+    flood, other = _request("169.254.64.6"), _request("169.254.64.10")
+
+    async def attempts(handler, name, password, n):
+        return await asyncio.gather(*(auth.authenticate(handler, {"username": name, "password": password})
+                                      for _ in range(n)), return_exceptions=True)
+
+    done = asyncio.run(attempts(flood, "teacher", "wrong", 12))
+    refused = [r for r in done if isinstance(r, TooManyFailures)]
+    assert done.count(None) == 5 and len(refused) == 7 and len(calls) == 5
+    assert refused[0].status_code == 429 and "秒后再试" in refused[0].jupyterhub_message \
+        and "Too many failed logins from your address: try again in 10 s." in refused[0].jupyterhub_message
+    # the right password from the flooding address is refused too, without PAM: the address waits
+    assert isinstance(asyncio.run(attempts(flood, "alice", "right", 1))[0], TooManyFailures) and len(calls) == 5
+    # the instructor, whose name the flood used, from another address: at once
+    assert asyncio.run(attempts(other, "teacher", "right", 1)) == ["teacher"]
+    # a student's account: 3 failures, then refused at any address it never logged in from (its own message)
+    assert asyncio.run(attempts(_request("192.0.2.9"), "bob", "right", 1)) == ["bob"]     # bob's own address
+    assert asyncio.run(attempts(other, "bob", "wrong", 4))[:3] == [None] * 3
+    locked = asyncio.run(attempts(_request("192.0.2.1"), "bob", "right", 1))[0]
+    assert isinstance(locked, TooManyFailures) and "this account" in locked.jupyterhub_message
+    # ... but not at an address bob logged in from before: whoever exhausted his account did not lock him out
+    assert asyncio.run(attempts(_request("192.0.2.9"), "bob", "right", 1)) == ["bob"]
+    # successes give their token back: a student logging in often never runs out
+    assert asyncio.run(attempts(_request("192.0.2.2"), "alice", "right", 20)) == ["alice"] * 20
+    assert auth._known["alice"] == ["192.0.2.2"]        # where she logged in from, once
+    # time refills: 10 s later the flooding address has one attempt again, then is refused
+    clock[0] += 10.0
+    assert asyncio.run(attempts(flood, "alice", "right", 1)) == ["alice"]
+    assert asyncio.run(attempts(flood, "alice", "wrong", 2))[0] is None
+    assert isinstance(asyncio.run(attempts(flood, "alice", "wrong", 1))[0], TooManyFailures)
+
+
+def test_reprovisioning_updates_the_course_config_and_keeps_local_lines(tmp_path, monkeypatch):
+    """The course root's nbgrader_config.py follows the checkout's (a class provisioned before a module
+    move kept a config that no longer imported, issue 37): a version provisioning wrote is replaced, the
+    instructor's lines below the marker stay; a file edited above the marker is refused with a diff."""
+    import subprocess
+
+    import provision
+
+    course, srv = tmp_path / "course", tmp_path / "srv"
+    course.mkdir()
+    srv.mkdir()
+    target = course / "nbgrader_config.py"
+    # a course root of an earlier version: its config is an earlier commit's, without the marker
+    first = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(ROOT), "rev-list", "HEAD", "--",
+                            "nbgrader_config.py"], capture_output=True, text=True).stdout.split()
+    if not first:
+        pytest.skip("no git history of nbgrader_config.py in this checkout")
+    old = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(ROOT), "show", f"{first[-1]}:nbgrader_config.py"],
+                         capture_output=True, text=True, check=True).stdout
+    current = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert old != current
+    target.write_text(old, encoding="utf-8")
+    said = provision.sync_course_config(course, srv)
+    assert "updated from the checkout" in said
+    assert target.read_text(encoding="utf-8") == current + provision.CONFIG_MARK + "\n"
+    assert [p.read_text(encoding="utf-8") for p in course.glob("nbgrader_config.py.before-*")] == [old]
+    assert provision.sync_course_config(course, srv) == ""          # idempotent
+    # the instructor's own lines below the marker; then the checkout changes
+    with open(target, "a", encoding="utf-8") as handle:
+        handle.write("c.ExecutePreprocessor.timeout = 99  # ours\n")
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "nbgrader_config.py").write_text(current + "c.CourseDirectory.db_url = 'sqlite:///x.db'\n",
+                                                 encoding="utf-8")
+    monkeypatch.setattr(provision, "REPO", checkout)        # (a checkout without history: the record says)
+    assert "your lines below the marker kept" in provision.sync_course_config(course, srv)
+    assert target.read_text(encoding="utf-8") == (checkout / "nbgrader_config.py").read_text(encoding="utf-8") \
+        + provision.CONFIG_MARK + "\nc.ExecutePreprocessor.timeout = 99  # ours\n"
+    # edited above the marker: refused, with the difference, nothing written
+    edited = target.read_text(encoding="utf-8").replace("c.Execute.timeout = 60", "c.Execute.timeout = 600")
+    target.write_text(edited, encoding="utf-8")
+    with pytest.raises(ValueError, match="未覆盖") as refused:
+        provision.sync_course_config(course, srv)
+    assert "-c.Execute.timeout = 600" in str(refused.value) and "+c.Execute.timeout = 60" in str(refused.value)
+    assert target.read_text(encoding="utf-8") == edited

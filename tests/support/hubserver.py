@@ -16,12 +16,17 @@ refused folders in the inbound), ``tests/browser/test_hub_isolation.py``,
 
 The session leaves the machine as it found it (issue 26): at its end, also after a failure or
 Ctrl-C (pytest runs the finalizer; SIGTERM is turned into Ctrl-C), ``teardown`` stops the hub,
-then every server, namespace and mount of the class (``provision.stop_class``), deletes the OS
+then every server, namespace and mount of the class (``provision.stop_class``), undoes the hub-only
+accounts (``oslock.unlock``: the sshd drop-in, the cron/at/su lines, shells, the students' group), deletes the OS
 accounts that provisioning created (recorded in ``SRV/.dp-hub-test.json`` before provisioning),
 the hub's address on ``lo`` if the hub added it, and the folders. A session killed outright
 (SIGKILL, a lost machine) leaves its ledger behind: the next session's ``sweep`` tears such a class
 down first. Kept on purpose: the course's Python in /var/tmp (``course_venv``, minutes to build;
 one per checkout).
+
+Before provisioning, ``tests/hub/ensure_services.sh`` installs Debian's openssh-server, cron and at
+when missing (as root), so that provisioning denies them as on a department's machine
+(``tests/hub/test_accounts.py``).
 
 Needs root (useradd, PAM, setuid spawning, cgroups, mounts); the fixtures skip with the reason
 otherwise (CI runs as root).
@@ -111,7 +116,7 @@ def teardown(srv: Path, roster: Path) -> list[str]:
 
     ledger = json.loads((srv / LEDGER).read_text()) if (srv / LEDGER).exists() else {}
     people = provision.read_roster(roster) if roster.exists() else [{"id": a} for a in ledger.get("accounts", [])]
-    done = provision.stop_class(srv, people)
+    done = provision.stop_class(srv, people) + provision.oslock.unlock(srv)    # a reboot, then --stop's undo
     for account in ledger.get("accounts", []):
         if _accounts([account]):
             # processes of the account outside the servers (a test's runuser) are the session's too
@@ -230,6 +235,8 @@ def class_server():
     reason = skip_reason("useradd", "chpasswd", "usermod", "runuser", "bwrap", "mkfs.ext4")
     if reason:
         pytest.skip(reason)
+    # before provisioning: it denies what is installed (tests/hub/test_accounts.py attacks through these)
+    subprocess.run(["bash", str(ROOT / "tests" / "hub" / "ensure_services.sh")], check=False)
     swept = sweep()
     if swept:
         print("tore down an earlier session's class:", "; ".join(swept))
