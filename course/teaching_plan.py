@@ -421,8 +421,11 @@ def _check_requirements(raw: dict, paths: list[dict], meetings: dict[str, list[M
                             f"(unknown: {unknown})")
             continue
         elsewhere = req.get("elsewhere", {})
+        units = req.get("paths", [p.get("id") for p in paths])
         for path in paths:
             pid = path.get("id")
+            if pid not in units:
+                continue
             taught = {s.id for m in meetings.get(pid, []) for s in m.sections}
             missing = [s for s in req["sections"] if s not in taught]
             note = elsewhere.get(pid)
@@ -440,6 +443,7 @@ def requirement_coverage(plan: Plan) -> list[dict]:
     out = []
     for req in plan.requirements:
         row = {k: req[k] for k in ("id", "level", "zh", "en", "sections")}
+        row["units"] = req.get("paths", [p["id"] for p in plan.paths])
         row["paths"] = {}
         for path in plan.paths:
             pid = path["id"]
