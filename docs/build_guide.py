@@ -488,6 +488,49 @@ def bank(plan: dict | None) -> tuple[list, list]:
         raise GuideError(str(error)) from None
 
 
+OBJECTIVES = REPO / "docs" / "objectives.toml"
+
+
+def render_objectives(repo: Path = REPO) -> str:
+    """§10's table: each course objective, the 学习要求 it serves, its parts with weights and items."""
+    sys.path.insert(0, str(repo))
+    from autograder.reports.attainment import load_objectives
+
+    try:
+        objectives, threshold = load_objectives(OBJECTIVES)
+    except ValueError as error:
+        raise GuideError(str(error)) from None
+    counts = {a: len(rows) for a, rows in graded_cells(repo).items()}
+    rows = ["| 课程目标 | 支撑的学习要求 | 考核环节（权重）与考核项 |", "|---|---|---|"]
+    for o in objectives:
+        parts = []
+        for part in o.parts:
+            items = []
+            by_assignment: dict[str, list[str]] = {}
+            for cell in part.cells:
+                assignment, grade_id = cell.split(":")
+                by_assignment.setdefault(assignment, []).append(grade_id)
+            for assignment, ids in by_assignment.items():
+                items.append(f"`{assignment}` 全部 {len(ids)} 个评分单元格" if len(ids) == counts.get(assignment)
+                             else f"`{assignment}` 的 " + "、".join(f"`{g}`" for g in ids))
+            units: dict[str, list[str]] = {}
+            for question in part.exam:
+                unit, number = question.split(":")
+                units.setdefault(unit, []).append(number)
+            items += [f"{'2 课时' if u == '2h' else '4 课时'}试卷第 {'、'.join(n)} 题" for u, n in units.items()]
+            parts.append(f"{part.name}（{part.weight:g}）：" + "；".join(items))
+        rows.append(f"| **{o.id}**：{_cell(o.zh)} | {'、'.join(o.requirements)} | {'<br>'.join(parts)} |")
+    rows.append("")
+    rows.append(f"默认阈值 {threshold:g}（`--threshold` 可改）。")
+    return "\n".join(rows) + "\n"
+
+
+def scores_template(papers: list) -> str:
+    """docs/exam/scores-template.csv: the header of the exam CSV `--exam` reads (学号,试卷,1,2,…)."""
+    longest = max(len(p.questions) for p in papers)
+    return "学号,试卷," + ",".join(str(n) for n in range(1, longest + 1)) + "\n"
+
+
 def render(text: str, repo: Path = REPO, plan: dict | None = None) -> str:
     """``text`` with every generated block rewritten."""
     plan = plan_json(repo) if plan is None else plan
@@ -496,7 +539,8 @@ def render(text: str, repo: Path = REPO, plan: dict | None = None) -> str:
     renderers = {"cells": lambda: render_cells(repo), "diagnoses": render_diagnoses,
                  "meetings": lambda: render_meetings(plan),
                  "requirements": lambda: question_bank.render_requirements(plan),
-                 "questions": lambda: question_bank.render_bank(questions, _requirements(plan))}
+                 "questions": lambda: question_bank.render_bank(questions, _requirements(plan)),
+                 "objectives": lambda: render_objectives(repo)}
     names = [m["name"] for m in BLOCK.finditer(text)]
     if sorted(names) != sorted(renderers):
         raise GuideError(f"docs/teacher-guide.md must hold the generated blocks {sorted(renderers)} once each; "
@@ -510,6 +554,7 @@ def targets(repo: Path = REPO) -> dict[Path, str]:
     out = {GUIDE: render(GUIDE.read_text(encoding="utf-8"), repo, plan)}
     _, papers = bank(plan)
     out.update(question_bank.paper_files(papers, _requirements(plan)))
+    out[question_bank.EXAM_DIR / "scores-template.csv"] = scores_template(papers)
     return out
 
 
@@ -524,7 +569,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     stale = [path for path, text in wanted.items()
              if not path.exists() or path.read_text(encoding="utf-8") != text]
-    extra = sorted(set(question_bank.EXAM_DIR.glob("*.md")) - set(wanted))
+    extra = sorted((set(question_bank.EXAM_DIR.glob("*.md")) | set(question_bank.EXAM_DIR.glob("*.csv"))) - set(wanted))
     if args.check:
         if stale or extra:
             print("out of date (run `make guide`):", *[str(p.relative_to(REPO)) for p in stale + extra],
