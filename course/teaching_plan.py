@@ -465,13 +465,13 @@ _POS = {
            "lab": "本笔记本是选学的拓展实验：各小节都标为【选学】，不在任何课时方案的课上讲。",
            "end": "。", "and": "和"},
     "en": {"lead": "**Where this sits** (generated from the teaching plan, `_src/plan.toml`):", "sep": ", ",
-           "semi": "; ", "gap": " ", "meeting": "the path of {path} teaches {sections} in meeting {n}",
+           "semi": "; ", "gap": " ", "meeting": "the {path} plan teaches {sections} in meeting {n}",
            "more": "{sections} in meeting {n}",
-           "none": "the path of {path} does not teach this notebook in class (read it after class)",
-           "left": "; {sections} only in the meetings of {others}: in the path of {path}, read them after class",
+           "none": "the {path} plan does not teach this notebook in class (read it after class)",
+           "left": "; {sections} only in the {others} plan's meetings: in the {path} plan, read them after class",
            "textbook": "The chapter's suggested schedule: {schedule}.",
-           "optional": "Sections marked [optional] are taught in no path: they are for self-study.",
-           "lab": "This notebook is an optional depth lab: every section is marked [optional] and taught in no path.",
+           "optional": "Sections marked [optional] are taught in no plan's meetings: they are for self-study.",
+           "lab": "This notebook is an optional depth lab: every section is marked [optional] and taught in no plan's meetings.",
            "end": ".", "and": " and "},
 }
 
@@ -500,7 +500,8 @@ def position(plan: Plan, stem: str, lang: str) -> str:
         return t["gap"].join(parts) + t["gap"]
     clauses = []
     for path in plan.paths:
-        pid, pname = path["id"], path[lang]
+        pid = path["id"]
+        pname = path["zh"] if lang == "zh" else f"{path['minutes'] // path.get('meeting_minutes', 45)}-hour"
         taught = [(m.number, [s for s in m.sections if s.stem == stem]) for m in plan.meetings[pid]]
         taught = [(n, items) for n, items in taught if items]
         if not taught:
@@ -511,7 +512,8 @@ def position(plan: Plan, stem: str, lang: str) -> str:
         shown = {s.id for _, items in taught for s in items}
         left = [s for s in sections_ if s.label != "optional" and s.id not in shown]
         if left:
-            others = [p[lang] for p in plan.paths if p is not path and all(s.label in p["labels"] for s in left)]
+            others = [p["zh"] if lang == "zh" else f"{p['minutes'] // p.get('meeting_minutes', 45)}-hour"
+                      for p in plan.paths if p is not path and all(s.label in p["labels"] for s in left)]
             text += t["left"].format(sections=t["sep"].join(_short(s, lang) for s in left),
                                      others=t["and"].join(others), path=pname)
         clauses.append(text)
