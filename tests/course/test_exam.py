@@ -105,3 +105,12 @@ def test_bank_refuses_a_requirement_the_plan_does_not_have(plan):
     assert broken != text
     with pytest.raises(question_bank.BankError, match=r"'Q3'.*requirements \['R9'\]"):
         question_bank.load(broken, {r["id"]: r for r in plan["requirements"]})
+
+
+def test_papers_follow_the_guides_chinese_typography_and_terms():
+    for path in sorted((REPO / "docs" / "exam").glob("*.md")):
+        text = re.sub(r"<!--.*?-->", " ", re.sub(r"`[^`\n]*`", " ", path.read_text(encoding="utf-8")), flags=re.S)
+        assert not re.findall(r".{0,12}[\u4e00-\u9fff][,;:?!()].{0,12}", text), path.name
+        assert not re.findall(r".{0,12}[,;:?!(][\u4e00-\u9fff].{0,12}", text), path.name
+        for wrong in ("敏感度", "顺序组合", "花掉", "花费", "本地差分隐私"):
+            assert wrong not in text, (path.name, wrong)
