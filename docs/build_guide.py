@@ -447,6 +447,8 @@ def render_meetings(plan: dict | None) -> str:
                 parts.append(f"| `{s['notebook']}` | {_cell(s['zh'])} | {LABEL_ZH.get(s['label'], s['label'])} "
                              f"| {s['minutes']} |")
             parts += [f"| `{stem}` | （开头：学习目标与导入） | | {minutes} |" for stem, minutes in intros.items()]
+            if m.get("selfcheck_minutes"):
+                parts.append(f"| | （末尾：自测，当场检查） | | {m['selfcheck_minutes']} |")
             parts.append("")
             for sid in m["sections"]:
                 note = NOTES.get(sid)
