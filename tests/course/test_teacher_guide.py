@@ -41,10 +41,11 @@ def test_the_student_bundle_leaves_the_guide_out(tmp_path):
     files = [p for p in out.rglob("*") if p.is_file()]
     assert len(files) > 20 and (out / "release").is_dir()
     assert not [p for p in files if "teacher-guide" in p.name or "build_guide" in p.name]
-    # nor any copy of its text (the question bank's answers)
-    marker = "题库（附答案）"
-    leaked = [p for p in files if p.suffix in {".md", ".ipynb", ".txt", ".html", ".py"}
-              and marker in p.read_text(encoding="utf-8", errors="replace")]
+    # nor any copy of its text (the question bank's answers), the bank itself or the exam papers and keys
+    assert not [p for p in files if p.name in ("questions.toml", "objectives.toml") or p.parent.name == "exam"]
+    leaked = [p for p in files if p.suffix in {".md", ".ipynb", ".txt", ".html", ".py", ".toml"}
+              and any(marker in p.read_text(encoding="utf-8", errors="replace")
+                      for marker in ("题库（附答案）", "评分细则", "单元测验"))]
     assert not leaked, leaked
 
 
