@@ -514,8 +514,9 @@ def position(plan: Plan, stem: str, lang: str) -> str:
         if left:
             others = [p["zh"] if lang == "zh" else f"{p['minutes'] // p.get('meeting_minutes', 45)}-hour"
                       for p in plan.paths if p is not path and all(s.label in p["labels"] for s in left)]
-            text += t["left"].format(sections=t["sep"].join(_short(s, lang) for s in left),
-                                     others=t["and"].join(others), path=pname)
+            names = t["sep"].join(_short(s, lang) for s in left)
+            left_text = t["left"].format(sections=names, others=t["and"].join(others), path=pname)
+            text += left_text.replace("” 只在", "”只在")  # a space after a number, none after a quote
         clauses.append(text)
     first = t["semi"].join(clauses) + t["end"]
     parts.append(first[0].upper() + first[1:] if lang == "en" else first)
