@@ -243,8 +243,8 @@ def attainment_csv(table: list[dict]) -> str:
         by_name = {p["name"]: p for p in row["parts"]}
         writer.writerow([row["id"], row["zh"], "、".join(row["requirements"]), _fmt(row["attainment"]),
                          _fmt(row["at_threshold"]), f"{row['threshold']:g}", row["students"],
-                         *[f"{_fmt(by_name[n]['attainment'])}（{by_name[n]['weight']:g}）" if n in by_name else ""
-                           for n in names],
+                         *[("本班未考核" if by_name[n]["attainment"] is None else _fmt(by_name[n]["attainment"]))
+                           + f"（{by_name[n]['weight']:g}）" if n in by_name else "" for n in names],
                          row["missing"], "；".join(f"{k} {v:.2f}" for k, v in row["weakest"])])
     return buffer.getvalue()
 

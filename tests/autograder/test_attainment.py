@@ -102,6 +102,7 @@ def test_report_command_adds_the_table_and_writes_the_csv(files):
     assert rows[0]["达成度"] == "0.570" and rows[0]["达到阈值的学生比例"] == "0.750" and rows[0]["阈值"] == "0.6"
     assert rows[0]["作业达成度（权重）"] == "0.500（0.4）" and rows[0]["考试达成度（权重）"] == "0.617（0.6）"
     assert rows[0]["缺交或缺考人数"] == "2" and rows[0]["最弱的评分项（班级得分率）"].startswith("lap:c1 0.50")
+    assert rows[1]["达成度"] == "0.500" and rows[1]["考试达成度（权重）"] == "本班未考核（3）"
 
 
 def test_bad_input_is_refused_with_what_was_expected(files):
