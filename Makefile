@@ -128,10 +128,13 @@ dist: slides
 release: install
 	for a in $(ASSIGNMENTS); do $(BIN)/nbgrader generate_assignment $$a --force || exit 1; done
 
-# The generated parts of the instructor's guide (docs/teacher-guide.md): plan, graded cells, diagnoses.
-.PHONY: guide
+# The generated parts of the instructor's guide (docs/teacher-guide.md): plan, 学习要求, graded cells,
+# diagnoses, question bank; and the exam papers with their keys (docs/exam/), all from docs/questions.toml.
+.PHONY: guide exam
 guide: install
 	$(BIN)/python docs/build_guide.py
+
+exam: guide
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts

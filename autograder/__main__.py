@@ -54,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", required=True, type=Path, help="HTML file to write")
     r.add_argument("--gradebook", type=Path, default=None,
                    help="nbgrader gradebook.db: use the final scores after manual grading")
+    r.add_argument("--objectives", type=Path, default=None,
+                   help="course objectives (TOML, e.g. docs/objectives.toml): add the 课程目标达成度 table "
+                        "and write attainment.csv beside the report")
+    r.add_argument("--exam", type=Path, default=None,
+                   help="exam scores the lecturer entered: CSV 学号,试卷,1,2,… (needs --objectives)")
+    r.add_argument("--threshold", type=float, default=None,
+                   help="attainment a student must reach to count as attaining (default: the objectives "
+                        "file's, else 0.6)")
 
     b = sub.add_parser("bundle", help="build the student bundle (no source/, no solutions)")
     b.add_argument("--out", required=True, type=Path, help="folder, or a path ending in .zip")
@@ -93,9 +101,15 @@ def main(argv=None) -> int:
         elif args.command == "report":
             from autograder.reports.classreport import build_report
 
-            built = build_report(args.inputs, args.out, gradebook=args.gradebook)
+            if args.threshold is not None and not 0 < args.threshold <= 1:
+                raise ValueError(f"--threshold {args.threshold:g}：应在 (0, 1] 内 / must be in (0, 1]")
+            built = build_report(args.inputs, args.out, gradebook=args.gradebook, objectives=args.objectives,
+                                 exam=args.exam, threshold=args.threshold)
             print(f"class report (instructors only) written to {args.out} in {built['seconds']:.1f} s",
                   file=sys.stderr)
+            if built["attainment"] is not None:
+                print(f"course-objective attainment written to {Path(built['path']).parent / 'attainment.csv'}",
+                      file=sys.stderr)
         elif args.command == "bundle":
             from autograder.bundle import build_bundle
 

@@ -36,7 +36,8 @@ comment that a notebook would show in the other language (see :func:`comment_pro
 The teaching plan ``course/_src/plan.toml`` labels every ``##`` section 核心/core, 4 课时/4-hour
 or 选学/optional (see :mod:`teaching_plan`): the build writes the label into each section
 heading of both notebooks and the plan tables into ``course/README.md`` (between the
-``<!-- plan:zh -->`` / ``<!-- plan:en -->`` markers and their ``<!-- /plan:… -->`` ends), and
+``<!-- plan:zh -->`` / ``<!-- plan:en -->`` markers and their ``<!-- /plan:… -->`` ends), writes
+each notebook's "在课程中的位置" paragraph in place of ``{{POSITION}}`` (see ``teaching_plan.position``), and
 refuses a plan that does not fit the class hours, names a missing section, leaves a section
 unlabelled or teaches a section without one it needs.
 
@@ -737,10 +738,13 @@ def _lines(text: str) -> list[str]:
     return parts
 
 
-def render(cells: list[Cell], lang: str, stem: str, labels: list[str] | None = None) -> str:
+def render(cells: list[Cell], lang: str, stem: str, labels: list[str] | None = None,
+           position: str | None = None) -> str:
     """The notebook JSON for one language, as a string (deterministic).
 
-    ``labels`` (one per ``##`` section, from the teaching plan) are written into the headings.
+    ``labels`` (one per ``##`` section, from the teaching plan) are written into the headings, and
+    ``position`` (the plan's "在课程中的位置" paragraph, :func:`teaching_plan.position`) replaces
+    ``{{POSITION}}``.
 
     Raises :class:`SourceError` naming every comment the notebook would show in the other
     language (file, cell, source line), and any code cell :func:`localize` refuses.
@@ -754,6 +758,11 @@ def render(cells: list[Cell], lang: str, stem: str, labels: list[str] | None = N
         if cell.lang not in (None, lang):
             continue
         text = cell.text.replace("{{LANG}}", lang).replace("{{ROOT}}", ROOTS[lang])
+        if teaching_plan.POSITION in text:
+            if position is None:
+                problems.append(f"{source}: {lang} cell {len(out)} (marker line {cell.line}) uses "
+                                f"{teaching_plan.POSITION}, which only a build with the teaching plan fills in")
+            text = text.replace(teaching_plan.POSITION, position or "")
         if cell.kind == "markdown" and labels is not None:
             text, section = teaching_plan.label_headings(text, labels, lang, section)
         if cell.kind == "code":
@@ -852,7 +861,8 @@ def targets(prefixes: list[str] | None = None) -> dict[Path, str]:
         labels = [s.label for s in plan.notebooks[stem]]
         try:
             for lang in LANGS:
-                result[OUT_DIRS[lang] / f"{stem}.ipynb"] = render(cells, lang, stem, labels)
+                result[OUT_DIRS[lang] / f"{stem}.ipynb"] = render(cells, lang, stem, labels,
+                                                                  teaching_plan.position(plan, stem, lang))
         except SourceError as error:  # report every source's problems at once
             problems.append(str(error))
     if not prefixes:

@@ -189,10 +189,11 @@ class Meeting:
     assignments: list[str]
     sections: list[Section]
     intros: dict[str, int]
+    selfcheck: int = 0  # the 自测 that ends the meeting (plan.toml [method] selfcheck_minutes)
 
     @property
     def minutes(self) -> int:
-        return sum(s.minutes for s in self.sections) + sum(self.intros.values())
+        return sum(s.minutes for s in self.sections) + sum(self.intros.values()) + self.selfcheck
 
 
 @dataclass
@@ -202,6 +203,10 @@ class Plan:
     notebooks: dict[str, list[Section]]
     intros: dict[str, Section]
     meetings: dict[str, list[Meeting]]
+    textbook: dict = field(default_factory=dict)  # the chapter's own schedule ([textbook])
+    chapters: dict[str, str] = field(default_factory=dict)  # notebook stem -> chapter section ("6.1")
+    changes: dict[tuple[str, str], dict] = field(default_factory=dict)  # (path id, chapter) -> {zh, en}
+    requirements: list[dict] = field(default_factory=list)  # the chapter's 学习要求 ([[requirement]])
 
     def label_of(self, stem: str, index: int) -> str:
         return self.notebooks[stem][index].label
@@ -219,7 +224,8 @@ def load(parsed: dict[str, list], text: str | None = None, name: str = "course/_
     problems: list[str] = []
     method = raw.get("method", {})
     needed = ("chars_per_minute", "seconds_per_inline_formula", "seconds_per_display_formula",
-              "seconds_per_code_cell", "seconds_per_figure", "seconds_per_live_figure", "question_minutes")
+              "seconds_per_code_cell", "seconds_per_figure", "seconds_per_live_figure", "question_minutes",
+              "selfcheck_minutes")
     missing = [k for k in needed if not isinstance(method.get(k), (int, float)) or method.get(k) < 0]
     if missing or not method.get("chars_per_minute"):
         raise PlanError(f"{name}: [method] needs non-negative numbers {', '.join(needed)} "
@@ -313,12 +319,13 @@ def load(parsed: dict[str, list], text: str | None = None, name: str = "course/_
             stems = list(dict.fromkeys(s.stem for s in chosen))
             intros_ = {stem: intros[stem].minutes for stem in stems if stem not in started}
             started |= set(stems)
-            meeting = Meeting(pid, number, stems, list(m.get("assignments", [])), chosen, intros_)
+            meeting = Meeting(pid, number, stems, list(m.get("assignments", [])), chosen, intros_,
+                              method["selfcheck_minutes"] if chosen else 0)
             meetings[pid].append(meeting)
             limit = path.get("meeting_minutes")
             if isinstance(limit, int) and meeting.minutes > limit:
-                problems.append(f"{name}: path {pid} ({path['zh']}), meeting {number} takes {meeting.minutes} min, "
-                                f"more than a class meeting's {limit} min")
+                problems.append(f"{name}: path {pid} ({path['zh']}), meeting {number} takes {meeting.minutes} min "
+                                f"with its {meeting.selfcheck} min of 自测, more than a class meeting's {limit} min")
         total = sum(m.minutes for m in meetings[pid])
         if total > budget:
             problems.append(f"{name}: path {pid} ({path['zh']}) takes {total} min, more than its {budget} min; "
@@ -335,9 +342,190 @@ def load(parsed: dict[str, list], text: str | None = None, name: str = "course/_
                 elif need in when and when[need] > number:
                     problems.append(f"{name}: path {pid}: section {sid!r} (meeting {number}) needs {need!r}, "
                                     f"which comes later (meeting {when[need]})")
+    chapters = {e["stem"]: e["chapter"] for e in declared if e.get("stem") in notebooks and e.get("chapter")}
+    textbook = raw.get("textbook", {})
+    changes, requirements = {}, []
+    if paths:  # a plan without paths (a test's tiny course) has no schedule to compare
+        changes = _check_schedule(raw, paths, meetings, chapters, textbook, name, problems)
+        requirements = _check_requirements(raw, paths, meetings, ids, name, problems)
     if problems:
         raise PlanError("\n".join(problems))
-    return Plan(method, paths, notebooks, intros, meetings)
+    return Plan(method, paths, notebooks, intros, meetings, textbook, chapters, changes, requirements)
+
+
+def _chapter_meetings(meetings: list[Meeting], chapters: dict[str, str]) -> dict[str, list[int]]:
+    """chapter section ("6.1") -> the numbers of the meetings of a path that teach it."""
+    out: dict[str, list[int]] = {}
+    for m in meetings:
+        for stem in m.stems:
+            if stem in chapters and m.number not in out.setdefault(chapters[stem], []):
+                out[chapters[stem]].append(m.number)
+    return out
+
+
+def schedule_differences(plan_paths: list[dict], meetings: dict[str, list[Meeting]], chapters: dict[str, str],
+                         textbook: dict) -> dict[tuple[str, str], tuple[list[int], list[int]]]:
+    """(path, chapter) -> (the chapter's meetings in the textbook's schedule, in this plan) where they differ."""
+    out = {}
+    for path in plan_paths:
+        pid = path.get("id")
+        ours = _chapter_meetings(meetings.get(pid, []), chapters)
+        theirs: dict[str, list[int]] = {}
+        for number, items in enumerate(textbook.get(pid, []), start=1):
+            for chapter in items:
+                theirs.setdefault(chapter, []).append(number)
+        for chapter in sorted(set(chapters.values())):
+            if ours.get(chapter, []) != theirs.get(chapter, []):
+                out[(pid, chapter)] = (theirs.get(chapter, []), ours.get(chapter, []))
+    return out
+
+
+def _check_schedule(raw: dict, paths: list[dict], meetings: dict[str, list[Meeting]], chapters: dict[str, str],
+                    textbook: dict, name: str, problems: list[str]) -> dict[tuple[str, str], dict]:
+    """Every difference from the chapter's schedule needs a reason ([[path.change]]); no reason without one."""
+    if not textbook or not all(isinstance(textbook.get(k), str) for k in ("zh", "en")):
+        problems.append(f"{name}: [textbook] needs zh and en (the chapter's schedule as text) and, per path id, "
+                        "its meetings as lists of chapter sections")
+        return {}
+    changes = {}
+    for path in paths:
+        for change in path.get("change", []):
+            key = (path.get("id"), change.get("chapter"))
+            if not all(isinstance(change.get(k), str) and change.get(k) for k in ("zh", "en")):
+                problems.append(f"{name}: path {key[0]}: [[path.change]] for chapter {key[1]!r} needs zh and en")
+            changes[key] = change
+    differences = schedule_differences(paths, meetings, chapters, textbook)
+    for key, (theirs, ours) in differences.items():
+        if key not in changes:
+            problems.append(f"{name}: path {key[0]} teaches {key[1]} in meetings {ours or 'none'}, the chapter's "
+                            f"schedule in {theirs or 'none'}: say why in a [[path.change]] chapter = {key[1]!r}")
+    for key in sorted(set(changes) - set(differences)):
+        problems.append(f"{name}: path {key[0]}: [[path.change]] for chapter {key[1]!r}, but the path follows the "
+                        "chapter's schedule there: remove it")
+    return changes
+
+
+def _check_requirements(raw: dict, paths: list[dict], meetings: dict[str, list[Meeting]], ids: dict[str, Section],
+                        name: str, problems: list[str]) -> list[dict]:
+    """Every 学习要求 names its sections; a path leaving one out says where its students meet it instead."""
+    requirements = raw.get("requirement", [])
+    if not requirements:
+        problems.append(f"{name}: no [[requirement]]: list the chapter's learning requirements (学习要求)")
+    for req in requirements:
+        rid = req.get("id")
+        if not all(isinstance(req.get(k), str) and req.get(k) for k in ("id", "zh", "en", "level")):
+            problems.append(f"{name}: requirement {rid!r} needs id, level, zh and en")
+        unknown = [s for s in req.get("sections", []) if s not in ids]
+        if unknown or not req.get("sections"):
+            problems.append(f"{name}: requirement {rid!r}: sections {req.get('sections')!r} must be section ids "
+                            f"(unknown: {unknown})")
+            continue
+        elsewhere = req.get("elsewhere", {})
+        units = req.get("paths", [p.get("id") for p in paths])
+        for path in paths:
+            pid = path.get("id")
+            if pid not in units:
+                continue
+            taught = {s.id for m in meetings.get(pid, []) for s in m.sections}
+            missing = [s for s in req["sections"] if s not in taught]
+            note = elsewhere.get(pid)
+            if missing and not (isinstance(note, dict) and note.get("zh") and note.get("en")):
+                problems.append(f"{name}: path {pid} leaves out {missing} of requirement {rid} ({req.get('zh')}): "
+                                f"say where its students meet it in [requirement.elsewhere.{pid}] zh/en")
+            elif note and not missing:
+                problems.append(f"{name}: requirement {rid}: [requirement.elsewhere.{pid}], but path {pid} teaches all "
+                                "its sections: remove the note")
+    return requirements
+
+
+def requirement_coverage(plan: Plan) -> list[dict]:
+    """Per 学习要求 and path: the meetings that teach its sections and, when some are left out, where instead."""
+    out = []
+    for req in plan.requirements:
+        row = {k: req[k] for k in ("id", "level", "zh", "en", "sections")}
+        row["units"] = req.get("paths", [p["id"] for p in plan.paths])
+        row["paths"] = {}
+        for path in plan.paths:
+            pid = path["id"]
+            taught = [(m.number, [s.id for s in m.sections if s.id in req["sections"]]) for m in plan.meetings[pid]]
+            row["paths"][pid] = {"meetings": [{"number": n, "sections": ids_} for n, ids_ in taught if ids_],
+                                 "elsewhere": req.get("elsewhere", {}).get(pid)}
+        out.append(row)
+    return out
+
+
+_NUMBERED = re.compile(r"^(\d+\.\d+(?:\.\d+)?)\s")
+POSITION = "{{POSITION}}"
+_POS = {
+    "zh": {"lead": "**在课程中的位置**（由教学计划 `_src/plan.toml` 生成）：", "sep": "、", "semi": "；", "gap": "",
+           "meeting": "{path}方案在第 {n} 次课讲 {sections}", "more": "第 {n} 次课讲 {sections}",
+           "none": "{path}方案的课上不讲本笔记本，可课后阅读",
+           "left": "；{sections} 只在 {others}方案的课上讲，{path}方案请课后自学",
+           "textbook": "教材的建议进度：{schedule}。", "optional": "标【选学】的小节在任何方案中都不在课上讲，供课后自学。",
+           "lab": "本笔记本是选学的拓展实验：各小节都标为【选学】，不在任何课时方案的课上讲。",
+           "end": "。", "and": "和"},
+    "en": {"lead": "**Where this sits** (generated from the teaching plan, `_src/plan.toml`):", "sep": ", ",
+           "semi": "; ", "gap": " ", "meeting": "the {path} plan teaches {sections} in meeting {n}",
+           "more": "{sections} in meeting {n}",
+           "none": "the {path} plan does not teach this notebook in class (read it after class)",
+           "left": "; {sections} only in the {others} plan's meetings: in the {path} plan, read them after class",
+           "textbook": "The chapter's suggested schedule: {schedule}.",
+           "optional": "Sections marked [optional] are taught in no plan's meetings: they are for self-study.",
+           "lab": "This notebook is an optional depth lab: every section is marked [optional] and taught in no plan's meetings.",
+           "end": ".", "and": " and "},
+}
+
+
+def _short(section: Section, lang: str) -> str:
+    """A numbered section by its number ("6.1.4"), any other by its heading in quotes."""
+    title = section.zh if lang == "zh" else section.en
+    match = _NUMBERED.match(title)
+    return match.group(1) if match else f"“{title}”"
+
+
+def position(plan: Plan, stem: str, lang: str) -> str:
+    """The "在课程中的位置" paragraph of one notebook, from the plan (what replaces ``{{POSITION}}``).
+
+    Per path, the meetings that teach the notebook's sections and the sections only another path
+    teaches; then the chapter's own schedule and, where this plan departs from it, the reason
+    ([[path.change]]).  It ends with a space in English, so that hand-written text can follow.
+    """
+    t = _POS[lang]
+    sections_ = plan.notebooks[stem]
+    if not plan.paths:
+        return ""
+    parts = [t["lead"]]
+    if all(s.label == "optional" for s in sections_):
+        parts += [t["lab"], t["textbook"].format(schedule=plan.textbook[lang])]
+        return t["gap"].join(parts) + t["gap"]
+    clauses = []
+    for path in plan.paths:
+        pid = path["id"]
+        pname = path["zh"] if lang == "zh" else f"{path['minutes'] // path.get('meeting_minutes', 45)}-hour"
+        taught = [(m.number, [s for s in m.sections if s.stem == stem]) for m in plan.meetings[pid]]
+        taught = [(n, items) for n, items in taught if items]
+        if not taught:
+            clauses.append(t["none"].format(path=pname))
+            continue
+        text = t["semi"].join(t["meeting" if i == 0 else "more"].format(
+            path=pname, n=n, sections=t["sep"].join(_short(s, lang) for s in items)) for i, (n, items) in enumerate(taught))
+        shown = {s.id for _, items in taught for s in items}
+        left = [s for s in sections_ if s.label != "optional" and s.id not in shown]
+        if left:
+            others = [p["zh"] if lang == "zh" else f"{p['minutes'] // p.get('meeting_minutes', 45)}-hour"
+                      for p in plan.paths if p is not path and all(s.label in p["labels"] for s in left)]
+            names = t["sep"].join(_short(s, lang) for s in left)
+            left_text = t["left"].format(sections=names, others=t["and"].join(others), path=pname)
+            text += left_text.replace("” 只在", "”只在")  # a space after a number, none after a quote
+        clauses.append(text)
+    first = t["semi"].join(clauses) + t["end"]
+    parts.append(first[0].upper() + first[1:] if lang == "en" else first)
+    parts.append(t["textbook"].format(schedule=plan.textbook[lang]))
+    chapter = plan.chapters.get(stem)
+    parts += [plan.changes[(p["id"], chapter)][lang] for p in plan.paths if (p["id"], chapter) in plan.changes]
+    if any(s.label == "optional" for s in sections_):
+        parts.append(t["optional"])
+    return t["gap"].join(parts) + t["gap"]
 
 
 def heading_with_label(title: str, label: str, lang: str) -> str:
@@ -361,9 +549,11 @@ def label_headings(text: str, labels: list[str], lang: str, start: int) -> tuple
 
 
 PATH_TEXT = {
-    "zh": {"meeting": "第 {n} 次课", "notebook": "笔记本", "sections": "讲授的小节", "minutes": "分钟",
+    "zh": {"selfcheck": "自测（笔记本末尾的练习，当场检查）",
+           "meeting": "第 {n} 次课", "notebook": "笔记本", "sections": "讲授的小节", "minutes": "分钟",
            "assignment": "布置作业", "total": "合计", "intro": "导入", "sep": "；", "column": "课次"},
-    "en": {"meeting": "meeting {n}", "notebook": "notebook", "sections": "sections taught", "minutes": "minutes",
+    "en": {"selfcheck": "self-check (the notebook's exercises, checked on the spot)",
+           "meeting": "meeting {n}", "notebook": "notebook", "sections": "sections taught", "minutes": "minutes",
            "assignment": "assignment", "total": "total", "intro": "introduction", "sep": "; ", "column": "meeting"},
 }
 
@@ -389,6 +579,8 @@ def plan_tables(plan: Plan, lang: str) -> str:
                 meeting = t["meeting"].format(n=m.number) if first else ""
                 assign = ("、" if lang == "zh" else ", ").join(f"`{a}`" for a in m.assignments) if first else ""
                 rows.append(f"| {meeting} | [{stem}]({root}{stem}.ipynb) | {t['sep'].join(names)} | {mins} | {assign} |")
+            if m.selfcheck:
+                rows.append(f"| | | {t['selfcheck']} | {m.selfcheck} | |")
         total = sum(m.minutes for m in plan.meetings[pid])
         rows.append(f"| {t['total']} | | | {total} | |")
         blocks.append("\n".join(rows))
@@ -407,9 +599,13 @@ def as_json(plan: Plan) -> dict:
                    "total_minutes": sum(m.minutes for m in plan.meetings[p["id"]]),
                    "meetings": [{"number": m.number, "notebooks": m.stems, "assignments": m.assignments,
                                  "minutes": m.minutes, "intro_minutes": m.intros,
+                                 "selfcheck_minutes": m.selfcheck,
                                  "sections": [s.id for s in m.sections]} for m in plan.meetings[p["id"]]]}
                   for p in plan.paths],
         "sections": [row(s) for items in plan.notebooks.values() for s in items],
+        "textbook": plan.textbook,
+        "changes": [{"path": p, "chapter": c, "zh": v["zh"], "en": v["en"]} for (p, c), v in plan.changes.items()],
+        "requirements": requirement_coverage(plan),
     }
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Write the generated parts of the instructor's guide, ``docs/teacher-guide.md`` (教师指南).
 
-    python docs/build_guide.py          # rewrite the generated blocks in place
-    python docs/build_guide.py --check  # exit 1 when the guide is out of date (tests/course/test_teacher_guide.py)
+    python docs/build_guide.py          # rewrite the generated blocks and the exam papers (docs/exam/) in place
+    python docs/build_guide.py --check  # exit 1 when the guide or a paper is out of date (tests/course/)
 
 The guide is hand-written Markdown with blocks between ``<!-- BEGIN generated:NAME -->`` and
 ``<!-- END generated:NAME -->`` that this script owns:
@@ -12,10 +12,18 @@ The guide is hand-written Markdown with blocks between ``<!-- BEGIN generated:NA
   teaching notes of :data:`NOTES` for every notebook a meeting uses;
 * ``cells``: per assignment, every graded test cell with its points, the checks it runs
   (visible and hidden) and what it checks, read from the nbgrader metadata of ``source/*/*.ipynb``;
-* ``diagnoses``: every diagnosis id, from ``helpers/checks/diagnoses.py``.
+* ``diagnoses``: every diagnosis id, from ``helpers/checks/diagnoses.py``;
+* ``requirements``: the chapter's 学习要求 and where each path meets them (the plan's ``[[requirement]]``);
+* ``questions``: the question bank, from ``docs/questions.toml`` (:mod:`question_bank`), tagged with
+  path, 学习要求 and difficulty, with answers and 评分细则.
+
+It also writes the exam papers ``docs/exam/<unit>-<A|B>.md`` and their keys (``…-key.md``) from the
+same bank (:func:`question_bank.build_papers`).
 
 The build refuses (exit 2) a graded cell without a description in :data:`CELLS`, a
-description of a cell that no longer exists, and points that do not add up to 10.
+description of a cell that no longer exists, points that do not add up to 10, a statistical check
+count that disagrees with the cell's stated false-failure bound, and a bank or paper that does not hold
+(:class:`question_bank.BankError`).
 """
 
 from __future__ import annotations
@@ -29,6 +37,9 @@ from pathlib import Path
 
 import nbformat
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # docs/ is not a package: question_bank.py sits here
+import question_bank  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = REPO / "docs" / "teacher-guide.md"
 ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget", "local_frequency")
@@ -41,13 +52,13 @@ BLOCK = re.compile(r"(<!-- BEGIN generated:(?P<name>[a-z]+) [^>]*-->\n)(?P<body>
 CELLS = {
     ("laplace", "test_laplace_noise_basics"): ("形状、dtype、有限值；b ≤ 0、nan、inf 抛出 ValueError（确定性）",
         "check_laplace_noise_basics check_laplace_noise_invalid"),
-    ("laplace", "test_laplace_noise_distribution"): ("10 万个样本对 Lap(0, 3/0.7) 的 KS 检验；隐藏：另一个尺度与元组 size",
+    ("laplace", "test_laplace_noise_distribution"): ("10 万个样本对 Lap(0, 3/0.7) 的 KS 检验；隐藏：尺度与形状由本次评分的种子抽取（以 1/10 的概率取可见的 3/0.7，否则在 [0.05, 20] 上对数均匀；10 万个样本，12 种形状之一，含一维）",
         "check_laplace_noise_distribution"),
     ("laplace", "test_laplace_noise_rng"): ("同种子同输出、异种子异输出、确实用了 rng.random；隐藏：只用 rng.random、输出由抽样决定",
         "check_laplace_noise_only_rng_random check_laplace_noise_rng"),
     ("laplace", "test_laplace_mechanism_basics"): ("标量返回 float、数组返回同形状数组，ε、Δ ≤ 0 抛出 ValueError；隐藏：ε、Δ 为 nan",
         "check_laplace_mechanism_basics check_laplace_mechanism_invalid"),
-    ("laplace", "test_laplace_mechanism_distribution"): ("Δ = 3、ε = 0.7 时噪声对 Lap(Δ/ε) 的 KS 检验；隐藏：Δ = 2、ε = 5",
+    ("laplace", "test_laplace_mechanism_distribution"): ("Δ = 3、ε = 0.7 时 10 万次发布的噪声对 Lap(Δ/ε) 的 KS 检验；隐藏：Δ、ε 与取值由本次评分的种子抽取（Δ、ε 各以 1/10 的概率取可见值，否则在 [0.1, 10] 上对数均匀；取值在 [−100, 100] 上均匀）",
         "check_laplace_mechanism_distribution"),
     ("laplace", "test_laplace_mechanism_rng"): ("laplace_mechanism 的随机性全部来自 rng",
         "check_laplace_mechanism_rng"),
@@ -59,7 +70,7 @@ CELLS = {
         "check_exponential_probabilities_invalid"),
     ("exponential", "test_mechanism_basics"): ("返回范围内的整数下标，单个候选返回 0，分数差距极大时必选最高分；隐藏：非法参数",
         "check_exponential_mechanism_basics check_exponential_mechanism_invalid"),
-    ("exponential", "test_mechanism_distribution"): ("1 万次抽样的卡方检验（Δq = 3、ε = 0.7）；隐藏：表 6-4 的分数（ε = 0.1）与 ε = 2",
+    ("exponential", "test_mechanism_distribution"): ("1 万次抽样的卡方检验（Δq = 3、ε = 0.7）；隐藏：表 6-4 的分数（ε = 0.1、Δq = 1）与另一组分数（ε = 2、Δq = 0.5）",
         "check_exponential_mechanism_distribution"),
     ("exponential", "test_mechanism_rng"): ("随机性全部来自 rng，只用 rng.random",
         "check_exponential_mechanism_rng"),
@@ -67,7 +78,7 @@ CELLS = {
         "check_rr_keep_probability_edge check_rr_keep_probability_values"),
     ("randomized_response", "test_perturb_basics"): ("一维、二维输入的形状与 0/1 整数输出，ε ≤ 0 或比特不是 0/1 时抛出 ValueError；隐藏：ε 为 nan、小数比特",
         "check_rr_perturb_basics check_rr_perturb_invalid"),
-    ("randomized_response", "test_perturb_distribution"): ("3 万个 1、7 万个 0 的保留率（ε = 0.7）；隐藏：ε = 2、二维数组",
+    ("randomized_response", "test_perturb_distribution"): ("3 万个 1、7 万个 0 的保留率（ε = 0.7）；隐藏：ε、1 的比例与形状由本次评分的种子抽取（ε 以 1/10 的概率取 0.7，否则在 [0.3, 3] 上对数均匀；6 万个答案，1 的比例在 [0.2, 0.8] 内；10 种形状之一，含一维）",
         "check_rr_perturb_distribution"),
     ("randomized_response", "test_perturb_rng"): ("随机性全部来自 rng，每个比特独立",
         "check_rr_perturb_rng"),
@@ -118,7 +129,7 @@ CELLS = {
 #: for 3 minutes or more needs one; a note for a section id the plan does not have is refused.
 NOTES = {
     "attack": {
-        "live": "表 6-1 的四个查询单元格：两次“合法”的统计查询相减，当场得到 Ming 的成绩。",
+        "live": "表 6-1 的四个查询单元格：两次“合法”的统计查询相减，当场得到 Aisha 的成绩。",
         "ask": "“服务器只回答对多人的查询，为什么还是泄露了个人成绩？”",
         "stumble": "以为“只发布统计结果”就安全；分不清差分攻击与链接攻击。",
     },
@@ -173,13 +184,13 @@ NOTES = {
         "stumble": "误以为要消耗 k·ε，或给每个桶加 Lap(k/ε) 的噪声。",
     },
     "pumpkins": {
-        "live": "南瓜定价：四个价格的收益。",
+        "live": "南瓜定价：3 位买家，各价格下的收益；给最优价格加拉普拉斯噪声的后果。",
         "ask": "“为什么不能对价格本身加拉普拉斯噪声？”（答：价格略高一点，收益可能骤降为 0）",
         "stumble": "不清楚什么时候用指数机制：输出是候选项而不是数值时。",
     },
     "em-how": {
         "live": "表 6-4 三列（ε = 0、0.1、1）的滑块。",
-        "ask": "“ε = 0 时各价格被选中的概率是多少？”（答：均匀，各 1/4）；“指数里为什么有 2Δq？”",
+        "ask": "“ε = 0 时四个体育项目被选中的概率各是多少？”（答：均匀，各 1/4）；“指数里为什么有 2Δq？”",
         "stumble": "忘了归一化；分数大时 exp 溢出（要先减去最大值）。",
     },
     "voting-attack": {
@@ -219,7 +230,7 @@ NOTES = {
     },
     "synth-one-column": {
         "live": "表 6-5 → 表 6-6 的单列合成。",
-        "ask": "“合成数据可以被查询无限次吗？隐私预算消耗在哪一步？”（答：可以，预算只在测量边缘分布时消耗）",
+        "ask": "“合成数据可以被查询无限次吗？隐私预算消耗在哪一步？”（答：可以，预算只在给各年龄的计数加噪时消耗一次，之后的采样与查询都是后处理）",
         "stumble": "以为合成数据“不含真实记录”就天然是隐私的。",
     },
     "synth-marginals": {
@@ -233,6 +244,30 @@ NOTES = {
         "stumble": "忽略“选择”这一步本身也消耗隐私预算。",
     },
 }
+
+
+#: The checks that decide by a statistical test: each call fails a correct implementation with
+#: probability at most 1e-6 (its docstring says how; the chi-square ones asymptotically, see §5).
+STATISTICAL = {"check_laplace_noise_distribution", "check_laplace_mechanism_distribution",
+               "check_exponential_mechanism_distribution", "check_rr_perturb_distribution",
+               "check_private_mean_accuracy", "check_private_mean_privacy", "check_noise_matches_budget",
+               "check_histogram_parallel", "check_attack_success_rate", "check_grr_perturb_distribution",
+               "check_grr_perturb_privacy", "check_grr_estimate_unbiased"}
+#: Statistical checks with an asymptotic (chi-square) p-value; and one whose tolerance is 8.9 standard errors.
+CHI_SQUARE = {"check_exponential_mechanism_distribution", "check_grr_perturb_distribution"}
+FAR_BELOW = {"check_grr_variance_simulation"}
+
+
+def _calls(source: str) -> list[str]:
+    return re.findall(r"^\s*(check_[a-z0-9_]+)\(", source, re.M)
+
+
+def _stated_bound(source: str) -> int | None:
+    """The cell's stated false-failure bound in units of 1e-6 (its Chinese comments), or None."""
+    total = re.search(r"总误判概率 ≤ (\d+)e-6", source)
+    if total:
+        return int(total.group(1))
+    return 1 if re.search(r"误判概率 ≤ 1e-6", source) else None
 
 
 def _describe_checks(source: str) -> tuple[list[str], list[str]]:
@@ -260,8 +295,13 @@ def graded_cells(repo: Path = REPO) -> dict[str, list[dict]]:
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("grade") and cell.cell_type == "code":
                 visible, hidden = _describe_checks(cell.source)
+                calls = _calls(cell.source)
                 rows.append({"grade_id": meta["grade_id"], "points": meta.get("points", 0),
-                             "visible": visible, "hidden": hidden})
+                             "visible": visible, "hidden": hidden,
+                             "tests": sum(c in STATISTICAL for c in calls),
+                             "chi2": sum(c in CHI_SQUARE for c in calls),
+                             "far_below": any(c in FAR_BELOW for c in calls),
+                             "stated": _stated_bound(cell.source)})
         out[assignment] = rows
     return out
 
@@ -299,9 +339,18 @@ def render_cells(repo: Path = REPO) -> str:
         total = sum(r["points"] for r in rows)
         if total != 10:
             problems.append(f"source/{assignment}: the graded cells' points add up to {total:g}, not 10")
+        tests = sum(r["tests"] for r in rows)
+        chi2 = sum(r["chi2"] for r in rows)
         parts.append(f"#### `{assignment}`（{len(rows)} 个评分单元格，共 {total:g} 分；参考答案 {lines_of[assignment]} 行代码）\n")
-        parts.append("| 单元格 (grade_id) | 分值 | 检查什么 | 调用的检查函数（可见 / 隐藏） |")
-        parts.append("|---|---|---|---|")
+        risk = (f"统计检验 {tests} 项，每项误判概率 ≤ 10⁻⁶，正确的实现在本作业被误判失分的概率合计 ≤ {tests}×10⁻⁶"
+                if tests else "没有统计检验：全部是确定性检查，正确的实现不会被误判")
+        if chi2:
+            risk += f"（其中 {chi2} 项卡方检验的 10⁻⁶ 是渐近值，见本节开头）"
+        if any(r["far_below"] for r in rows):
+            risk += "，另有一项方差模拟（容差为 8.9 个标准误，误判概率远小于 10⁻⁶）"
+        parts.append(risk + "。\n")
+        parts.append("| 单元格 (grade_id) | 分值 | 检查什么 | 调用的检查函数（可见 / 隐藏） | 误判概率上界 |")
+        parts.append("|---|---|---|---|---|")
         for r in rows:
             key = (assignment, r["grade_id"])
             known.add(key)
@@ -317,7 +366,12 @@ def render_cells(repo: Path = REPO) -> str:
             checks = "、".join(f"`{c}`" for c in r["visible"]) or "—"
             if r["hidden"]:
                 checks += " / " + "、".join(f"`{c}`" for c in r["hidden"])
-            parts.append(f"| `{r['grade_id']}` | {r['points']:g} | {text} | {checks} |")
+            if (r["stated"] or 0) != r["tests"]:
+                problems.append(f"source/{assignment}: graded cell {r['grade_id']!r} runs {r['tests']} statistical "
+                                f"checks but its comments state a false-failure bound of {r['stated']}e-6: make "
+                                f"them agree (docs/build_guide.py STATISTICAL lists the statistical checks)")
+            bound = f"{r['tests']}×10⁻⁶" if r["tests"] else ("≪ 10⁻⁶" if r["far_below"] else "0（确定性）")
+            parts.append(f"| `{r['grade_id']}` | {r['points']:g} | {text} | {checks} | {bound} |")
         parts.append("")
     stale = sorted(set(CELLS) - known)
     if stale:
@@ -393,6 +447,8 @@ def render_meetings(plan: dict | None) -> str:
                 parts.append(f"| `{s['notebook']}` | {_cell(s['zh'])} | {LABEL_ZH.get(s['label'], s['label'])} "
                              f"| {s['minutes']} |")
             parts += [f"| `{stem}` | （开头：学习目标与导入） | | {minutes} |" for stem, minutes in intros.items()]
+            if m.get("selfcheck_minutes"):
+                parts.append(f"| | （末尾：自测，当场检查） | | {m['selfcheck_minutes']} |")
             parts.append("")
             for sid in m["sections"]:
                 note = NOTES.get(sid)
@@ -421,12 +477,72 @@ def check_units(text: str, plan: dict | None) -> None:
         raise GuideError("; ".join(problems))
 
 
-def render(text: str, repo: Path = REPO) -> str:
+def _requirements(plan: dict | None) -> dict[str, dict]:
+    return {r["id"]: r for r in (plan or {}).get("requirements", [])}
+
+
+def bank(plan: dict | None) -> tuple[list, list]:
+    """The checked question bank and its papers (:class:`question_bank.BankError` becomes a GuideError)."""
+    try:
+        questions, blueprints = question_bank.load(requirements=_requirements(plan) if plan else None)
+        return questions, question_bank.build_papers(questions, blueprints)
+    except question_bank.BankError as error:
+        raise GuideError(str(error)) from None
+
+
+OBJECTIVES = REPO / "docs" / "objectives.toml"
+
+
+def render_objectives(repo: Path = REPO) -> str:
+    """§10's table: each course objective, the 学习要求 it serves, its parts with weights and items."""
+    sys.path.insert(0, str(repo))
+    from autograder.reports.attainment import load_objectives
+
+    try:
+        objectives, threshold = load_objectives(OBJECTIVES)
+    except ValueError as error:
+        raise GuideError(str(error)) from None
+    counts = {a: len(rows) for a, rows in graded_cells(repo).items()}
+    rows = ["| 课程目标 | 支撑的学习要求 | 考核环节（权重）与考核项 |", "|---|---|---|"]
+    for o in objectives:
+        parts = []
+        for part in o.parts:
+            items = []
+            by_assignment: dict[str, list[str]] = {}
+            for cell in part.cells:
+                assignment, grade_id = cell.split(":")
+                by_assignment.setdefault(assignment, []).append(grade_id)
+            for assignment, ids in by_assignment.items():
+                items.append(f"`{assignment}` 全部 {len(ids)} 个评分单元格" if len(ids) == counts.get(assignment)
+                             else f"`{assignment}` 的 " + "、".join(f"`{g}`" for g in ids))
+            units: dict[str, list[str]] = {}
+            for question in part.exam:
+                unit, number = question.split(":")
+                units.setdefault(unit, []).append(number)
+            items += [f"{'2 课时' if u == '2h' else '4 课时'}试卷第 {'、'.join(n)} 题" for u, n in units.items()]
+            parts.append(f"{part.name}（{part.weight:g}）：" + "；".join(items))
+        rows.append(f"| **{o.id}**：{_cell(o.zh)} | {'、'.join(o.requirements)} | {'<br>'.join(parts)} |")
+    rows.append("")
+    rows.append(f"默认阈值 {threshold:g}（`--threshold` 可改）。")
+    return "\n".join(rows) + "\n"
+
+
+def scores_template(papers: list) -> str:
+    """docs/exam/scores-template.csv: the header of the exam CSV `--exam` reads (学号,试卷,1,2,…)."""
+    longest = max(len(p.questions) for p in papers)
+    return "学号,试卷," + ",".join(str(n) for n in range(1, longest + 1)) + "\n"
+
+
+def render(text: str, repo: Path = REPO, plan: dict | None = None) -> str:
     """``text`` with every generated block rewritten."""
-    plan = plan_json(repo)
+    plan = plan_json(repo) if plan is None else plan
     check_units(text, plan)
+    questions, _ = bank(plan)
     renderers = {"cells": lambda: render_cells(repo), "diagnoses": render_diagnoses,
-                 "meetings": lambda: render_meetings(plan)}
+                 "meetings": lambda: render_meetings(plan),
+                 "requirements": lambda: question_bank.render_requirements(plan),
+                 "questions": lambda: question_bank.render_bank(questions, _requirements(plan)),
+                 "objectives": lambda: render_objectives(repo)}
     names = [m["name"] for m in BLOCK.finditer(text)]
     if sorted(names) != sorted(renderers):
         raise GuideError(f"docs/teacher-guide.md must hold the generated blocks {sorted(renderers)} once each; "
@@ -434,24 +550,40 @@ def render(text: str, repo: Path = REPO) -> str:
     return BLOCK.sub(lambda m: m.group(1) + renderers[m["name"]]().rstrip("\n") + "\n" + m.group(4), text)
 
 
+def targets(repo: Path = REPO) -> dict[Path, str]:
+    """Every file this script writes, with its text: the guide and the exam papers with their keys."""
+    plan = plan_json(repo)
+    out = {GUIDE: render(GUIDE.read_text(encoding="utf-8"), repo, plan)}
+    _, papers = bank(plan)
+    out.update(question_bank.paper_files(papers, _requirements(plan)))
+    out[question_bank.EXAM_DIR / "scores-template.csv"] = scores_template(papers)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when docs/teacher-guide.md is out of date")
+    parser.add_argument("--check", action="store_true", help="exit 1 when the guide or a paper is out of date")
     args = parser.parse_args(argv)
-    text = GUIDE.read_text(encoding="utf-8")
     try:
-        new = render(text)
+        wanted = targets()
     except GuideError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    stale = [path for path, text in wanted.items()
+             if not path.exists() or path.read_text(encoding="utf-8") != text]
+    extra = sorted((set(question_bank.EXAM_DIR.glob("*.md")) | set(question_bank.EXAM_DIR.glob("*.csv"))) - set(wanted))
     if args.check:
-        if new != text:
-            print("docs/teacher-guide.md is out of date: run python docs/build_guide.py", file=sys.stderr)
+        if stale or extra:
+            print("out of date (run `make guide`):", *[str(p.relative_to(REPO)) for p in stale + extra],
+                  sep="\n  ", file=sys.stderr)
             return 1
         return 0
-    if new != text:
-        GUIDE.write_text(new, encoding="utf-8")
-        print("wrote docs/teacher-guide.md")
+    for path in extra:
+        path.unlink()
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(wanted[path], encoding="utf-8")
+        print(f"wrote {path.relative_to(REPO)}")
     return 0
 
 

@@ -1,6 +1,7 @@
 """The class report: one self-contained HTML page (Chinese and English) over grading outputs.
 
     python -m autograder report OUT [OUT ...] --out REPORT.html [--gradebook gradebook.db]
+        [--objectives docs/objectives.toml [--exam exam.csv] [--threshold 0.6]]
 
 Reads ``report.json`` of each ``OUT`` of ``python -m autograder grade`` (shards, or several
 assignments; ``grade`` also writes ``OUT/class_report.html`` itself) and shows, per assignment:
@@ -13,7 +14,9 @@ normalized solutions (``similarity`` fingerprints: groups, not pairs), errors an
 grading time with outliers; per assignment a sortable table of the students (score, each cell's
 result with its diagnosis, flags, a link to the feedback); across assignments a sortable student ×
 assignment table. Each diagnosis id is shown with its meaning from ``helpers/checks/diagnoses.py``;
-messages are shortened to whole sentences.
+messages are shortened to whole sentences. With ``--objectives`` the page ends with the
+course-objective attainment (课程目标达成度, :mod:`autograder.reports.attainment`), also written as
+``attainment.csv`` beside the page.
 
 Plots are matplotlib PNGs (the course's CJK font set-up, :func:`helpers.fonts.configure_fonts`)
 embedded as ``data:`` URIs; the page loads nothing from the network. It names students: it is
@@ -32,6 +35,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from autograder.reports import attainment
 from autograder.reports.report import write_atomic
 from helpers.checks.diagnoses import DIAGNOSES, GRADER_DIAGNOSES
 from helpers.fonts import configure_fonts
@@ -560,12 +564,24 @@ def _table_html(summary: dict, rows: list[dict]) -> list[str]:
     return out + ["</tbody></table>"]
 
 
-def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
-    """Write the class report of the grading outputs ``outs`` to ``dest``; returns the summary."""
+def build_report(outs, dest: Path, gradebook: Path | None = None, objectives: Path | None = None,
+                 exam: Path | None = None, threshold: float | None = None) -> dict:
+    """Write the class report of the grading outputs ``outs`` to ``dest``; returns the summary.
+
+    With ``objectives`` (and optionally the lecturer's ``exam`` CSV) it adds the course-objective
+    attainment (:mod:`autograder.reports.attainment`) and writes ``attainment.csv`` beside ``dest``.
+    """
     started = time.monotonic()
     dest = Path(dest) / REPORT_NAME if Path(dest).is_dir() else Path(dest)
     runs, rows = load_outputs(outs)
     manual = apply_gradebook(rows, gradebook) if gradebook else None
+    table = None
+    if objectives is not None:
+        goals, default = attainment.load_objectives(objectives)
+        table = attainment.compute(goals, rows, attainment.read_exam(exam) if exam else None,
+                                   default if threshold is None else threshold)
+    elif exam is not None or threshold is not None:
+        raise ValueError("--exam 与 --threshold 需要与 --objectives 一起使用 / --exam and --threshold need --objectives")
     summary = summarize(rows)
     links = _Links(rows, dest.resolve().parent)
     body = ["<h1>班级评分报告 Class grading report</h1>",
@@ -592,6 +608,9 @@ def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
             body += _assignment_html(name, a, links)
     if len(summary) > 1:
         body += _table_html(summary, rows)
+    if table is not None:
+        body += attainment.html_section(table, _e)
+        attainment.write_csv(dest.parent / attainment.CSV_NAME, table)
     page = ("<!DOCTYPE html><html lang=zh-CN><head><meta charset=utf-8>"
             "<meta name=viewport content='width=device-width, initial-scale=1'>"
             "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; img-src data:; "
@@ -601,4 +620,4 @@ def build_report(outs, dest: Path, gradebook: Path | None = None) -> dict:
     write_atomic(dest, page)
     os.chmod(dest, 0o600)  # every student's id and scores: the instructor's eyes only
     return {"summary": summary, "seconds": round(time.monotonic() - started, 3), "path": str(dest),
-            "manual": manual}
+            "manual": manual, "attainment": table}

@@ -81,7 +81,8 @@ def test_bad_sources_are_refused_with_a_clear_message(text, message):
 
 # A course of one source without sections: the plan has only the method, README.md only the plan markers.
 TINY_PLAN = ("[method]\nchars_per_minute = 200\nseconds_per_inline_formula = 2\nseconds_per_display_formula = 15\n"
-             "seconds_per_code_cell = 20\nseconds_per_figure = 45\nseconds_per_live_figure = 90\nquestion_minutes = 2\n")
+             "seconds_per_code_cell = 20\nseconds_per_figure = 45\nseconds_per_live_figure = 90\nquestion_minutes = 2\n"
+             "selfcheck_minutes = 3\n")
 
 
 def _tiny_course(tmp_path: Path) -> Path:

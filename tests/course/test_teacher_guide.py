@@ -41,10 +41,11 @@ def test_the_student_bundle_leaves_the_guide_out(tmp_path):
     files = [p for p in out.rglob("*") if p.is_file()]
     assert len(files) > 20 and (out / "release").is_dir()
     assert not [p for p in files if "teacher-guide" in p.name or "build_guide" in p.name]
-    # nor any copy of its text (the question bank's answers)
-    marker = "题库（附答案）"
-    leaked = [p for p in files if p.suffix in {".md", ".ipynb", ".txt", ".html", ".py"}
-              and marker in p.read_text(encoding="utf-8", errors="replace")]
+    # nor any copy of its text (the question bank's answers), the bank itself or the exam papers and keys
+    assert not [p for p in files if p.name in ("questions.toml", "objectives.toml") or p.parent.name == "exam"]
+    leaked = [p for p in files if p.suffix in {".md", ".ipynb", ".txt", ".html", ".py", ".toml"}
+              and any(marker in p.read_text(encoding="utf-8", errors="replace")
+                      for marker in ("题库（附答案）", "评分细则", "单元测验"))]
     assert not leaked, leaked
 
 
@@ -203,10 +204,107 @@ def test_q20_sequential_composition_budget():
 
 
 def test_q21_repeated_queries():
+    from scipy.stats import norm
+
+    from helpers.queries import danger_probability
+
     eps, k = 0.1, 100
     a = _answer(21)
     assert f"{k} × {eps:g} = {k * eps:g}" in a
-    assert _has(a, math.sqrt(2) / eps, 1) and _has(a, math.sqrt(2) / (eps * math.sqrt(k)), 2)
+    sd = math.sqrt(2) / (eps * math.sqrt(k))
+    assert _has(a, math.sqrt(2) / eps, 1) and _has(a, sd, 2)
+    # (3) the guide's own derivation: P(|mean noise| < 0.5), normal approximation and exact (Gamma integral)
+    assert _has(a, 2 * norm.cdf(0.5 / sd) - 1, 2) and _has(a, danger_probability(eps, k), 4)
+    assert _has(a, danger_probability(1.0, k), 4) and "较高概率" not in a
+
+
+def test_q39_q40_laplace_scale_and_tail():
+    a = _answer(39)
+    b = 2 / 0.4
+    assert f"b = Δf/ε = {b:g}" in a and f"2b² = {2 * b * b:g}" in a and _has(a, math.sqrt(2 * b * b), 2)
+    a = _answer(40)
+    assert "b = 2" in a and _has(a, math.exp(-4 / 2), 3)
+    eps = math.log(20) / 4
+    assert abs(math.exp(-4 * eps) - 0.05) < 1e-12 and _has(a, eps, 3)
+
+
+def test_q41_histogram_parallel_composition():
+    a = _answer(41)
+    assert "ℓ₁ 灵敏度为 1" in a and "Lap(2)" in a and _has(a, math.sqrt(2) * 1 / 0.5, 2)
+    assert _has(a, math.sqrt(2) * 5 / 0.5, 2) and "Lap(10)" in a
+
+
+def test_q42_exponential_mechanism():
+    from helpers.mechanisms import exponential_probabilities
+
+    a = _answer(42)
+    probs = exponential_probabilities([10, 9, 0], epsilon=2, sensitivity=1)
+    assert _has(a, probs[0], 3) and _has(a, probs[1], 3) and f"{probs[2]:.1e}".startswith("3.3e-05")
+    assert "3.3×10⁻⁵" in a
+
+
+def test_review_corrections_are_in_the_bank():
+    """issue 34 §3: Q5's relation, Q17's Apple ε, Q23's textbook example, Q25's sports, em-how's answer."""
+    assert "增删一条记录" in _question(5)
+    q17 = _question(17)
+    assert "每次上报" in q17 and "每天最多 16" in q17 and "每天的 ε 为 2～8" not in q17
+    q23 = _question(23)
+    assert "性别" in q23 and "男" in q23 and "吸烟" not in q23
+    q25 = _question(25)
+    assert "足球" in q25 and "价格" not in q25
+    assert "Aisha" in _question(8) and "Ming" not in _question(8)
+    assert "四个体育项目" in build_guide.NOTES["em-how"]["ask"] and "价格" not in build_guide.NOTES["em-how"]["ask"]
+    assert "Aisha" in build_guide.NOTES["attack"]["live"]
+    assert "边缘分布" not in build_guide.NOTES["synth-one-column"]["ask"]  # 4-hour material, on a core slide
+
+
+def test_every_question_is_tagged_and_course_only_ones_are_optional():
+    questions, _ = build_guide.bank(build_guide.plan_json())
+    requirements = {r["id"] for r in build_guide.plan_json()["requirements"]}
+    for q in questions:
+        assert q.path in ("2", "4", "选学") and q.difficulty in ("易", "中", "难"), q.id
+        assert q.requirements and set(q.requirements) <= requirements, q.id
+        block = _question(q.number)
+        assert f"〔{ {'2': '2 课时', '4': '4 课时', '选学': '选学'}[q.path]}｜" in block, q.id
+        if q.kind != "choice":
+            assert "评分细则" in block, q.id
+    by_id = {q.id: q for q in questions}
+    for course_only in ("Q15", "Q24", "Q27"):  # material only in optional sections or 选做 assignments
+        assert by_id[course_only].path == "选学"
+    assert by_id["Q26"].path == "4"  # the 4-hour path's local_frequency assignment
+
+
+def test_hidden_test_descriptions_are_not_the_old_fixed_parameters():
+    """Those parameters are drawn from the run's seed now (hidden_*_case in helpers/checks)."""
+    assert "Δ = 2、ε = 5" not in TEXT and "ε = 2、二维数组" not in TEXT
+    assert TEXT.count("本次评分的种子抽取") >= 3
+
+
+def test_scale_wrong_advice_avoids_log_of_zero():
+    from helpers.checks.diagnoses import DIAGNOSES
+
+    for text in (DIAGNOSES["laplace.scale_wrong"].advice_zh, DIAGNOSES["laplace.scale_wrong"].advice_en):
+        assert "ln(1 - u)" in text and "ln(1 - 2|u - 1/2|)" not in text
+    row = re.search(r"^\| `laplace\.scale_wrong` \|.*$", TEXT, re.M).group(0)
+    assert "ln(1 - u)" in row and "ln(1 - 2\\|u - 1/2\\|)" not in row
+
+
+def test_false_failure_totals_add_up():
+    """Per assignment: the stated total is the number of statistical check calls (1e-6 each)."""
+    cells = build_guide.graded_cells()
+    totals = {a: sum(r["tests"] for r in rows) for a, rows in cells.items()}
+    assert totals == {"laplace": 4, "exponential": 3, "randomized_response": 2, "private_mean": 8,
+                      "privacy_budget": 6, "local_frequency": 5}
+    for assignment, n in totals.items():
+        assert f"合计 ≤ {n}×10⁻⁶" in TEXT
+    assert "4×10⁻⁶。\n" not in TEXT.split("## 5.")[1].split("<!--")[0]  # the old "每个笔记本合计不超过 4×10⁻⁶"
+    assert "1.03×10⁻⁶～1.29×10⁻⁶" in TEXT and "渐近" in TEXT
+
+
+def test_build_refuses_a_stated_bound_that_disagrees_with_the_checks(monkeypatch):
+    monkeypatch.setattr(build_guide, "STATISTICAL", build_guide.STATISTICAL - {"check_grr_estimate_unbiased"})
+    with pytest.raises(build_guide.GuideError, match="test_estimate_values.*runs 0 statistical checks.*1e-6"):
+        build_guide.render_cells()
 
 
 def test_q22_randomized_response_p_and_epsilon():

@@ -118,9 +118,11 @@ CODE: dict[str, Diagnosis] = {
         "Use 1 - u, which lies in (0, 1]."),
     "laplace.log_of_negative": _D(
         "输出中有很多 nan：某个 ln(·) 的参数是负数（例如把 u - 1/2 写成了 u）。",
-        "检查每个对数的参数：ln(1 - 2|u - 1/2|) 需要 u - 1/2 ∈ [-1/2, 1/2)，rng.random() 给出的 u 在 [0, 1) 内。",
+        "检查每个对数的参数：ln(1 - 2|u - 1/2|) 需要 u - 1/2 ∈ [-1/2, 1/2)，rng.random() 给出的 u 在 [0, 1) 内；"
+        "u = 0 时这个参数恰为 0，更稳妥的写法是随机符号乘以 -b·ln(1 - u)。",
         "The output has many nan values: a logarithm got a negative argument (e.g. u written for u - 1/2).",
-        "Check every log's argument: ln(1 - 2|u - 1/2|) needs u - 1/2, while rng.random() gives u in [0, 1)."),
+        "Check every log's argument: ln(1 - 2|u - 1/2|) needs u - 1/2, while rng.random() gives u in [0, 1); "
+        "at u = 0 that argument is 0, so a random sign times -b·ln(1 - u) is safer."),
     "exponential.epsilon_zero_not_uniform": _D(
         "ε = 0 时指数机制没有在候选中均匀选择。",
         "ε = 0 合法：所有权重 e^0 = 1，均匀选择；不要除以 ε。",
@@ -153,9 +155,12 @@ CODE: dict[str, Diagnosis] = {
         "Each branch must have probability 1/2 and mirror the other."),
     "laplace.scale_wrong": _D(
         "测得的尺度与 b = Δf/ε 不符，且不像任何一种常见的写错。",
-        "重新推导：尺度 b = Δf/ε；逆变换为 x = -b·sgn(u - 1/2)·ln(1 - 2|u - 1/2|)。",
+        "重新推导：尺度 b = Δf/ε；噪声 = 随机符号 × 指数分布：x = s·(-b·ln(1 - u))，其中 u 来自 rng.random()，"
+        "取值 [0, 1)，1 - u 落在 (0, 1]，不会取到 ln 0；符号 s 由另一个均匀数决定（小于 1/2 取 -1，否则取 +1）。",
         "The measured scale differs from b = Δf/ε and matches no common mistake.",
-        "Re-derive: b = Δf/ε and the inverse CDF."),
+        "Re-derive: b = Δf/ε; noise = random sign × exponential: x = s·(-b·ln(1 - u)) with u from rng.random() "
+        "in [0, 1), so 1 - u is in (0, 1] and ln 0 never occurs; the sign s comes from a second uniform "
+        "(-1 below 1/2, else +1)."),
     "laplace.scale_inverted": _D(
         "尺度写成了 ε/Δf（或 1/b），分子分母颠倒。",
         "尺度 b = Δf/ε：ε 越小噪声越大，用这个直觉检查公式。",
