@@ -12,9 +12,11 @@ student versions of the graded notebooks; ``course/`` also holds the launcher,
 Never included: ``source/``, ``autograder/``, ``tests/``, gradebooks,
 submissions, feedback. :func:`find_secrets` scans a built bundle for
 nbgrader solution/hidden-test markers, for every solution block and every
-hidden-test block of ``source/`` (whitespace-insensitive), and for any
-hidden-test line inside the shipped notebooks; :func:`build_bundle` refuses
-to finish when it finds one.
+hidden-test block of ``source/`` (whitespace-insensitive), for any
+hidden-test line inside the shipped notebooks, and for the answers of the
+instructor's question bank (``docs/questions.toml``: every sentence of an
+answer of 25 characters or more); :func:`build_bundle` refuses to finish
+when it finds one.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -68,9 +71,24 @@ def secrets_of(source_root: Path) -> dict[str, list[str]]:
             "hidden": [b for b in hidden if _squash(b)], "hidden_lines": hidden_lines}
 
 
-def find_secrets(bundle: Path, source_root: Path) -> list[str]:
-    """Every place in ``bundle`` that shows a marker, a solution or a hidden test."""
+def answers_of(bank: Path) -> list[tuple[str, str]]:
+    """``(question id, sentence)`` for every sentence of 25 or more characters (whitespace removed)
+    of the answers in the question bank ``bank`` (docs/questions.toml); empty without one."""
+    if not Path(bank).is_file():
+        return []
+    found = []
+    for question in tomllib.loads(Path(bank).read_text(encoding="utf-8")).get("question", []):
+        for sentence in re.split(r"[。；;]", question.get("answer", "")):
+            if len(_squash(sentence)) >= 25:
+                found.append((question.get("id", "?"), _squash(sentence)))
+    return found
+
+
+def find_secrets(bundle: Path, source_root: Path, bank: Path | None = None) -> list[str]:
+    """Every place in ``bundle`` that shows a marker, a solution, a hidden test or a question
+    bank answer (``bank``: default ``docs/questions.toml`` beside ``source_root``)."""
     secrets = secrets_of(source_root)
+    answers = answers_of(bank or Path(source_root).parent / "docs" / "questions.toml")
     squashed_solutions = [_squash(b) for b in secrets["solutions"]]
     squashed_hidden = [_squash(b) for b in secrets["hidden"]]
     found = []
@@ -97,6 +115,7 @@ def find_secrets(bundle: Path, source_root: Path) -> list[str]:
         squashed = _squash(text)
         found += [f"{rel}: solution block {i}" for i, b in enumerate(squashed_solutions) if b in squashed]
         found += [f"{rel}: hidden test block {i}" for i, b in enumerate(squashed_hidden) if b in squashed]
+        found += [f"{rel}: answer of {qid} in the question bank" for qid, a in answers if a in squashed]
     return found
 
 

@@ -1124,6 +1124,10 @@ def test_student_bundle_has_no_solutions_or_hidden_tests(tmp_path):
     # The scan does find a leak when there is one.
     shutil.copy(next((REPO / "source").glob("*/*.ipynb")), out / "course" / "leak.ipynb")
     assert any("solution block" in p for p in bundle.find_secrets(out, REPO / "source"))
+    # ... and the question bank's answers (the guide's, for instructors only)
+    qid, sentence = bundle.answers_of(REPO / "docs" / "questions.toml")[0]
+    (out / "course" / "notes.md").write_text(f"我的笔记：{sentence}", encoding="utf-8")
+    assert f"course/notes.md: answer of {qid} in the question bank" in bundle.find_secrets(out, REPO / "source")
     zipped = bundle.build_bundle(tmp_path / "student.zip", course=REPO)
     assert zipped.suffix == ".zip" and zipped.stat().st_size > 0
 

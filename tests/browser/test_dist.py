@@ -53,6 +53,8 @@ def test_the_lecturer_pack_opens_offline_and_its_grader_imports_from_itself(pack
     assert sorted(p.stem for p in (top / "slides" / "pdf").glob("*.pdf")) == sorted(DECKS)
     guide = (top / "guide" / "teacher-guide.html").read_text(encoding="utf-8")
     assert "<table>" in guide and "教师指南" in guide
+    papers = {p.name for p in (top / "guide" / "exam").glob("*.html")}
+    assert {"2h-A.html", "2h-B.html", "4h-A-key.html", "4h-B-key.html"} <= papers, papers
     assert (top / "grader" / "source").is_dir() and (top / "grader" / "autograder" / "README.md").is_file()
     where = subprocess.run([sys.executable, "-c", "import autograder, helpers; print(autograder.__file__); "
                             "print(helpers.__file__)"], cwd=top / "grader", capture_output=True, text=True, check=True)
