@@ -36,7 +36,8 @@ HELPERS_LAYERS = (
     ("lectures", ("helpers.lectures",)),
 )
 AUTOGRADER_LAYERS = (
-    ("channel and readers", ("autograder.sandbox", "autograder.cells", "autograder.students", "autograder.astcheck")),
+    ("channel and readers", ("autograder.sandbox", "autograder.cells", "autograder.students", "autograder.astcheck",
+                             "autograder.hostcheck")),
     ("jail", ("autograder.jail",)),
     ("render and calls", ("autograder.render", "autograder.sanitize", "autograder.served", "autograder.standins",
                           "autograder.proxy")),
@@ -44,8 +45,8 @@ AUTOGRADER_LAYERS = (
     ("worker", ("autograder.worker",)),
     ("reports", ("autograder.reports",)),
     ("batch grader", ("autograder.grade",)),
-    ("entry points", ("autograder.nbgrader", "autograder.bundle", "autograder.bench", "autograder.__main__",
-                      "autograder")),
+    ("entry points", ("autograder.nbgrader", "autograder.bundle", "autograder.bench", "autograder.lms",
+                      "autograder.__main__", "autograder")),
 )
 
 
