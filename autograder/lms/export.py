@@ -41,11 +41,12 @@ import zipfile
 from datetime import datetime
 from pathlib import Path
 
-from autograder.lms.naming import SAFE_ID
 from autograder.lms.roster import columns, lms_number, read_roster, read_table
 from autograder.reports.report import csv_field, read_grades, write_atomic
 
 FORMATS = ("plain", "moodle", "canvas")
+#: Student ids that can start a file name: no path separator, no control character, no leading dot.
+FILE_SAFE = re.compile(r"^(?!\.)[^/\\\x00-\x1f\x7f]{1,100}$")
 
 
 def _number(value: float) -> str:
@@ -209,7 +210,7 @@ def export_grades(out, fmt: str, *, roster=None, submissions=None, column: str |
     for assignment in sorted({r["assignment"] for r in rows}):
         mine = [r for r in rows if r["assignment"] == assignment]
         imported = _manifest(submissions, assignment)
-        unsafe = [r["student"] for r in mine if not SAFE_ID.match(r["student"])]
+        unsafe = [r["student"] for r in mine if not FILE_SAFE.match(r["student"])]
         feedback = []
         for r in mine:
             if r["student"] not in unsafe:
