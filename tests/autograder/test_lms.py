@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import shutil
 import sys
@@ -384,3 +385,22 @@ def test_command_line_summary_and_usage_errors(tmp_path, notebooks, capsys):
         assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "unknown assignment 'nope'" in err and "(?P<id>" in err and "no grades.csv" in err
+
+
+def test_notebooks_without_nbgrader_ids_are_judged_by_their_name(tmp_path, notebooks):
+    bare = json.loads(notebooks["correct"])
+    for cell in bare["cells"]:
+        cell["metadata"].pop("nbgrader", None)  # pasted into a fresh notebook: the cell ids are gone
+    data = json.dumps(bare).encode()
+    folder = tmp_path / "download"
+    folder.mkdir()
+    (folder / "2024001_laplace.ipynb").write_bytes(data)
+    (folder / "2024002_exponential.ipynb").write_bytes(data)
+    (folder / "2024003_laplace.ipynb").write_bytes(b"not json")
+    manifest = import_submissions(folder, "laplace", tmp_path / "out")
+    got = {r["file"]: r for r in manifest["records"]}
+    assert got["2024001_laplace.ipynb"]["outcome"] == "placed"
+    assert "no nbgrader cell ids" in got["2024001_laplace.ipynb"]["detail"]
+    assert got["2024002_exponential.ipynb"]["outcome"] == "wrong assignment"
+    assert got["2024003_laplace.ipynb"]["outcome"] == "placed"
+    assert "not a Jupyter notebook" in got["2024003_laplace.ipynb"]["detail"]
