@@ -432,8 +432,7 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
         sweep_stale()  # cgroups and uid slots of graders killed by SIGKILL
         why = probe()
         if why:  # bilingual, with the routes that work (a Linux machine or WSL 2, or the class server)
-            raise ValueError(no_sandbox_message(why) + "\n(--no-sandbox runs student code with the grader's "
-                             "rights: only on a throw-away machine; every row then says unsandboxed)")
+            raise ValueError(no_sandbox_message(why))
     entries = [(s.student, s, s.refused) for s in list_submissions(submissions)]
     shard_kn = sharding.parse_shard(shard) if shard else None
     if shard_kn:

@@ -123,7 +123,8 @@ class _Walker:
         self.seen += 1
         if self.seen > MAX_MEMBERS:
             if self.seen == MAX_MEMBERS + 1:
-                self.problems.append(Problem(where, f"条目超过 {MAX_MEMBERS} 个，其余未读 / more than {MAX_MEMBERS} entries: the rest is not read"))
+                self.problems.append(Problem(where, f"条目超过 {MAX_MEMBERS} 个，其余未读 / more than {MAX_MEMBERS} "
+                                                    "entries: the rest is not read"))
             return False
         return True
 
@@ -132,14 +133,17 @@ class _Walker:
         name = parts[-1]
         lower = name.lower()
         if any(SYSTEM_FILES.match(p) for p in parts):
-            self.problems.append(Problem(where, "系统文件，已忽略 / system file (macOS/Windows/Jupyter), ignored", ignored=True))
+            self.problems.append(Problem(where, "系统文件，已忽略 / system file (macOS/Windows/Jupyter), ignored",
+                                         ignored=True))
         elif lower.endswith(".zip"):
             if depth >= MAX_DEPTH:
-                self.problems.append(Problem(where, f"压缩包嵌套超过 {MAX_DEPTH} 层，未打开 / zip nested more than {MAX_DEPTH} levels deep: not opened"))
+                self.problems.append(Problem(where, f"压缩包嵌套超过 {MAX_DEPTH} 层，未打开 / zip nested more than "
+                                                    f"{MAX_DEPTH} levels deep: not opened"))
                 return
             if self.nested_bytes + size > MAX_NESTED_TOTAL:
                 self.problems.append(Problem(where, f"内嵌压缩包合计超过 {MAX_NESTED_TOTAL >> 30} GiB，未打开 / "
-                                                    f"nested zips past {MAX_NESTED_TOTAL >> 30} GiB in all: not opened"))
+                                                    f"nested zips past {MAX_NESTED_TOTAL >> 30} GiB in all: "
+                                                    "not opened"))
                 return
             try:
                 data = _capped(opener, MAX_NESTED_BYTES, size)()

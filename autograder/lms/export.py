@@ -75,7 +75,8 @@ def _manifest(submissions: Path | None, assignment: str) -> dict[str, dict]:
 
 
 def _feedback(out: Path, dest: Path, student: str, assignment: str) -> list[Path]:
-    """Copy ``OUT/feedback/<student>/<assignment>/*.html`` to ``dest/feedback/<student>_<assignment>[_<nb>]_feedback.html``."""
+    """Copy ``OUT/feedback/<student>/<assignment>/*.html`` to
+    ``dest/feedback/<student>_<assignment>[_<nb>]_feedback.html``."""
     pages = sorted((out / "feedback" / student / assignment).glob("*.html"))
     copied = []
     for page in pages:

@@ -107,8 +107,9 @@ def identify(path: tuple[str, ...], assignments, pattern: re.Pattern | None = No
     """What the names along ``path`` (download top to file) say about whose file it is.
 
     The lecturer's pattern is tried on the file name, then on its folders outwards; then
-    Moodle's format the same way, then Canvas's (on the file name and on zips only). The uploaded name is the file's name without the
-    LMS's prefix (a Moodle flat name, a Canvas name) or the file's own name.
+    Moodle's format the same way, then Canvas's (on the file name and on zips only). The uploaded
+    name is the file's name without the LMS's prefix (a Moodle flat name, a Canvas name) or the
+    file's own name.
     """
     original = path[-1]
     found: dict = {}

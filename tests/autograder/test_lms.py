@@ -35,7 +35,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _notebook(assignment: str, tmp: Path, solutions: dict | None = None) -> bytes:
-    path = corpus.make_submission(assignment, solutions or {}, tmp / f"nb-{assignment}-{len(list(tmp.iterdir()))}.ipynb")
+    name = f"nb-{assignment}-{len(list(tmp.iterdir()))}.ipynb"
+    path = corpus.make_submission(assignment, solutions or {}, tmp / name)
     return path.read_bytes()
 
 
@@ -280,6 +281,7 @@ def test_grade_refuses_without_a_sandbox_and_names_the_routes(platform, system, 
                   "Grading on your own computer"):
         assert route in err, route
     assert err.index("沙箱") < err.index("sandbox"), "Chinese first"
+    assert err.strip().splitlines()[-1] == hostcheck.SUMMARY, "the Formgrader shows the last line only"
 
 
 def test_wsl1_and_missing_bubblewrap_messages(monkeypatch):
