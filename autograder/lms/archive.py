@@ -59,6 +59,8 @@ class Member:
     size: int
     mtime: float | None
     read: Callable[[], bytes] = field(repr=False)
+    #: the time is a zip's zone-less wall-clock time (read as UTC), not a real instant
+    wall_clock: bool = False
 
     @property
     def where(self) -> str:
@@ -128,7 +130,7 @@ class _Walker:
             return False
         return True
 
-    def _file(self, parts: tuple[str, ...], size: int, mtime, opener, depth: int) -> None:
+    def _file(self, parts: tuple[str, ...], size: int, mtime, opener, depth: int, in_zip: bool = True) -> None:
         where = "/".join(student_id(p) for p in parts)
         name = parts[-1]
         lower = name.lower()
@@ -157,7 +159,8 @@ class _Walker:
             self.problems.append(Problem(where, "只读取 .zip：请先解压，再导入解压后的文件夹 / archive format not read "
                                                 "(only .zip): unpack it and import the folder"))
         else:
-            self.members.append(Member(parts, size, mtime, _capped(opener, MAX_FILE_BYTES, size)))
+            self.members.append(Member(parts, size, mtime, _capped(opener, MAX_FILE_BYTES, size),
+                                       wall_clock=in_zip))
 
     def zip(self, archive: zipfile.ZipFile, prefix: tuple[str, ...], depth: int) -> None:
         for info in archive.infolist():
@@ -210,7 +213,7 @@ class _Walker:
                 elif not stat.S_ISREG(st.st_mode):
                     self.problems.append(Problem(where, "不是普通文件，已拒绝 / not a regular file: refused"))
                 else:
-                    self._file(parts, st.st_size, st.st_mtime, _file_opener(here / name), 0)
+                    self._file(parts, st.st_size, st.st_mtime, _file_opener(here / name), 0, in_zip=False)
 
 
 def _file_opener(path: Path):

@@ -39,7 +39,7 @@ import os
 import shutil
 import stat
 import tempfile
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.lms.archive import walk
@@ -111,8 +111,13 @@ def _write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def _when(seconds: float | None) -> str | None:
-    return None if seconds is None else datetime.fromtimestamp(seconds).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+def _when(seconds: float | None, wall_clock: bool) -> str | None:
+    """A time to the second: a zip's or an LMS name's zone-less time as written there, a file's in local time."""
+    if seconds is None:
+        return None
+    if wall_clock:
+        return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    return datetime.fromtimestamp(seconds).astimezone().strftime("%Y-%m-%d %H:%M:%S %z")
 
 
 def _candidates(members, specs, assignment, pattern, records):
@@ -314,7 +319,7 @@ def import_submissions(source, assignment: str, out, *, pattern: str | None = No
         ident, member = kept["ident"], kept["member"]
         row = dict(kept["base"], outcome="placed", student=student, how=kept["how"], late=ident.late,
                    notebook=f"{student}/{assignment}/{kept['notebook']}", sha256=kept["sha256"],
-                   time=_when(ident.time if ident.time is not None else member.mtime),
+                   time=_when(ident.time, True) if ident.time is not None else _when(member.mtime, member.wall_clock),
                    detail="; ".join(kept["notes"]) or None)
         placed.append(row)
         records.append(row)

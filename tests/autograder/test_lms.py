@@ -115,7 +115,17 @@ def test_wrong_assignment_is_told_by_cell_ids(notebooks):
     assert which_assignment({"intro", "setup", "explore"}, specs, "laplace") is None
 
 
-def test_moodle_download_is_laid_out_and_everything_is_accounted_for(tmp_path, notebooks):
+@pytest.fixture
+def shanghai_time(monkeypatch):
+    """The lecturer's clock in China (UTC+8), whatever the test machine's zone."""
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_moodle_download_is_laid_out_and_everything_is_accounted_for(tmp_path, notebooks, shanghai_time):
     download = moodle_zip(tmp_path / "moodle.zip", notebooks)
     out = tmp_path / "submitted"
     manifest = import_submissions(download, "laplace", out)
@@ -137,6 +147,8 @@ def test_moodle_download_is_laid_out_and_everything_is_accounted_for(tmp_path, n
     assert got["readme.txt"][0] == "not a notebook"
     with zipfile.ZipFile(download) as z:  # every entry once (the nested zip by its one member)
         assert len(manifest["records"]) == len(got) == len(z.namelist())
+    kept = next(r for r in manifest["placed"] if r["student"] == "1234568")
+    assert kept["time"] == "2026-11-21 09:00:00", "a zip's time is shown as the zip wrote it, to the second"
     older = next(r for r in manifest["records"] if r["outcome"] == "older copy")
     assert older["kept"].endswith("laplace (1).ipynb") and "older" in older["detail"]
     # exactly the grader's layout, under the name the assignment expects, and nothing else written
