@@ -14,7 +14,9 @@ Grades come from a process that never runs student code:
 * :mod:`autograder.students`, :mod:`autograder.sanitize`, :mod:`autograder.cells`,
   :mod:`autograder.render.feedback`, :mod:`autograder.reports.report` read submissions,
   render safe feedback and write the outputs; :mod:`autograder.astcheck`
-  notes suspicious code for the instructor (never points).
+  notes suspicious code for the instructor (never points);
+* :mod:`autograder.lms` brings an LMS's bulk download in and the grades back out, and
+  :mod:`autograder.hostcheck` says where the sandbox cannot run and what to do instead.
 
 See README.md in this folder for the threat model.
 """

@@ -1,7 +1,10 @@
-"""Command line: ``python -m autograder {grade,merge,report,bundle,dist,import-gradebook} ...`` (thin layer).
+"""Command line: ``python -m autograder {grade,merge,report,bundle,dist,import-gradebook,import-submissions,
+export-grades} ...`` (thin layer).
 
 Exit status: 0 when the batch completed (whatever the grades), 2 for usage
-errors (bad options, unknown assignment, missing folders).
+errors (bad options, unknown assignment, missing folders) and when this computer
+cannot sandbox student code (macOS, Windows, WSL 1, no bubblewrap: the message says
+what works instead, in Chinese and English).
 """
 
 from __future__ import annotations
@@ -76,7 +79,56 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--assignment", required=True, help="assignment name")
     i.add_argument("--out", required=True, type=Path, help="output folder of `grade`")
     i.add_argument("--course", required=True, type=Path, help="nbgrader course root holding gradebook.db")
+    s = sub.add_parser("import-submissions", help="an LMS's bulk download (Moodle, Canvas, 学习通 ...) -> "
+                                                  "DIR/<student>/<assignment>/<notebook>.ipynb")
+    s.add_argument("download", type=Path, help="the LMS's 'download all submissions' zip, or the folder it unpacked to")
+    s.add_argument("--assignment", required=True, help="assignment name (a folder of source/)")
+    s.add_argument("--out", required=True, type=Path, help="submissions folder to fill (grade's --submissions)")
+    s.add_argument("--pattern", default=None,
+                   help="regular expression with a group (?P<id>...) naming the student in a file or folder "
+                        "name, for LMSs other than Moodle and Canvas (optional groups: name, time)")
+    s.add_argument("--roster", type=Path, default=None,
+                   help="CSV mapping LMS accounts to student numbers: Moodle's grading worksheet, Canvas's "
+                        "gradebook export, or columns lms_id,学号")
+    s.add_argument("--course", type=Path, default=None, help="course root holding source/ (default: this repository)")
+
+    e = sub.add_parser("export-grades", help="grades and feedback of a grade run in the forms an LMS imports")
+    e.add_argument("out", type=Path, help="output folder of `grade` (holds grades.csv and feedback/)")
+    e.add_argument("--format", required=True, choices=("plain", "moodle", "canvas"),
+                   help="plain: 学号,成绩 (UTF-8 with BOM); moodle: grading worksheet; canvas: gradebook import")
+    e.add_argument("--roster", type=Path, default=None,
+                   help="Moodle: the grading worksheet downloaded from the assignment (filled in); Canvas: the "
+                        "gradebook export (names, ids, sections)")
+    e.add_argument("--submissions", type=Path, default=None,
+                   help="the folder import-submissions filled (its manifest maps students to LMS accounts)")
+    e.add_argument("--column", default=None, help="Canvas: the assignment's column title, e.g. 'laplace (12345)'")
+    e.add_argument("--points", type=float, default=None,
+                   help="the LMS assignment's maximum points: scores are rescaled to it (default: as graded)")
     return parser
+
+
+#: Outcomes of import-submissions, in the order the summary lists them, with their Chinese names.
+OUTCOMES = {"placed": "已放置", "older copy": "旧版本（保留了最新的）", "wrong assignment": "其他作业的笔记本",
+            "not placed": "无法确定是谁的", "not a notebook": "不是笔记本", "refused": "拒绝读取", "ignored": "系统文件"}
+
+
+def _import_summary(manifest: dict) -> str:
+    counts = manifest["counts"]
+    order = [k for k in OUTCOMES if k in counts] + sorted(set(counts) - set(OUTCOMES))
+    lines = [f"{manifest['assignment']}: " + "，".join(f"{OUTCOMES.get(k, k)} {counts[k]}" for k in order)
+             + " / " + ", ".join(f"{k} {counts[k]}" for k in order)]
+    for record in sorted(manifest["records"], key=lambda r: (order.index(r["outcome"]), r["file"])):
+        if record["outcome"] != "placed" or record.get("detail"):
+            lines.append(f"  [{OUTCOMES.get(record['outcome'], '')} {record['outcome']}] {record['file']}"
+                         + (f" -> {record['student']}" if record.get("student") else "")
+                         + (f": {record['detail']}" if record.get("detail") else ""))
+    by_lms_id = sorted(r["student"] for r in manifest["placed"] if r.get("how") in ("moodle id", "canvas id"))
+    if by_lms_id:
+        lines.append(f"  {len(by_lms_id)} 份按学习平台的账号编号放置（Moodle 的参与者编号每个作业不同）：用 --roster "
+                     "给出该作业的评分工作表或成绩册导出，可换成学号 / placed under the LMS's account number "
+                     "(Moodle's participant ids differ per assignment): give --roster (the grading worksheet or "
+                     f"gradebook export) to use student numbers: {', '.join(by_lms_id)}")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
@@ -86,6 +138,13 @@ def main(argv=None) -> int:
     # take seconds to import, and --help or a merge needs none of them).
     try:
         if args.command == "grade":
+            if not args.no_sandbox:
+                from autograder.hostcheck import platform_problem
+
+                problem = platform_problem()
+                if problem:  # before importing the grader: it needs Linux-only modules
+                    print(problem, file=sys.stderr)
+                    return 2
             from autograder.grade import grade
 
             grade(assignment=args.assignment, submissions=args.submissions, out=args.out,
@@ -126,6 +185,27 @@ def main(argv=None) -> int:
             for r in import_results(args.course, args.out, args.assignment):
                 print(f"{r['student']}: {r['score']:g} in the gradebook (grades.csv {r['expected']:g}); "
                       f"autograded notebook from {r['autograded']}; {r['feedback']} feedback file(s)")
+        elif args.command == "import-submissions":
+            from autograder.lms.importer import import_submissions
+
+            manifest = import_submissions(args.download, args.assignment, args.out, pattern=args.pattern,
+                                          roster=args.roster, course=args.course)
+            print(_import_summary(manifest), file=sys.stderr)
+            print(f"清单 / manifest: {args.out / f'import_{args.assignment}.csv'}", file=sys.stderr)
+        elif args.command == "export-grades":
+            from autograder.lms.export import export_grades
+
+            for summary in export_grades(args.out, args.format, roster=args.roster, submissions=args.submissions,
+                                         column=args.column, points=args.points):
+                print(f"{summary['assignment']}: 成绩 / grades {summary['grades']}; "
+                      f"反馈 / feedback pages {len(summary['feedback'])} in {args.out / 'lms' / 'feedback'}",
+                      file=sys.stderr)
+                if summary["unmatched"]:
+                    print(f"  未写入（不知道学习平台账号）/ not written (no LMS account known): "
+                          f"{', '.join(summary['unmatched'])}", file=sys.stderr)
+                if summary["errors"]:
+                    print(f"  评分出错的行（按已通过的测试给分）/ rows with grading errors (scored by the tests "
+                          f"that ran): {', '.join(summary['errors'])}", file=sys.stderr)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     return 0

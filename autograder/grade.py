@@ -33,6 +33,7 @@ from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
 
+from autograder.hostcheck import no_sandbox_message
 from autograder.jail import WALL_FACTOR, WALL_SLACK, isolation, probe, remove_left_by, sweep_stale
 from autograder.reports import report, shard as sharding
 from autograder.scorer import DIAGNOSIS
@@ -430,11 +431,8 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     if sandbox:
         sweep_stale()  # cgroups and uid slots of graders killed by SIGKILL
         why = probe()
-        if why:
-            raise ValueError(f"{why}. Student code must run in a sandbox: install bubblewrap "
-                             "(Debian/Ubuntu: apt-get install bubblewrap) on a Linux machine with user "
-                             "namespaces or run as root; or pass --no-sandbox to run student code with the "
-                             "grader's rights (only on a throw-away machine; every row then says unsandboxed)")
+        if why:  # bilingual, with the routes that work (a Linux machine or WSL 2, or the class server)
+            raise ValueError(no_sandbox_message(why))
     entries = [(s.student, s, s.refused) for s in list_submissions(submissions)]
     shard_kn = sharding.parse_shard(shard) if shard else None
     if shard_kn:

@@ -37,7 +37,7 @@ HELPERS_LAYERS = (
 )
 AUTOGRADER_LAYERS = (
     ("channel and readers", ("autograder.sandbox", "autograder.cells", "autograder.students", "autograder.astcheck",
-                             "autograder.corpus")),
+                             "autograder.corpus", "autograder.hostcheck")),
     ("jail", ("autograder.jail",)),
     ("render and calls", ("autograder.render", "autograder.sanitize", "autograder.served", "autograder.standins",
                           "autograder.proxy")),
@@ -45,8 +45,8 @@ AUTOGRADER_LAYERS = (
     ("worker", ("autograder.worker",)),
     ("reports", ("autograder.reports",)),
     ("batch grader", ("autograder.grade",)),
-    ("entry points", ("autograder.nbgrader", "autograder.bundle", "autograder.dist", "autograder.bench", "autograder.__main__",
-                      "autograder")),
+    ("entry points", ("autograder.nbgrader", "autograder.bundle", "autograder.dist", "autograder.bench",
+                      "autograder.lms", "autograder.__main__", "autograder")),
 )
 
 
