@@ -70,7 +70,13 @@ VENDOR = {
     "katex/dist/katex.min.js": "katex/katex.min.js",
     "katex/dist/fonts": "katex/fonts",
 }
-_FIGURE = re.compile(r"^!\[(?P<alt>[^\]]*)\]\(figure (?P<n>\d+)\)\s*$")
+# A caption may hold brackets ("灰色区域是 $[-b, b]$"): the caption runs to the last "](figure N)".
+_FIGURE = re.compile(r"^!\[(?P<alt>.*)\]\(figure (?P<n>\d+)\)\s*$")
+# Markdown a slide must not show as text once rendered (an image or link that did not parse, bold
+# left as stars, a heading marker at the start of a line).
+_RAW_MARKDOWN = re.compile(r"!\[|\]\(|\*\*|__|(?:^|\n)[ \t]*#{1,6}[ \t]")
+# What a slide shows as text: the HTML without its math (kept for KaTeX), code, tags and notes.
+_NOT_TEXT = re.compile(r'<span class="tex"[^>]*>.*?</span>|<code>.*?</code>|<aside class="notes">.*?</aside>', re.S)
 _MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?!\$)(?P<inline>.+?)(?<![\\$])\$", re.S)
 
 
@@ -127,6 +133,10 @@ def parse_slides(text: str, name: str) -> dict[str, list[Slide]]:
             if len(lines) > 7:
                 raise SlideError(f"{name}:{s.line}: slide {s.title!r} has {len(lines)} lines; a slide holds "
                                  "at most 7 short lines (put the rest in the speaker notes after '???')")
+            if not lines and not s.figure:
+                raise SlideError(f"{name}:{s.line}: slide {s.title!r} is empty: give it a few short lines or a figure")
+            if not any(l.strip() for l in s.notes):
+                raise SlideError(f"{name}:{s.line}: slide {s.title!r} has no speaker notes (write them after '???')")
     return out
 
 
@@ -277,7 +287,22 @@ def _markdown(lines: list[str]) -> str:
 
 
 def _inline(text: str) -> str:
-    return re.sub(r"^<p>(.*)</p>\s*$", r"\1", _markdown([text]), flags=re.S)
+    """One line of Markdown as inline HTML.  A line that Markdown would read as a block (a numbered
+    section heading "1. 单列合成…" is an ordered list, "- x" a bullet, "# x" a heading) is escaped
+    first: a title, crumb or list item shows its text as written."""
+    text = re.sub(r"^(\s*)(\d+)([.)])(\s)", r"\1\2\\\3\4", text)
+    text = re.sub(r"^(\s*)([-+*>#])", r"\1\\\2", text)
+    rendered = re.sub(r"^<p>(.*)</p>\s*$", r"\1", _markdown([text]), flags=re.S)
+    if re.search(r"<(?:p|ol|ul|li|h\d|blockquote|pre)\b", rendered):
+        raise SlideError(f"one line of slide text {text!r} renders as a block: {rendered[:80]!r}")
+    return rendered
+
+
+def raw_markdown(fragment: str) -> list[str]:
+    """The Markdown that a rendered slide (or speaker-notes) fragment still shows as text:
+    ``![``, ``](``, ``**``, ``__``, a heading ``#`` at the start of a line; math and code do not count."""
+    text = html.unescape(re.sub(r"<[^>]+>", "\n", _NOT_TEXT.sub(" ", fragment)))
+    return [text[max(0, m.start() - 20):m.end() + 20].strip().replace("\n", " ") for m in _RAW_MARKDOWN.finditer(text)]
 
 
 def _section_html(title: str, body: str, notes: str, crumb: str = "", classes: str = "") -> str:
@@ -287,14 +312,6 @@ def _section_html(title: str, body: str, notes: str, crumb: str = "", classes: s
             f'<div class="body">{body}</div>{aside}</section>')
 
 
-ASSIGNMENT_ZH = {
-    "laplace": "拉普拉斯噪声与拉普拉斯机制",
-    "exponential": "指数机制（表 6-4）",
-    "randomized_response": "随机响应：扰动与校正",
-    "private_mean": "私有均值：截断、灵敏度、预算分配",
-    "privacy_budget": "隐私预算的记账与重复查询平均攻击",
-    "local_frequency": "本地差分隐私的频率估计",
-}
 
 
 def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]]],
@@ -330,8 +347,13 @@ def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]
                 classes = "figure"
             else:
                 body, classes = _markdown(slide.body), ""
+            raw = raw_markdown(f"<h2>{_inline(slide.title)}</h2>{body}{notes}")
+            if raw:
+                raise SlideError(f"course/_src/slides/{s.stem}.md:{slide.line}: slide {slide.title!r} would show "
+                                 f"raw Markdown: {raw[:3]}")
             parts.append(_section_html(slide.title, body, notes, crumb, classes))
-    homework = "".join(f"<li><code>{a}</code>：{ASSIGNMENT_ZH.get(a, a)}</li>" for a in meeting.assignments)
+    titles = {a["name"]: a["zh"] for a in course_build.load_assignments()["assignment"]}  # as course/README.md
+    homework = "".join(f"<li><code>{a}</code>：{_inline(titles[a])}</li>" for a in meeting.assignments)
     optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"]
     self_study = "".join(f"<li>{_inline(x.zh)}</li>" for x in optional[:5])
     body = ""
@@ -343,6 +365,9 @@ def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]
         body += f"<p>下次课：第 {meeting.number + 1} 次课</p>"
     parts.append(_section_html("课后", body or "<p>本章结束。</p>",
                                "提醒学生：讲义笔记本可以从头到尾运行，带滑块的图可以自己拖动；选学部分不在考试范围内，除非另行说明。"))
+    for part in parts:  # the generated slides too (agenda, 课后): nothing a projector would show raw
+        if raw_markdown(part):
+            raise SlideError(f"deck {path['id']}-{meeting.number}: a slide would show raw Markdown: {raw_markdown(part)[:3]}")
     return f"""<!doctype html>
 <html lang="zh-CN">
 <head>
