@@ -179,6 +179,46 @@ def load_sources() -> tuple[object, dict[str, dict[str, list[Slide]]]]:
 
 # --------------------------------------------------------------------------- figures
 
+#: A figure slide's picture area (CSS px of the 1280 x 720 slide, slides/deck.css) and the figure size
+#: that fills it: about 110 px per inch, so a 17 pt label is 26 px on the projected slide.
+FIGURE_BOX = (1220, 540)
+FIGURE_INCHES = {"wide": (11.0, 4.9), "height": 4.9}
+MIN_POINTS = 17  # the smallest text of a slide figure: 17 pt x 110 px/in / 72 = 26 px >= 24 px
+SLIDE_DPI = 220  # 2x the slide's 110 px per inch: sharp on a 1080p projector
+SLIDE_RC = {"font.size": MIN_POINTS, "axes.titlesize": MIN_POINTS + 2, "axes.labelsize": MIN_POINTS,
+            "xtick.labelsize": MIN_POINTS, "ytick.labelsize": MIN_POINTS, "legend.fontsize": MIN_POINTS,
+            "figure.titlesize": MIN_POINTS + 3, "lines.linewidth": 2.2}
+
+
+def slide_png(fig, path: Path) -> None:
+    """Save a lecture figure at slide size: resized to fill :data:`FIGURE_BOX` (a wide figure to
+    11 x 4.9 in, a narrower one to 4.9 in high at its own aspect), every text at least
+    :data:`MIN_POINTS`, laid out again, at :data:`SLIDE_DPI`.  A slider figure's animated artists
+    (drawn by blitting in the notebook) are drawn as ordinary ones."""
+    from matplotlib.text import Text
+
+    for artist in fig.findobj():
+        if artist.get_animated():
+            artist.set_animated(False)
+    for ax in fig.axes:
+        ax.tick_params(labelsize=MIN_POINTS)
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < MIN_POINTS:
+            text.set_fontsize(MIN_POINTS)
+    width, height = fig.get_size_inches()
+    box_aspect = FIGURE_BOX[0] / FIGURE_BOX[1]
+    if width / height >= 0.8 * box_aspect:
+        fig.set_size_inches(*FIGURE_INCHES["wide"])
+    else:
+        high = FIGURE_INCHES["height"]
+        fig.set_size_inches(min(FIGURE_INCHES["wide"][0], max(high * width / height * 1.15, 6.5)), high)
+    try:
+        fig.set_layout_engine("constrained")
+    except RuntimeError:  # a layout the figure cannot switch to: fall back to cropping
+        pass
+    fig.savefig(path, dpi=SLIDE_DPI, bbox_inches="tight", pad_inches=0.08)
+
+
 def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[str, list[str]]:
     """Run the Chinese notebook ``stem``'s code cells headless; save every figure it shows.
 
@@ -196,7 +236,9 @@ def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[s
     import matplotlib.pyplot as plt
 
     sys.path.insert(0, str(ROOT))
-    from helpers.lectures.widgets import LiveFigure, png_bytes
+    from helpers.lectures.widgets import LiveFigure
+
+    matplotlib.rcParams.update(SLIDE_RC)
 
     parsed = course_build.parse_all()
     plan = course_build.load_plan(parsed)
@@ -204,18 +246,15 @@ def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[s
     figures: dict[str, list[str]] = {}
     current = {"section": "intro"}
 
-    def save(data: bytes | None, fig=None) -> None:
+    def save(fig) -> None:
         sid = current["section"]
         name = f"{stem}--{sid}--{len(figures.setdefault(sid, [])) + 1}.png"
-        if fig is not None:
-            fig.savefig(out_dir / name, dpi=110, bbox_inches="tight")  # as the inline backend shows it
-        else:
-            (out_dir / name).write_bytes(data)
+        slide_png(fig, out_dir / name)
         figures[sid].append(name)
 
     def show(*_args, **_kwargs) -> None:
         for number in plt.get_fignums():
-            save(None, plt.figure(number))
+            save(plt.figure(number))
         plt.close("all")
 
     plt.show = show
@@ -240,7 +279,7 @@ def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[s
         for value in list(namespace.values()):
             if isinstance(value, LiveFigure) and id(value) not in seen:
                 seen.add(id(value))
-                save(png_bytes(value.fig))
+                save(value.fig)
         show()
     return figures
 
