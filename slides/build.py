@@ -429,7 +429,10 @@ def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]
 <script>
 for (const el of document.querySelectorAll('.tex')) {{
   try {{
-    katex.render(el.textContent, el, {{displayMode: el.dataset.display === '1', output: 'html', throwOnError: true}});
+    // the speaker view (notes.js) copies the notes' HTML into a window without KaTeX's stylesheet:
+    // MathML, which Chromium, Firefox and Safari draw themselves, keeps a superscript raised there
+    const output = el.closest('aside.notes') ? 'mathml' : 'html';
+    katex.render(el.textContent, el, {{displayMode: el.dataset.display === '1', output, throwOnError: true}});
   }} catch (error) {{ el.dataset.error = String(error); el.classList.add('tex-error'); }}
 }}
 Reveal.initialize({{width: 1280, height: 720, margin: 0.04, hash: true, transition: 'none',
