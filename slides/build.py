@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Build one offline reveal.js deck per class meeting of each teaching path (``make slides``).
 
-    python slides/build.py                 # write slides/html/ (index.html and one deck per meeting)
+    python slides/build.py                 # write slides/html/ (index.html, one deck per meeting, each
+                                           # also as an editable .pptx: slides/pptx_deck.py)
     python slides/build.py --check-sources # only check the slide sources against the plan (fast)
 
 What goes in a deck comes from three places, and nothing is typed twice:
@@ -57,6 +58,10 @@ course_build = importlib.util.module_from_spec(_spec)
 sys.modules["course_build"] = course_build
 _spec.loader.exec_module(course_build)
 teaching_plan = course_build.teaching_plan
+_spec = importlib.util.spec_from_file_location("slides_pptx_deck", ROOT / "slides" / "pptx_deck.py")
+pptx_deck = importlib.util.module_from_spec(_spec)
+sys.modules["slides_pptx_deck"] = pptx_deck
+_spec.loader.exec_module(pptx_deck)
 
 #: The vendored files a deck loads (source in node_modules -> path under html/vendor).
 VENDOR = {
@@ -325,12 +330,17 @@ def _markdown(lines: list[str]) -> str:
     return re.sub(r"\x00(\d+)\x00", lambda m: maths[int(m[1])], rendered)
 
 
+def _escape_block(text: str) -> str:
+    """``text`` with a leading block marker escaped (``1\\.``, ``\\-``, ``\\#``): Markdown keeps it as text."""
+    text = re.sub(r"^(\s*)(\d+)([.)])(\s)", r"\1\2\\\3\4", text)
+    return re.sub(r"^(\s*)([-+*>#])", r"\1\\\2", text)
+
+
 def _inline(text: str) -> str:
     """One line of Markdown as inline HTML.  A line that Markdown would read as a block (a numbered
     section heading "1. 单列合成…" is an ordered list, "- x" a bullet, "# x" a heading) is escaped
     first: a title, crumb or list item shows its text as written."""
-    text = re.sub(r"^(\s*)(\d+)([.)])(\s)", r"\1\2\\\3\4", text)
-    text = re.sub(r"^(\s*)([-+*>#])", r"\1\\\2", text)
+    text = _escape_block(text)
     rendered = re.sub(r"^<p>(.*)</p>\s*$", r"\1", _markdown([text]), flags=re.S)
     if re.search(r"<(?:p|ol|ul|li|h\d|blockquote|pre)\b", rendered):
         raise SlideError(f"one line of slide text {text!r} renders as a block: {rendered[:80]!r}")
@@ -353,35 +363,55 @@ def _section_html(title: str, body: str, notes: str, crumb: str = "", classes: s
 
 
 
-def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]]],
-              figures: dict[str, dict[str, list[str]]]) -> str:
-    """One class meeting's deck (a complete HTML page)."""
+@dataclass
+class Page:
+    """One slide of a deck, as both writers (HTML here, PowerPoint in slides/pptx.py) need it: the
+    Markdown it comes from and the HTML it renders to."""
+    title: str                      # Markdown (one line)
+    html: str                       # the complete <section>
+    lines: list[str]                # the body as Markdown lines (empty for a figure slide)
+    notes: list[str]                # the speaker notes as Markdown lines
+    crumb: str = ""                 # plain text: notebook · section
+    figure: str | None = None       # the PNG's file name under figures/
+    caption: str = ""               # Markdown (one line)
+    kind: str = ""                  # "title" for the title slide
+
+
+def deck_pages(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]]],
+               figures: dict[str, dict[str, list[str]]]) -> list[Page]:
+    """One class meeting's slides, in order: title, 本次课, every section's slides, 课后."""
     count = len(plan.meetings[path["id"]])
-    title = f"差分隐私 · {path['zh']} · 第 {meeting.number} 次课"
-    parts = []
-    notebooks = "、".join(f"{stem}" for stem in meeting.stems)
-    parts.append(
-        f'<section class="title"><h1>差分隐私</h1><h3>{path["zh"]}方案 · 第 {meeting.number} 次课（共 {count} 次）</h3>'
+    pages = []
+    notebooks = "、".join(meeting.stems)
+    subtitle = f"{path['zh']}方案 · 第 {meeting.number} 次课（共 {count} 次）"
+    notes = (f"本次课按教学计划（course/_src/plan.toml）约 {meeting.minutes} 分钟；"
+             "每一节的分钟数写在各节第一张幻灯片的讲稿开头。按 S 键打开讲稿视图。")
+    pages.append(Page("差分隐私", (
+        f'<section class="title"><h1>差分隐私</h1><h3>{subtitle}</h3>'
         f'<p>讲义：{html.escape(notebooks)}</p><p class="small">约 {meeting.minutes} 分钟 · 每次课 45 分钟</p>'
-        f'<aside class="notes">本次课按教学计划（course/_src/plan.toml）约 {meeting.minutes} 分钟；'
-        f'每一节的分钟数写在各节第一张幻灯片的讲稿开头。按 S 键打开讲稿视图。</aside></section>')
-    agenda = "".join(f"<li>{_inline(s.zh)} <span class=\"min\">{s.minutes} 分钟</span></li>"
-                     for s in meeting.sections if s.minutes)
-    parts.append(_section_html("本次课", f"<ol class=\"agenda\">{agenda}</ol>",
-                               "开场时用一两句话说明本次课要回答的问题。"))
+        f'<aside class="notes">{notes}</aside></section>'),
+        [subtitle, f"讲义：{notebooks}", f"约 {meeting.minutes} 分钟 · 每次课 45 分钟"], [notes], kind="title"))
+    agenda = [s for s in meeting.sections if s.minutes]
+    notes = "开场时用一两句话说明本次课要回答的问题。"
+    items = "".join(f"<li>{_inline(s.zh)} <span class=\"min\">{s.minutes} 分钟</span></li>" for s in agenda)
+    pages.append(Page("本次课", _section_html("本次课", f"<ol class=\"agenda\">{items}</ol>", notes),
+                      [f"{n}\\. {s.zh}（{s.minutes} 分钟）" for n, s in enumerate(agenda, start=1)], [notes]))
     for s in meeting.sections:
         crumb = f"{html.escape(s.stem)} · {_inline(s.zh)}"
         for i, slide in enumerate(slides[s.stem][s.id]):
-            notes = _markdown(slide.notes)
+            notes_md = list(slide.notes)
             if i == 0:
-                notes = f"<p>【{_inline(s.zh)} · 约 {s.minutes} 分钟 · 笔记本 {s.stem}.ipynb】</p>" + notes
+                notes_md = [f"【{s.zh} · 约 {s.minutes} 分钟 · 笔记本 {s.stem}.ipynb】", ""] + notes_md
+            notes = _markdown(notes_md)
+            figure, caption = None, ""
             if slide.figure:
                 number, caption = slide.figure
                 shown = figures.get(s.stem, {}).get(s.id, [])
                 if number > len(shown):
                     raise SlideError(f"course/_src/slides/{s.stem}.md:{slide.line}: figure {number} of section "
                                      f"{s.id!r}, but its code shows {len(shown)} figure(s)")
-                body = (f'<figure><img src="figures/{shown[number - 1]}" alt="{html.escape(caption)}">'
+                figure = shown[number - 1]
+                body = (f'<figure><img src="figures/{figure}" alt="{html.escape(caption)}">'
                         f"<figcaption>{_inline(caption)}</figcaption></figure>")
                 classes = "figure"
             else:
@@ -390,23 +420,36 @@ def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]
             if raw:
                 raise SlideError(f"course/_src/slides/{s.stem}.md:{slide.line}: slide {slide.title!r} would show "
                                  f"raw Markdown: {raw[:3]}")
-            parts.append(_section_html(slide.title, body, notes, crumb, classes))
+            pages.append(Page(slide.title, _section_html(slide.title, body, notes, crumb, classes),
+                              [] if figure else list(slide.body), notes_md, f"{s.stem} · {s.zh}", figure, caption))
     titles = {a["name"]: a["zh"] for a in course_build.load_assignments()["assignment"]}  # as course/README.md
-    homework = "".join(f"<li><code>{a}</code>：{_inline(titles[a])}</li>" for a in meeting.assignments)
-    optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"]
-    self_study = "".join(f"<li>{_inline(x.zh)}</li>" for x in optional[:5])
-    body = ""
-    if homework:
-        body += f"<p>作业（在 Nbgrader ▸ Assignment List 中获取）：</p><ul>{homework}</ul>"
-    if self_study:
-        body += f"<p>选学（课后自学，标题带【选学】）：</p><ul class=\"small\">{self_study}</ul>"
+    optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"][:5]
+    body, lines = "", []
+    if meeting.assignments:
+        items = "".join(f"<li><code>{a}</code>：{_inline(titles[a])}</li>" for a in meeting.assignments)
+        body += f"<p>作业（在 Nbgrader ▸ Assignment List 中获取）：</p><ul>{items}</ul>"
+        lines += ["作业（在 Nbgrader ▸ Assignment List 中获取）："] + [f"- `{a}`：{titles[a]}" for a in meeting.assignments]
+    if optional:
+        items = "".join(f"<li>{_inline(x.zh)}</li>" for x in optional)
+        body += f"<p>选学（课后自学，标题带【选学】）：</p><ul class=\"small\">{items}</ul>"
+        lines += ["选学（课后自学，标题带【选学】）："] + [f"- {_escape_block(x.zh)}" for x in optional]
     if meeting.number < count:
         body += f"<p>下次课：第 {meeting.number + 1} 次课</p>"
-    parts.append(_section_html("课后", body or "<p>本章结束。</p>",
-                               "提醒学生：讲义笔记本可以从头到尾运行，带滑块的图可以自己拖动；选学部分不在考试范围内，除非另行说明。"))
-    for part in parts:  # the generated slides too (agenda, 课后): nothing a projector would show raw
-        if raw_markdown(part):
-            raise SlideError(f"deck {path['id']}-{meeting.number}: a slide would show raw Markdown: {raw_markdown(part)[:3]}")
+        lines.append(f"下次课：第 {meeting.number + 1} 次课")
+    notes = "提醒学生：讲义笔记本可以从头到尾运行，带滑块的图可以自己拖动；选学部分不在考试范围内，除非另行说明。"
+    pages.append(Page("课后", _section_html("课后", body or "<p>本章结束。</p>", notes), lines or ["本章结束。"], [notes]))
+    for page in pages:  # the generated slides too (agenda, 课后): nothing a projector would show raw
+        if raw_markdown(page.html):
+            raise SlideError(f"deck {path['id']}-{meeting.number}: a slide would show raw Markdown: "
+                             f"{raw_markdown(page.html)[:3]}")
+    return pages
+
+
+def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]]],
+              figures: dict[str, dict[str, list[str]]], pages: list[Page] | None = None) -> str:
+    """One class meeting's deck (a complete HTML page)."""
+    title = f"差分隐私 · {path['zh']} · 第 {meeting.number} 次课"
+    parts = [page.html for page in pages or deck_pages(plan, path, meeting, slides, figures)]
     return f"""<!doctype html>
 <html lang="zh-CN">
 <head>
@@ -448,13 +491,15 @@ def index_html(plan) -> str:
     for path in plan.paths:
         items = "".join(
             f'<li><a href="{path["id"]}-{m.number}.html">第 {m.number} 次课</a>：'
-            f'{html.escape("、".join(m.stems))}（约 {m.minutes} 分钟）</li>' for m in plan.meetings[path["id"]])
+            f'{html.escape("、".join(m.stems))}（约 {m.minutes} 分钟）'
+            f'<a class="pptx" href="{path["id"]}-{m.number}.pptx">PowerPoint</a></li>' for m in plan.meetings[path["id"]])
         rows.append(f"<h2>{path['zh']}方案（共 {sum(m.minutes for m in plan.meetings[path['id']])} 分钟）</h2><ul>{items}</ul>")
     return f"""<!doctype html>
 <html lang="zh-CN"><head><meta charset="utf-8"><title>差分隐私 · 课堂幻灯片</title>
 <link rel="stylesheet" href="deck.css"></head>
 <body class="index"><h1>差分隐私 · 课堂幻灯片</h1>
-<p>每次课一套幻灯片（reveal.js，离线可用）。放映时按 F 全屏，按 S 打开讲稿视图，按 Esc 看全部幻灯片。</p>
+<p>每次课一套幻灯片（reveal.js，离线可用）。放映时按 F 全屏，按 S 打开讲稿视图，按 Esc 看全部幻灯片。
+每套幻灯片也有可编辑的 PowerPoint 文件（.pptx，PowerPoint、WPS 演示都能打开），内容、图和讲稿相同；公式写成文本，需要时可用公式编辑器重排。</p>
 {''.join(rows)}
 </body></html>
 """
@@ -489,8 +534,10 @@ def build() -> list[Path]:
     written = []
     for path in plan.paths:
         for meeting in plan.meetings[path["id"]]:
+            pages = deck_pages(plan, path, meeting, slides, figures)
             target = OUT / f"{path['id']}-{meeting.number}.html"
-            target.write_text(deck_html(plan, path, meeting, slides, figures), encoding="utf-8")
+            target.write_text(deck_html(plan, path, meeting, slides, figures, pages), encoding="utf-8")
+            pptx_deck.write_deck(pages, OUT / "figures", target.with_suffix(".pptx"))  # the same deck, editable
             written.append(target)
     (OUT / "index.html").write_text(index_html(plan), encoding="utf-8")
     return written

@@ -198,7 +198,8 @@ def test_every_slide_of_every_deck_renders_offline(built):
             index = context.new_page()
             index.goto((built / "index.html").as_uri())
             links = index.eval_on_selector_all("a", "els => els.map(a => a.getAttribute('href'))")
-            assert sorted(links) == sorted(f"{d}.html" for d in DECKS)
+            assert sorted(links) == sorted([f"{d}.html" for d in DECKS] + [f"{d}.pptx" for d in DECKS])
+            assert all((built / link).is_file() for link in links)
             index.close()
             for deck in DECKS:
                 page = context.new_page()
