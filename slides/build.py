@@ -13,7 +13,11 @@ What goes in a deck comes from three places, and nothing is typed twice:
   section id of the plan, its slides (format below);
 * the figures: PNG images of the lecture notebook's own figures at their default parameters,
   made by running the Chinese notebook's code cells headless (matplotlib Agg, the notebook's
-  seeded ``rng``): the k-th figure a section's code shows is ``figure k`` of that section.
+  seeded ``rng``): the k-th figure a section's code shows is ``figure k`` of that section, saved at
+  slide size (:func:`slide_png`: it fills the slide under its title, text at least 24 px).
+
+The build refuses a slide that would show raw Markdown (an image or link that did not parse, ``**``,
+a line starting with ``#``), an empty slide and a slide without speaker notes.
 
 Slide source format (Markdown)::
 
