@@ -433,8 +433,8 @@ def _halfwidth_marks(text: str, zh_only: bool = False) -> list[int]:
 
 # Beyond , ; : ? ! ( ): straight quotes "…" around or next to Chinese are “…” (the slides and the
 # guide use them), an em dash —— takes no spaces, and a , ; glued between two words of a Chinese
-# line ("2007;Dwork", "2017,arXiv", "ESA,6.5.2") or a : glued after a number ("0.0012:Gumbel") is
-# full-width.  A number keeps its separators (1,000, 3:2) and an identifier its colon (arXiv:1709).
+# line ("2007;Dwork", "2017,arXiv", "ESA,6.5.2") or a : glued before a word ("0.0012:Gumbel",
+# "csdn.net:NNLS") is full-width.  A number keeps its separators (1,000, 3:2) and an identifier its colon (arXiv:1709).
 _DASH = re.compile(r"[ \t]*——[ \t]*")
 
 
@@ -466,7 +466,7 @@ def _typography_fixes(text: str, zh_only: bool = False, quotes: bool = True) -> 
                 continue  # touching Chinese: _halfwidth_marks' rule
             if ch in ",;" and not (before.isdigit() and after.isdigit()) and before.isalnum() and after.isalnum():
                 fixes.append((i, i + 1, HALF_TO_FULL[ch]))
-            elif ch == ":" and before.isdigit() and (after.isalpha()):
+            elif ch == ":" and (before.isdigit() or before.isalpha()) and after.isalpha():
                 fixes.append((i, i + 1, "："))
     return fixes
 

@@ -321,6 +321,7 @@ def test_fix_halfwidth(text, fixed):
     ("（Tang 等，2017,arXiv:1709.02753）", "（Tang 等，2017，arXiv:1709.02753）"),       # an identifier keeps its colon
     ("洗牌模型（ESA,6.5.2）的放大", "洗牌模型（ESA，6.5.2）的放大"),
     ("标准差不超过 0.0012:Gumbel 一行", "标准差不超过 0.0012：Gumbel 一行"),
+    ("csdn.net:NNLS 给出 12", "csdn.net：NNLS 给出 12"),
     ("共 1,000 次，比例 3:2", "共 1,000 次，比例 3:2"),                             # numbers keep their separators
     ('English "quoted", 2007;Dwork — fine.', 'English "quoted", 2007;Dwork — fine.'),   # an English line stays
     ('代码 `f("a,b")` 与 $"x"$ 不变', '代码 `f("a,b")` 与 $"x"$ 不变'),
