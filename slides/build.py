@@ -434,9 +434,9 @@ def deck_pages(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide
         body += f"<p>作业（在 Nbgrader ▸ Assignment List 中获取）：</p><ul>{items}</ul>"
         lines += ["作业（在 Nbgrader ▸ Assignment List 中获取）："] + [f"- `{a}`：{titles[a]}" for a in meeting.assignments]
     if optional:
-        items = "".join(f"<li>{_inline(x.zh)}</li>" for x in optional)
+        items = "".join(f"<li>{html.escape(x.stem)} · {_inline(x.zh)}</li>" for x in optional)
         body += f"<p>选学（课后自学，标题带【选学】）：</p><ul class=\"small\">{items}</ul>"
-        lines += ["选学（课后自学，标题带【选学】）："] + [f"- {_escape_block(x.zh)}" for x in optional]
+        lines += ["选学（课后自学，标题带【选学】）："] + [f"- {x.stem} · {x.zh}" for x in optional]
     if meeting.number < count:
         body += f"<p>下次课：第 {meeting.number + 1} 次课</p>"
         lines.append(f"下次课：第 {meeting.number + 1} 次课")
