@@ -432,6 +432,46 @@ def _halfwidth_marks(text: str, zh_only: bool = False) -> list[int]:
     return sorted(i for i in marks if text[i] in "()" or not any(a < i < b for a, b in in_notation))
 
 
+# Beyond , ; : ? ! ( ): straight quotes "…" around or next to Chinese are “…” (the slides and the
+# guide use them), an em dash —— takes no spaces, and a , ; glued between two words of a Chinese
+# line ("2007;Dwork", "2017,arXiv", "ESA,6.5.2") or a : glued before a word ("0.0012:Gumbel",
+# "csdn.net:NNLS") is full-width.  A number keeps its separators (1,000, 3:2) and an identifier its colon (arXiv:1709).
+_DASH = re.compile(r"[ \t]*——[ \t]*")
+
+
+def _typography_fixes(text: str, zh_only: bool = False, quotes: bool = True) -> list[tuple[int, int, str]]:
+    """``(start, end, replacement)`` for each straight quote pair, spaced em dash and glued , ; : of
+    Chinese prose in ``text`` (see above); ``quotes=False`` for a string literal, whose delimiters
+    are quotes."""
+    mask = _prose_mask(text)
+    fixes: list[tuple[int, int, str]] = []
+    for line in re.finditer(r"[^\n]+", text):
+        a0, b0 = line.span()
+        chinese_line = zh_only or ZH_CHAR.search(line[0]) is not None
+        if quotes:
+            marks = [i for i in range(a0, b0) if text[i] == '"' and mask[i]]
+            for a, b in zip(marks[0::2], marks[1::2]):
+                near = text[max(a0, a - 1):a] + text[b + 1:min(b0, b + 2)]
+                if zh_only or ZH_CHAR.search(text[a + 1:b]) or ZH_CHAR.search(near):
+                    fixes += [(a, a + 1, "“"), (b, b + 1, "”")]
+        if not chinese_line:
+            continue
+        for m in _DASH.finditer(text, a0, b0):
+            if m[0] != "——" and all(mask[m.start():m.end()]) and m.start() > a0 and not _keeps_space(text, m.start()):
+                fixes.append((m.start(), m.end(), "——"))
+        for i in range(a0 + 1, b0 - 1):
+            ch, before, after = text[i], text[i - 1], text[i + 1]
+            if not mask[i] or not (mask[i - 1] and mask[i + 1]) or before.isspace() or after.isspace():
+                continue
+            if ZH_CHAR.match(before) or ZH_CHAR.match(after):
+                continue  # touching Chinese: _halfwidth_marks' rule
+            if ch in ",;" and not (before.isdigit() and after.isdigit()) and before.isalnum() and after.isalnum():
+                fixes.append((i, i + 1, HALF_TO_FULL[ch]))
+            elif ch == ":" and (before.isdigit() or before.isalpha()) and after.isalpha():
+                fixes.append((i, i + 1, "："))
+    return fixes
+
+
 def _keeps_space(text: str, i: int) -> bool:
     """True if the spaces before index ``i`` separate it from a list/quote/heading marker or a table bar."""
     line_start = text.rfind("\n", 0, i) + 1
@@ -439,14 +479,14 @@ def _keeps_space(text: str, i: int) -> bool:
     return before in ("", "-", "*", "+", ">") or bool(re.fullmatch(r"#+|\d+[.)]", before)) or before.endswith("|")
 
 
-def fix_halfwidth(text: str, zh_only: bool = False) -> str:
+def fix_halfwidth(text: str, zh_only: bool = False, quotes: bool = True) -> str:
     """``text`` with the marks of :func:`_halfwidth_marks` full-width (repeated until none is left:
     a mark next to a new full-width one is next to Chinese), and the spaces that stood between such
     a mark and its neighbours outside the parentheses dropped (a full-width mark carries its own)."""
     for _ in range(20):
         marks = _halfwidth_marks(text, zh_only)
         if not marks:
-            return text
+            break
         out = list(text)
         for i in marks:
             out[i] = HALF_TO_FULL[text[i]]
@@ -465,6 +505,8 @@ def fix_halfwidth(text: str, zh_only: bool = False) -> str:
                 if k < i - 1 and not _keeps_space(text, k + 1):
                     drop.update(range(k + 1, i))
         text = "".join(ch for n, ch in enumerate(out) if n not in drop)
+    for start, end, new in sorted(_typography_fixes(text, zh_only, quotes), reverse=True):
+        text = text[:start] + new + text[end:]
     return text
 
 
@@ -511,7 +553,7 @@ def _chinese_code_spans(code: str, zh_only: bool = False) -> list[tuple[int, int
 def fix_halfwidth_code(code: str, zh_only: bool = False) -> str:
     """``code`` with :func:`fix_halfwidth` applied inside its Chinese strings and comments only."""
     for a, b, zh in reversed(_chinese_code_spans(code, zh_only)):
-        code = code[:a] + fix_halfwidth(code[a:b], zh) + code[b:]
+        code = code[:a] + fix_halfwidth(code[a:b], zh, quotes=False) + code[b:]
     return code
 
 
@@ -526,22 +568,27 @@ def halfwidth_problems(text: str, kind: str, where: str, first_line: int = 1, zh
     problems = []
     seen = set()
     for a, b, zh in _spans(text, kind, zh_only):
-        for i in _halfwidth_marks(text[a:b], zh):
+        found = [(i, f"half-width {text[a + i]!r} next to Chinese", HALF_TO_FULL[text[a + i]])
+                 for i in _halfwidth_marks(text[a:b], zh)]
+        for start, end, new in _typography_fixes(text[a:b], zh, quotes=kind == "markdown"):
+            what = {"“": "straight quote", "”": "straight quote", "——": "spaces around ——"}.get(new, f"half-width {text[a + start]!r}")
+            found.append((start, f"{what} in Chinese text", new))
+        for i, what, new in sorted(found):
             at = a + i
             line = text.count("\n", 0, at) + first_line
             if line in seen:
                 continue
             seen.add(line)
             context = text[max(a, at - 12):at + 13].replace("\n", " ")
-            problems.append(f"{where}, line {line}: half-width {text[at]!r} next to Chinese in {context!r}: "
-                            f"write it full-width ({HALF_TO_FULL[text[at]]}); "
+            problems.append(f"{where}, line {line}: {what} in {context!r}: write {new}; "
                             "`python course/build.py --fix-punctuation FILE` rewrites a file")
     return problems
 
 
 def count_halfwidth(text: str, kind: str, zh_only: bool = False) -> int:
     """How many half-width marks :func:`halfwidth_problems` counts in ``text``."""
-    return sum(len(_halfwidth_marks(text[a:b], zh)) for a, b, zh in _spans(text, kind, zh_only))
+    return sum(len(_halfwidth_marks(text[a:b], zh)) + len(_typography_fixes(text[a:b], zh, kind == "markdown"))
+               for a, b, zh in _spans(text, kind, zh_only))
 
 
 def zh_part(text: str) -> tuple[str, str]:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Build one offline reveal.js deck per class meeting of each teaching path (``make slides``).
 
-    python slides/build.py                 # write slides/html/ (index.html and one deck per meeting)
+    python slides/build.py                 # write slides/html/ (index.html, one deck per meeting, each
+                                           # also as an editable .pptx: slides/pptx_deck.py)
     python slides/build.py --check-sources # only check the slide sources against the plan (fast)
 
 What goes in a deck comes from three places, and nothing is typed twice:
@@ -12,7 +13,11 @@ What goes in a deck comes from three places, and nothing is typed twice:
   section id of the plan, its slides (format below);
 * the figures: PNG images of the lecture notebook's own figures at their default parameters,
   made by running the Chinese notebook's code cells headless (matplotlib Agg, the notebook's
-  seeded ``rng``): the k-th figure a section's code shows is ``figure k`` of that section.
+  seeded ``rng``): the k-th figure a section's code shows is ``figure k`` of that section, saved at
+  slide size (:func:`slide_png`: it fills the slide under its title, text at least 24 px).
+
+The build refuses a slide that would show raw Markdown (an image or link that did not parse, ``**``,
+a line starting with ``#``), an empty slide and a slide without speaker notes.
 
 Slide source format (Markdown)::
 
@@ -57,6 +62,10 @@ course_build = importlib.util.module_from_spec(_spec)
 sys.modules["course_build"] = course_build
 _spec.loader.exec_module(course_build)
 teaching_plan = course_build.teaching_plan
+_spec = importlib.util.spec_from_file_location("slides_pptx_deck", ROOT / "slides" / "pptx_deck.py")
+pptx_deck = importlib.util.module_from_spec(_spec)
+sys.modules["slides_pptx_deck"] = pptx_deck
+_spec.loader.exec_module(pptx_deck)
 
 #: The vendored files a deck loads (source in node_modules -> path under html/vendor).
 VENDOR = {
@@ -70,7 +79,13 @@ VENDOR = {
     "katex/dist/katex.min.js": "katex/katex.min.js",
     "katex/dist/fonts": "katex/fonts",
 }
-_FIGURE = re.compile(r"^!\[(?P<alt>[^\]]*)\]\(figure (?P<n>\d+)\)\s*$")
+# A caption may hold brackets ("灰色区域是 $[-b, b]$"): the caption runs to the last "](figure N)".
+_FIGURE = re.compile(r"^!\[(?P<alt>.*)\]\(figure (?P<n>\d+)\)\s*$")
+# Markdown a slide must not show as text once rendered (an image or link that did not parse, bold
+# left as stars, a heading marker at the start of a line).
+_RAW_MARKDOWN = re.compile(r"!\[|\]\(|\*\*|__|(?:^|\n)[ \t]*#{1,6}[ \t]")
+# What a slide shows as text: the HTML without its math (kept for KaTeX), code, tags and notes.
+_NOT_TEXT = re.compile(r'<span class="tex"[^>]*>.*?</span>|<code>.*?</code>|<aside class="notes">.*?</aside>', re.S)
 _MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?!\$)(?P<inline>.+?)(?<![\\$])\$", re.S)
 
 
@@ -127,6 +142,10 @@ def parse_slides(text: str, name: str) -> dict[str, list[Slide]]:
             if len(lines) > 7:
                 raise SlideError(f"{name}:{s.line}: slide {s.title!r} has {len(lines)} lines; a slide holds "
                                  "at most 7 short lines (put the rest in the speaker notes after '???')")
+            if not lines and not s.figure:
+                raise SlideError(f"{name}:{s.line}: slide {s.title!r} is empty: give it a few short lines or a figure")
+            if not any(l.strip() for l in s.notes):
+                raise SlideError(f"{name}:{s.line}: slide {s.title!r} has no speaker notes (write them after '???')")
     return out
 
 
@@ -169,6 +188,46 @@ def load_sources() -> tuple[object, dict[str, dict[str, list[Slide]]]]:
 
 # --------------------------------------------------------------------------- figures
 
+#: A figure slide's picture area (CSS px of the 1280 x 720 slide, slides/deck.css) and the figure size
+#: that fills it: about 110 px per inch, so a 17 pt label is 26 px on the projected slide.
+FIGURE_BOX = (1220, 540)
+FIGURE_INCHES = {"wide": (11.0, 4.9), "height": 4.9}
+MIN_POINTS = 17  # the smallest text of a slide figure: 17 pt x 110 px/in / 72 = 26 px >= 24 px
+SLIDE_DPI = 220  # 2x the slide's 110 px per inch: sharp on a 1080p projector
+SLIDE_RC = {"font.size": MIN_POINTS, "axes.titlesize": MIN_POINTS + 2, "axes.labelsize": MIN_POINTS,
+            "xtick.labelsize": MIN_POINTS, "ytick.labelsize": MIN_POINTS, "legend.fontsize": MIN_POINTS,
+            "figure.titlesize": MIN_POINTS + 3, "lines.linewidth": 2.2}
+
+
+def slide_png(fig, path: Path) -> None:
+    """Save a lecture figure at slide size: resized to fill :data:`FIGURE_BOX` (a wide figure to
+    11 x 4.9 in, a narrower one to 4.9 in high at its own aspect), every text at least
+    :data:`MIN_POINTS`, laid out again, at :data:`SLIDE_DPI`.  A slider figure's animated artists
+    (drawn by blitting in the notebook) are drawn as ordinary ones."""
+    from matplotlib.text import Text
+
+    for artist in fig.findobj():
+        if artist.get_animated():
+            artist.set_animated(False)
+    for ax in fig.axes:
+        ax.tick_params(labelsize=MIN_POINTS)
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < MIN_POINTS:
+            text.set_fontsize(MIN_POINTS)
+    width, height = fig.get_size_inches()
+    box_aspect = FIGURE_BOX[0] / FIGURE_BOX[1]
+    if width / height >= 0.8 * box_aspect:
+        fig.set_size_inches(*FIGURE_INCHES["wide"])
+    else:
+        high = FIGURE_INCHES["height"]
+        fig.set_size_inches(min(FIGURE_INCHES["wide"][0], max(high * width / height * 1.15, 6.5)), high)
+    try:
+        fig.set_layout_engine("constrained")
+    except RuntimeError:  # a layout the figure cannot switch to: fall back to cropping
+        pass
+    fig.savefig(path, dpi=SLIDE_DPI, bbox_inches="tight", pad_inches=0.08)
+
+
 def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[str, list[str]]:
     """Run the Chinese notebook ``stem``'s code cells headless; save every figure it shows.
 
@@ -186,7 +245,9 @@ def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[s
     import matplotlib.pyplot as plt
 
     sys.path.insert(0, str(ROOT))
-    from helpers.lectures.widgets import LiveFigure, png_bytes
+    from helpers.lectures.widgets import LiveFigure
+
+    matplotlib.rcParams.update(SLIDE_RC)
 
     parsed = course_build.parse_all()
     plan = course_build.load_plan(parsed)
@@ -194,18 +255,15 @@ def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[s
     figures: dict[str, list[str]] = {}
     current = {"section": "intro"}
 
-    def save(data: bytes | None, fig=None) -> None:
+    def save(fig) -> None:
         sid = current["section"]
         name = f"{stem}--{sid}--{len(figures.setdefault(sid, [])) + 1}.png"
-        if fig is not None:
-            fig.savefig(out_dir / name, dpi=110, bbox_inches="tight")  # as the inline backend shows it
-        else:
-            (out_dir / name).write_bytes(data)
+        slide_png(fig, out_dir / name)
         figures[sid].append(name)
 
     def show(*_args, **_kwargs) -> None:
         for number in plt.get_fignums():
-            save(None, plt.figure(number))
+            save(plt.figure(number))
         plt.close("all")
 
     plt.show = show
@@ -230,7 +288,7 @@ def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[s
         for value in list(namespace.values()):
             if isinstance(value, LiveFigure) and id(value) not in seen:
                 seen.add(id(value))
-                save(png_bytes(value.fig))
+                save(value.fig)
         show()
     return figures
 
@@ -276,8 +334,28 @@ def _markdown(lines: list[str]) -> str:
     return re.sub(r"\x00(\d+)\x00", lambda m: maths[int(m[1])], rendered)
 
 
+def _escape_block(text: str) -> str:
+    """``text`` with a leading block marker escaped (``1\\.``, ``\\-``, ``\\#``): Markdown keeps it as text."""
+    text = re.sub(r"^(\s*)(\d+)([.)])(\s)", r"\1\2\\\3\4", text)
+    return re.sub(r"^(\s*)([-+*>#])", r"\1\\\2", text)
+
+
 def _inline(text: str) -> str:
-    return re.sub(r"^<p>(.*)</p>\s*$", r"\1", _markdown([text]), flags=re.S)
+    """One line of Markdown as inline HTML.  A line that Markdown would read as a block (a numbered
+    section heading "1. 单列合成…" is an ordered list, "- x" a bullet, "# x" a heading) is escaped
+    first: a title, crumb or list item shows its text as written."""
+    text = _escape_block(text)
+    rendered = re.sub(r"^<p>(.*)</p>\s*$", r"\1", _markdown([text]), flags=re.S)
+    if re.search(r"<(?:p|ol|ul|li|h\d|blockquote|pre)\b", rendered):
+        raise SlideError(f"one line of slide text {text!r} renders as a block: {rendered[:80]!r}")
+    return rendered
+
+
+def raw_markdown(fragment: str) -> list[str]:
+    """The Markdown that a rendered slide (or speaker-notes) fragment still shows as text:
+    ``![``, ``](``, ``**``, ``__``, a heading ``#`` at the start of a line; math and code do not count."""
+    text = html.unescape(re.sub(r"<[^>]+>", "\n", _NOT_TEXT.sub(" ", fragment)))
+    return [text[max(0, m.start() - 20):m.end() + 20].strip().replace("\n", " ") for m in _RAW_MARKDOWN.finditer(text)]
 
 
 def _section_html(title: str, body: str, notes: str, crumb: str = "", classes: str = "") -> str:
@@ -287,62 +365,95 @@ def _section_html(title: str, body: str, notes: str, crumb: str = "", classes: s
             f'<div class="body">{body}</div>{aside}</section>')
 
 
-ASSIGNMENT_ZH = {
-    "laplace": "拉普拉斯噪声与拉普拉斯机制",
-    "exponential": "指数机制（表 6-4）",
-    "randomized_response": "随机响应：扰动与校正",
-    "private_mean": "私有均值：截断、灵敏度、预算分配",
-    "privacy_budget": "隐私预算的记账与重复查询平均攻击",
-    "local_frequency": "本地差分隐私的频率估计",
-}
 
 
-def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]]],
-              figures: dict[str, dict[str, list[str]]]) -> str:
-    """One class meeting's deck (a complete HTML page)."""
+@dataclass
+class Page:
+    """One slide of a deck, as both writers (HTML here, PowerPoint in slides/pptx.py) need it: the
+    Markdown it comes from and the HTML it renders to."""
+    title: str                      # Markdown (one line)
+    html: str                       # the complete <section>
+    lines: list[str]                # the body as Markdown lines (empty for a figure slide)
+    notes: list[str]                # the speaker notes as Markdown lines
+    crumb: str = ""                 # plain text: notebook · section
+    figure: str | None = None       # the PNG's file name under figures/
+    caption: str = ""               # Markdown (one line)
+    kind: str = ""                  # "title" for the title slide
+
+
+def deck_pages(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]]],
+               figures: dict[str, dict[str, list[str]]]) -> list[Page]:
+    """One class meeting's slides, in order: title, 本次课, every section's slides, 课后."""
     count = len(plan.meetings[path["id"]])
-    title = f"差分隐私 · {path['zh']} · 第 {meeting.number} 次课"
-    parts = []
-    notebooks = "、".join(f"{stem}" for stem in meeting.stems)
-    parts.append(
-        f'<section class="title"><h1>差分隐私</h1><h3>{path["zh"]}方案 · 第 {meeting.number} 次课（共 {count} 次）</h3>'
+    pages = []
+    notebooks = "、".join(meeting.stems)
+    subtitle = f"{path['zh']}方案 · 第 {meeting.number} 次课（共 {count} 次）"
+    notes = (f"本次课按教学计划（course/_src/plan.toml）约 {meeting.minutes} 分钟；"
+             "每一节的分钟数写在各节第一张幻灯片的讲稿开头。按 S 键打开讲稿视图。")
+    pages.append(Page("差分隐私", (
+        f'<section class="title"><h1>差分隐私</h1><h3>{subtitle}</h3>'
         f'<p>讲义：{html.escape(notebooks)}</p><p class="small">约 {meeting.minutes} 分钟 · 每次课 45 分钟</p>'
-        f'<aside class="notes">本次课按教学计划（course/_src/plan.toml）约 {meeting.minutes} 分钟；'
-        f'每一节的分钟数写在各节第一张幻灯片的讲稿开头。按 S 键打开讲稿视图。</aside></section>')
-    agenda = "".join(f"<li>{_inline(s.zh)} <span class=\"min\">{s.minutes} 分钟</span></li>"
-                     for s in meeting.sections if s.minutes)
-    parts.append(_section_html("本次课", f"<ol class=\"agenda\">{agenda}</ol>",
-                               "开场时用一两句话说明本次课要回答的问题。"))
+        f'<aside class="notes">{notes}</aside></section>'),
+        [subtitle, f"讲义：{notebooks}", f"约 {meeting.minutes} 分钟 · 每次课 45 分钟"], [notes], kind="title"))
+    agenda = [s for s in meeting.sections if s.minutes]
+    notes = "开场时用一两句话说明本次课要回答的问题。"
+    items = "".join(f"<li>{_inline(s.zh)} <span class=\"min\">{s.minutes} 分钟</span></li>" for s in agenda)
+    pages.append(Page("本次课", _section_html("本次课", f"<ol class=\"agenda\">{items}</ol>", notes),
+                      [f"{n}\\. {s.zh}（{s.minutes} 分钟）" for n, s in enumerate(agenda, start=1)], [notes]))
     for s in meeting.sections:
         crumb = f"{html.escape(s.stem)} · {_inline(s.zh)}"
         for i, slide in enumerate(slides[s.stem][s.id]):
-            notes = _markdown(slide.notes)
+            notes_md = list(slide.notes)
             if i == 0:
-                notes = f"<p>【{_inline(s.zh)} · 约 {s.minutes} 分钟 · 笔记本 {s.stem}.ipynb】</p>" + notes
+                notes_md = [f"【{s.zh} · 约 {s.minutes} 分钟 · 笔记本 {s.stem}.ipynb】", ""] + notes_md
+            notes = _markdown(notes_md)
+            figure, caption = None, ""
             if slide.figure:
                 number, caption = slide.figure
                 shown = figures.get(s.stem, {}).get(s.id, [])
                 if number > len(shown):
                     raise SlideError(f"course/_src/slides/{s.stem}.md:{slide.line}: figure {number} of section "
                                      f"{s.id!r}, but its code shows {len(shown)} figure(s)")
-                body = (f'<figure><img src="figures/{shown[number - 1]}" alt="{html.escape(caption)}">'
+                figure = shown[number - 1]
+                body = (f'<figure><img src="figures/{figure}" alt="{html.escape(caption)}">'
                         f"<figcaption>{_inline(caption)}</figcaption></figure>")
                 classes = "figure"
             else:
                 body, classes = _markdown(slide.body), ""
-            parts.append(_section_html(slide.title, body, notes, crumb, classes))
-    homework = "".join(f"<li><code>{a}</code>：{ASSIGNMENT_ZH.get(a, a)}</li>" for a in meeting.assignments)
-    optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"]
-    self_study = "".join(f"<li>{_inline(x.zh)}</li>" for x in optional[:5])
-    body = ""
-    if homework:
-        body += f"<p>作业（在 Nbgrader ▸ Assignment List 中获取）：</p><ul>{homework}</ul>"
-    if self_study:
-        body += f"<p>选学（课后自学，标题带【选学】）：</p><ul class=\"small\">{self_study}</ul>"
+            raw = raw_markdown(f"<h2>{_inline(slide.title)}</h2>{body}{notes}")
+            if raw:
+                raise SlideError(f"course/_src/slides/{s.stem}.md:{slide.line}: slide {slide.title!r} would show "
+                                 f"raw Markdown: {raw[:3]}")
+            pages.append(Page(slide.title, _section_html(slide.title, body, notes, crumb, classes),
+                              [] if figure else list(slide.body), notes_md, f"{s.stem} · {s.zh}", figure, caption))
+    titles = {a["name"]: a["zh"] for a in course_build.load_assignments()["assignment"]}  # as course/README.md
+    optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"][:5]
+    body, lines = "", []
+    if meeting.assignments:
+        items = "".join(f"<li><code>{a}</code>：{_inline(titles[a])}</li>" for a in meeting.assignments)
+        body += f"<p>作业（在 Nbgrader ▸ Assignment List 中获取）：</p><ul>{items}</ul>"
+        lines += ["作业（在 Nbgrader ▸ Assignment List 中获取）："] + [f"- `{a}`：{titles[a]}" for a in meeting.assignments]
+    if optional:
+        items = "".join(f"<li>{html.escape(x.stem)} · {_inline(x.zh)}</li>" for x in optional)
+        body += f"<p>选学（课后自学，标题带【选学】）：</p><ul class=\"small\">{items}</ul>"
+        lines += ["选学（课后自学，标题带【选学】）："] + [f"- {x.stem} · {x.zh}" for x in optional]
     if meeting.number < count:
         body += f"<p>下次课：第 {meeting.number + 1} 次课</p>"
-    parts.append(_section_html("课后", body or "<p>本章结束。</p>",
-                               "提醒学生：讲义笔记本可以从头到尾运行，带滑块的图可以自己拖动；选学部分不在考试范围内，除非另行说明。"))
+        lines.append(f"下次课：第 {meeting.number + 1} 次课")
+    notes = "提醒学生：讲义笔记本可以从头到尾运行，带滑块的图可以自己拖动；选学部分不在考试范围内，除非另行说明。"
+    pages.append(Page("课后", _section_html("课后", body or "<p>本章结束。</p>", notes), lines or ["本章结束。"], [notes]))
+    for page in pages:  # the generated slides too (agenda, 课后): nothing a projector would show raw
+        if raw_markdown(page.html):
+            raise SlideError(f"deck {path['id']}-{meeting.number}: a slide would show raw Markdown: "
+                             f"{raw_markdown(page.html)[:3]}")
+    return pages
+
+
+def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]]],
+              figures: dict[str, dict[str, list[str]]], pages: list[Page] | None = None) -> str:
+    """One class meeting's deck (a complete HTML page)."""
+    title = f"差分隐私 · {path['zh']} · 第 {meeting.number} 次课"
+    parts = [page.html for page in pages or deck_pages(plan, path, meeting, slides, figures)]
     return f"""<!doctype html>
 <html lang="zh-CN">
 <head>
@@ -365,7 +476,10 @@ def deck_html(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide]
 <script>
 for (const el of document.querySelectorAll('.tex')) {{
   try {{
-    katex.render(el.textContent, el, {{displayMode: el.dataset.display === '1', output: 'html', throwOnError: true}});
+    // the speaker view (notes.js) copies the notes' HTML into a window without KaTeX's stylesheet:
+    // MathML, which Chromium, Firefox and Safari draw themselves, keeps a superscript raised there
+    const output = el.closest('aside.notes') ? 'mathml' : 'html';
+    katex.render(el.textContent, el, {{displayMode: el.dataset.display === '1', output, throwOnError: true}});
   }} catch (error) {{ el.dataset.error = String(error); el.classList.add('tex-error'); }}
 }}
 Reveal.initialize({{width: 1280, height: 720, margin: 0.04, hash: true, transition: 'none',
@@ -381,13 +495,15 @@ def index_html(plan) -> str:
     for path in plan.paths:
         items = "".join(
             f'<li><a href="{path["id"]}-{m.number}.html">第 {m.number} 次课</a>：'
-            f'{html.escape("、".join(m.stems))}（约 {m.minutes} 分钟）</li>' for m in plan.meetings[path["id"]])
+            f'{html.escape("、".join(m.stems))}（约 {m.minutes} 分钟）'
+            f'<a class="pptx" href="{path["id"]}-{m.number}.pptx">PowerPoint</a></li>' for m in plan.meetings[path["id"]])
         rows.append(f"<h2>{path['zh']}方案（共 {sum(m.minutes for m in plan.meetings[path['id']])} 分钟）</h2><ul>{items}</ul>")
     return f"""<!doctype html>
 <html lang="zh-CN"><head><meta charset="utf-8"><title>差分隐私 · 课堂幻灯片</title>
 <link rel="stylesheet" href="deck.css"></head>
 <body class="index"><h1>差分隐私 · 课堂幻灯片</h1>
-<p>每次课一套幻灯片（reveal.js，离线可用）。放映时按 F 全屏，按 S 打开讲稿视图，按 Esc 看全部幻灯片。</p>
+<p>每次课一套幻灯片（reveal.js，离线可用）。放映时按 F 全屏，按 S 打开讲稿视图，按 Esc 看全部幻灯片。
+每套幻灯片也有可编辑的 PowerPoint 文件（.pptx，PowerPoint、WPS 演示都能打开），内容、图和讲稿相同；公式写成文本，需要时可用公式编辑器重排。</p>
 {''.join(rows)}
 </body></html>
 """
@@ -422,8 +538,10 @@ def build() -> list[Path]:
     written = []
     for path in plan.paths:
         for meeting in plan.meetings[path["id"]]:
+            pages = deck_pages(plan, path, meeting, slides, figures)
             target = OUT / f"{path['id']}-{meeting.number}.html"
-            target.write_text(deck_html(plan, path, meeting, slides, figures), encoding="utf-8")
+            target.write_text(deck_html(plan, path, meeting, slides, figures, pages), encoding="utf-8")
+            pptx_deck.write_deck(pages, OUT / "figures", target.with_suffix(".pptx"))  # the same deck, editable
             written.append(target)
     (OUT / "index.html").write_text(index_html(plan), encoding="utf-8")
     return written

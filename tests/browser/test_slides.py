@@ -11,13 +11,21 @@
 * Chinese glyphs render: every Chinese character is in a font Chromium used for its element
   (CDP ``CSS.getPlatformFontsForNode``, checked against the font files: no tofu).
 
+* nothing raw (issue 34): no Markdown left as text (``![``, ``](``, ``**``, a line starting with
+  ``#``), nothing but the section crumb above the title, no empty slide body;
+* figures for the back row: every figure fills the slide under its title and its smallest text
+  is at least 24 px on the 720 px slide;
+* the speaker view keeps the notes' math: a superscript ($e^{\\pm\\varepsilon}$) is drawn raised.
+
 Screenshots of each deck's first content slide go to ``artifacts/browser/slides-*.png``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -32,6 +40,13 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disa
 DECKS = ["2h-1", "2h-2", "4h-1", "4h-2", "4h-3", "4h-4"]
 
 pytestmark = [pytest.mark.browser]
+
+_spec = importlib.util.spec_from_file_location("slides_build", ROOT / "slides" / "build.py")
+slides_build = importlib.util.module_from_spec(_spec)
+sys.modules["slides_build"] = slides_build
+_spec.loader.exec_module(slides_build)
+# a slide figure's smallest text (points) and its resolution, as slides/build.py renders it
+MIN_POINTS, SLIDE_DPI = slides_build.MIN_POINTS, slides_build.SLIDE_DPI
 
 # Everything the current slide shows: boxes outside the slide, images not loaded, raw TeX.
 SLIDE_JS = r"""() => {
@@ -51,8 +66,36 @@ SLIDE_JS = r"""() => {
     if (!inside(r)) out.outside.push(`${el.tagName}.${el.className}: ${(el.innerText || '').slice(0, 40)} `
                                      + `[${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.right)},${Math.round(r.bottom)}]`);
   }
-  for (const img of slide.querySelectorAll('img'))
-    if (!(img.complete && img.naturalWidth > 0)) out.images.push(img.getAttribute('src'));
+  const scale = Reveal.getScale();
+  out.figures = [];
+  for (const img of slide.querySelectorAll('img')) {
+    if (!(img.complete && img.naturalWidth > 0)) { out.images.push(img.getAttribute('src')); continue; }
+    // the picture as drawn (object-fit: contain), in the slide's own 1280 x 720 pixels
+    const r = img.getBoundingClientRect();
+    const k = Math.min(r.width / img.naturalWidth, r.height / img.naturalHeight);
+    out.figures.push({src: img.getAttribute('src'), natural: img.naturalWidth,
+                      width: img.naturalWidth * k / scale, height: img.naturalHeight * k / scale});
+  }
+  // raw Markdown: in the slide's text outside notes, math and code
+  out.markdown = [];
+  const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+  let all = '';
+  for (let node = walker.nextNode(); node; node = walker.nextNode())
+    if (!node.parentElement.closest('aside.notes, .katex, code')) all += node.nodeValue + ' ';
+  for (const m of all.matchAll(/!\[|\]\(|\*\*/g)) out.markdown.push(all.slice(Math.max(0, m.index - 15), m.index + 25));
+  for (const el of slide.querySelectorAll('h1, h2, h3, p, li, figcaption, td, th')) {
+    if (el.closest('aside.notes')) continue;
+    const first = el.firstChild;
+    if (first && first.nodeType === 3 && /^\s*#{1,6}\s/.test(first.nodeValue)) out.markdown.push(first.nodeValue.slice(0, 40));
+  }
+  // nothing but the section crumb above the title (a numbered title once became an <ol> there)
+  const heading = slide.querySelector(':scope > h1, :scope > h2');
+  out.aboveTitle = [];
+  for (let el = heading && heading.previousElementSibling; el; el = el.previousElementSibling)
+    if (!el.matches('p.crumb')) out.aboveTitle.push(`${el.tagName}: ${el.innerText.slice(0, 40)}`);
+  // an empty body: a content slide with no text and no picture
+  const body = slide.querySelector(':scope > .body');
+  out.empty = !slide.classList.contains('title') && !(body && (body.innerText.trim() || body.querySelector('img')));
   for (const el of slide.querySelectorAll('.tex')) if (!el.querySelector('.katex')) out.untypeset += 1;
   const text = slide.cloneNode(true);
   text.querySelectorAll('aside.notes, .katex').forEach(e => e.remove());
@@ -136,7 +179,7 @@ def test_every_slide_of_every_deck_renders_offline(built):
     faces: dict = {}
     done: set = set()
     leaks, errors, problems = [], [], []
-    slides_seen = han_checked = 0
+    slides_seen = han_checked = figures_seen = 0
     started = time.monotonic()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -155,7 +198,8 @@ def test_every_slide_of_every_deck_renders_offline(built):
             index = context.new_page()
             index.goto((built / "index.html").as_uri())
             links = index.eval_on_selector_all("a", "els => els.map(a => a.getAttribute('href'))")
-            assert sorted(links) == sorted(f"{d}.html" for d in DECKS)
+            assert sorted(links) == sorted([f"{d}.html" for d in DECKS] + [f"{d}.pptx" for d in DECKS])
+            assert all((built / link).is_file() for link in links)
             index.close()
             for deck in DECKS:
                 page = context.new_page()
@@ -179,6 +223,20 @@ def test_every_slide_of_every_deck_renders_offline(built):
                         problems.append(f"{where}: cut off: {seen['outside'][:3]}")
                     if seen["images"]:
                         problems.append(f"{where}: figure not loaded: {seen['images']}")
+                    if seen["markdown"]:
+                        problems.append(f"{where}: raw Markdown: {seen['markdown'][:3]}")
+                    if seen["aboveTitle"]:
+                        problems.append(f"{where}: shown above the title: {seen['aboveTitle']}")
+                    if seen["empty"]:
+                        problems.append(f"{where}: empty slide body")
+                    for figure in seen["figures"]:
+                        # the smallest text of a slide figure (slides/build.py: MIN_POINTS at SLIDE_DPI), as drawn
+                        smallest = MIN_POINTS / 72 * SLIDE_DPI * figure["width"] / figure["natural"]
+                        if smallest < 24 or max(figure["width"] / 1180, figure["height"] / 500) < 0.98:
+                            problems.append(f"{where}: figure {figure['src']} drawn {figure['width']:.0f} x "
+                                            f"{figure['height']:.0f} px, its smallest text {smallest:.1f} px "
+                                            "(wanted: filling the slide under its title, text >= 24 px)")
+                        figures_seen += 1
                     if seen["tex"] or seen["texErrors"] or seen["untypeset"]:
                         problems.append(f"{where}: raw TeX {seen['tex']}, KaTeX errors {seen['texErrors']}, "
                                         f"untypeset {seen['untypeset']}")
@@ -191,11 +249,14 @@ def test_every_slide_of_every_deck_renders_offline(built):
                         page.screenshot(path=str(ARTIFACTS / f"slides-{deck}.png"))
                     slides_seen += 1
                 if deck == DECKS[-1]:  # the detectors see what they look for (on the last slide, then dropped)
+                    before = len(errors)  # the missing picture's and the refused request's console messages
                     page.evaluate("""Reveal.getCurrentSlide().insertAdjacentHTML('beforeend',
-                        '<p id="probe">成绩 $\\frac{1}{2}$</p><div id="tall" style="height: 2000px">高</div>')""")
+                        '<p id="probe">成绩 $\\frac{1}{2}$ ![图](figure 1)</p><p># 标题</p><img src="figures/none.png">'
+                        + '<div id="tall" style="height: 2000px">高</div>')""")
+                    page.wait_for_timeout(200)
                     probe = page.evaluate(SLIDE_JS)
                     assert probe["tex"] and any("tall" in o or "DIV" in o for o in probe["outside"]), probe
-                    before = len(errors)
+                    assert len(probe["markdown"]) == 3 and probe["images"] == ["figures/none.png"], probe
                     page.evaluate("fetch('https://example.com/x').catch(() => null)")
                     page.wait_for_timeout(300)
                     assert leaks == ["https://example.com/x"], leaks
@@ -206,7 +267,43 @@ def test_every_slide_of_every_deck_renders_offline(built):
             browser.close()
     print(f"walked {slides_seen} slides of {len(DECKS)} decks in {time.monotonic() - started:.1f} s")
     assert not leaks, f"requests that would leave the machine: {leaks[:5]}"
-    assert not errors, errors[:5]
     assert not problems, "\n".join(problems)
-    assert slides_seen >= 6 * 4 and han_checked > 100
+    assert not errors, errors[:5]
+    assert slides_seen >= 6 * 4 and han_checked > 100 and figures_seen >= 20
 
+
+
+def test_speaker_view_draws_the_notes_math(built):
+    """The speaker view (reveal.js notes plugin, S) copies a slide's notes into a window without
+    KaTeX's stylesheet; the notes' math is MathML there, so $e^{\\pm\\varepsilon}$ keeps its superscript
+    raised (it used to read "e±ε")."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = context.new_page()
+            page.goto((built / "2h-1.html").as_uri())
+            page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
+            number = page.evaluate("""[...document.querySelectorAll('.reveal .slides > section')].findIndex(
+                s => [...s.querySelectorAll('aside.notes .tex')].some(t => t.textContent.includes('±')))""")
+            # the first slide whose notes hold e^{±ε} (its text, however KaTeX drew it, has the ±)
+            assert number >= 0
+            page.evaluate(f"Reveal.slide({number})")
+            with context.expect_page() as opened:
+                page.evaluate("Reveal.getPlugin('notes').open()")
+            speaker = opened.value
+            speaker.wait_for_function("(document.querySelector('.speaker-controls-notes .value') || {}).innerHTML"
+                                      " && document.querySelector('.speaker-controls-notes .value').innerHTML.length > 10",
+                                      timeout=20_000)
+            unstyled = speaker.evaluate("document.querySelectorAll('.speaker-controls-notes .katex-html').length")
+            raised = speaker.evaluate("""() => [...document.querySelectorAll('.speaker-controls-notes msup')].map(m => {
+                const [base, sup] = [...m.children].map(c => c.getBoundingClientRect());
+                return base.bottom - sup.bottom; })""")
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            speaker.screenshot(path=str(ARTIFACTS / "slides-speaker-view.png"))
+        finally:
+            browser.close()
+    assert not unstyled, f"{unstyled} formulas in the speaker view are KaTeX HTML, which needs KaTeX's stylesheet"
+    assert raised and min(raised) > 3, f"superscripts in the speaker view raised by {raised} px"

@@ -314,6 +314,34 @@ def test_fix_halfwidth(text, fixed):
     assert build.count_halfwidth(fixed, "markdown") == 0
 
 
+@pytest.mark.parametrize("text, fixed", [
+    ('为什么"只禁止对个体的查询"挡不住它', "为什么“只禁止对个体的查询”挡不住它"),     # straight quotes → “”
+    ('1. "Ming 的成绩" —— 针对个体', "1. “Ming 的成绩”——针对个体"),                 # and —— takes no spaces
+    ("受控 —— 这正是", "受控——这正是"),
+    ("（McSherry & Talwar 2007;Dwork & Roth 2014）", "（McSherry & Talwar 2007；Dwork & Roth 2014）"),
+    ("（Tang 等，2017,arXiv:1709.02753）", "（Tang 等，2017，arXiv:1709.02753）"),       # an identifier keeps its colon
+    ("洗牌模型（ESA,6.5.2）的放大", "洗牌模型（ESA，6.5.2）的放大"),
+    ("标准差不超过 0.0012:Gumbel 一行", "标准差不超过 0.0012：Gumbel 一行"),
+    ("csdn.net:NNLS 给出 12", "csdn.net：NNLS 给出 12"),
+    ("共 1,000 次，比例 3:2", "共 1,000 次，比例 3:2"),                             # numbers keep their separators
+    ('English "quoted", 2007;Dwork — fine.', 'English "quoted", 2007;Dwork — fine.'),   # an English line stays
+    ('代码 `f("a,b")` 与 $"x"$ 不变', '代码 `f("a,b")` 与 $"x"$ 不变'),
+])
+def test_quotes_dashes_and_glued_marks_in_chinese_text(text, fixed):
+    """Issue 34 §5: straight quotes, spaced em dashes and glued half-width marks in Chinese text are
+    refused by the build's typography rule and rewritten by its fixer."""
+    assert build.fix_halfwidth(text) == fixed
+    assert build.count_halfwidth(fixed, "markdown") == 0
+    assert (build.count_halfwidth(text, "markdown") > 0) == (text != fixed)
+    if text != fixed:
+        assert build.halfwidth_problems(text, "markdown", "demo")
+
+
+def test_a_python_string_keeps_its_quote_delimiters():
+    code = 'print(tr(zh="拒绝 —— 预算不够,2007;Dwork", en="refused — no budget"))\n'
+    assert build.fix_halfwidth_code(code) == 'print(tr(zh="拒绝——预算不够，2007；Dwork", en="refused — no budget"))\n'
+
+
 def test_fix_halfwidth_in_chinese_only_text_reaches_across_spaces_math_and_emphasis():
     assert build.fix_halfwidth("中文 , 英文") == "中文 , 英文"
     assert build.fix_halfwidth("中文 , 英文", zh_only=True) == "中文，英文"
@@ -348,7 +376,7 @@ def test_a_listed_term_variant_is_refused_except_in_a_quotation():
     of the textbook ("…", “…”, 《…》) it stays."""
     source = ("# %% [markdown] zh\n标题\n\n计数的敏感度是 1。\n# %% [markdown] en\nTitle\n"
               "# %%\nprint(tr(zh=\"每次查询花掉 ε\", en=\"each query spends ε\"))\n"
-              "# %% [markdown] zh\n教材说\"其敏感度为 1\"，见《满足本地差分隐私的……》。\n# %% [markdown] en\nQuote\n")
+              "# %% [markdown] zh\n教材说“其敏感度为 1”，见《满足本地差分隐私的……》。\n# %% [markdown] en\nQuote\n")
     with pytest.raises(build.SourceError) as refused:
         build.render(build.parse_source(source, "s.md"), "zh", "6.9-demo")
     lines = str(refused.value).splitlines()

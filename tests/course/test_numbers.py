@@ -339,7 +339,7 @@ def test_printed_claims_of_the_executed_notebooks(monkeypatch):
 def test_terminology_in_owned_sources():
     for stem in OWNED:
         zh = "\n".join(c.source for c in nbformat.read(COURSE / f"{stem}.ipynb", as_version=4).cells)
-        own_words = re.sub(r'"[^"\n]*"|《[^》]*》', "", zh)     # quotations of the chapter and titles keep their words
+        own_words = re.sub(r'"[^"\n]*"|“[^”\n]*”|《[^》]*》', "", zh)     # quotations of the chapter and titles keep their words
         for bad in ("敏感度", "本地差分隐私", "ε 每次", "隐私上限之外", "直说", "放之四海"):
             assert bad not in own_words, (stem, bad)
 
@@ -459,7 +459,7 @@ def test_false_alarms_of_a_tight_mechanism_at_95_percent_are_far_rarer_than_one_
 
 def test_the_lab_does_not_repeat_the_all_moments_wording_that_6_1_corrects():
     assert "（所有阶矩）" not in _src("lab-approximate-dp") and "(all moments)" not in _src("lab-approximate-dp")
-    assert "不是\"所有阶矩\"" in _src("6.1-basics") + _src("lab-approximate-dp")
+    assert "不是“所有阶矩”" in _src("6.1-basics") + _src("lab-approximate-dp")
 
 
 def test_redundant_dataset_equals_region_with_probability_0_9():

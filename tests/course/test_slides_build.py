@@ -67,3 +67,61 @@ def test_slide_sources_use_the_glossary_terms():
         problems += build.term_problems(path.read_text(encoding="utf-8"), "markdown", str(path.relative_to(ROOT)))
     assert not problems, "\n".join(problems)
     assert build.term_problems("每个查询都花费预算，矩会计", "markdown", "demo")  # the check fires
+
+
+def test_a_caption_with_brackets_is_a_figure():
+    """Issue 34: "灰色区域是 $[-b, b]$" in a caption left the slide as raw ![…](figure 1) text."""
+    text = "# s\n## 拖动\n![密度（$\\varepsilon = 1$）；灰色区域是 $[-b, b]$](figure 1)\n???\n讲稿\n"
+    (slide,) = slides.parse_slides(text, "demo.md")["s"]
+    assert slide.figure == (1, "密度（$\\varepsilon = 1$）；灰色区域是 $[-b, b]$") and not slide.body
+
+
+@pytest.mark.parametrize("fragment", [
+    "<p>![拉普拉斯噪声的密度；灰色区域是 [−b,b]](figure 1)</p>",
+    "<p>见 [笔记本](6.2-laplace.ipynb)</p>",
+    "<ul><li>**粗体**没有渲染</li></ul>",
+    "<p>## 小节标题</p>",
+])
+def test_raw_markdown_in_a_rendered_slide_is_found(fragment):
+    assert slides.raw_markdown(fragment)
+
+
+def test_math_code_and_rendered_markdown_are_not_raw():
+    rendered = slides._markdown(["- **粗体** 与 $[a](b)$、`f(**kw)`", "- 第 #1 名"])
+    assert "<strong>" in rendered and slides.raw_markdown(rendered) == []
+
+
+@pytest.mark.parametrize("line, shown", [
+    ("1. 单列合成：表 6-5 → 表 6-6", "1. 单列合成：表 6-5 → 表 6-6"),
+    ("- 减号开头", "- 减号开头"),
+    ("# 井号开头", "# 井号开头"),
+    ("隐私均值（$\\varepsilon$）", None),
+])
+def test_one_line_of_text_stays_inline(line, shown):
+    """A numbered section title (6.5b's "1. 单列合成…") as a crumb or a 课后 item stays one line of text,
+    not an ordered list above the slide title."""
+    rendered = slides._inline(line)
+    assert "<ol" not in rendered and "<ul" not in rendered and "<h1" not in rendered and "<p" not in rendered
+    if shown is not None:
+        assert rendered == shown
+
+
+@pytest.mark.parametrize("text, message", [
+    ("# s\n## 空\n???\n讲稿\n", "is empty"),
+    ("# s\n## 无讲稿\n- 一行\n", "has no speaker notes"),
+])
+def test_an_empty_slide_and_a_slide_without_notes_are_refused(text, message):
+    with pytest.raises(slides.SlideError, match=message):
+        slides.parse_slides(text, "demo.md")
+
+
+def test_a_slide_that_would_show_raw_markdown_fails_the_build(monkeypatch):
+    """The build refuses (rather than writes) a deck with Markdown left as text on a slide."""
+    plan, sources = slides.load_sources()
+    path = plan.paths[0]
+    meeting = plan.meetings[path["id"]][0]
+    section = meeting.sections[0]
+    sources[section.stem][section.id][0].body = ["- 见 ![图](figure x)"]
+    sources[section.stem][section.id][0].figure = None
+    with pytest.raises(slides.SlideError, match="raw Markdown"):
+        slides.deck_html(plan, path, meeting, sources, {})

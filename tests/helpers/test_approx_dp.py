@@ -166,6 +166,6 @@ def test_errata_of_the_new_notebooks_are_listed_and_terminology():
             assert notebook_phrase in zh and "勘误" in zh, (stem, notebook_phrase)
     for stem in ("6.3-exponential", "6.5b-synthetic-data", "lab-approximate-dp"):
         zh = "\n".join(c.source for c in nbformat.read(course / f"{stem}.ipynb", as_version=4).cells)
-        own_words = re.sub(r'"[^"\n]*"', "", zh)  # quotations of the chapter keep their words
+        own_words = re.sub(r'"[^"\n]*"|“[^”\n]*”', "", zh)  # quotations of the chapter keep their words
         for bad in ("敏感度", "本地差分隐私", "ε 每次", "隐私上限之外", "直说", "放之四海"):
             assert bad not in own_words, (stem, bad)
