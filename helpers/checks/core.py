@@ -139,8 +139,11 @@ def _passed(name: str, zh: str, en: str) -> None:
 def _say(name: str, seed: int, text: str, zh: str | None = None) -> None:
     """A passing statistical check's line: verdict first, what passed in Chinese (``zh``), then
     what was measured in English (``text``)."""
-    origin = f"{SEED_ENV}={os.environ[SEED_ENV]}" if os.environ.get(SEED_ENV) else "默认 / default"
-    print(f"✓ 通过 / passed [{name}] 种子 / seed = {seed}（{origin}）：{zh + ' / ' if zh else ''}{text}")
+    # In grading the seed comes from the run's secret (DP_COURSE_SEED, per student): shown on a
+    # feedback page it would let a student compute the hidden cases of a regrade at the same --seed.
+    shown = "评分运行的种子，不显示 / the grading run's, not shown" if os.environ.get(SEED_ENV) \
+        else f"{seed}（默认 / default）"
+    print(f"✓ 通过 / passed [{name}] 种子 / seed = {shown}：{zh + ' / ' if zh else ''}{text}")
 
 
 # --- the recording generator -------------------------------------------------

@@ -110,9 +110,17 @@ def test_seed_default_env_and_explicit(monkeypatch, capsys):
     assert checks.check_seed("x") not in (default, from_env)
     monkeypatch.setenv(checks.SEED_ENV, "124")
     assert checks.check_seed("x") != from_env
+    monkeypatch.setenv(checks.SEED_ENV, "3141592653")
     checks.check_laplace_noise_distribution(mechanisms.laplace_noise)
     out = capsys.readouterr().out
-    assert f"{checks.SEED_ENV}=124" in out and "p = " in out
+    # a grading run's seed (and the check's seed made from it) never reaches the feedback page:
+    # with it a student could compute the hidden cases of a regrade at the same --seed
+    assert "p = " in out and "not shown" in out, out
+    assert "3141592653" not in out and checks.SEED_ENV not in out
+    assert not re.search(r"seed = \d", out)
+    monkeypatch.delenv(checks.SEED_ENV)
+    checks.check_laplace_noise_distribution(mechanisms.laplace_noise)
+    assert re.search(r"seed = \d+（默认 / default）", capsys.readouterr().out)  # locally: reproducible
 
 
 # --- how a failure reads -------------------------------------------------------------
