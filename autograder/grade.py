@@ -492,8 +492,8 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
            # the time and memory budgets too: a submission near a limit scores by them
            "reproduce": (f"python -m autograder grade --assignment {assignment} --submissions DIR --out DIR "
                          f"--seed {run_seed} --timeout {timeout} --submission-timeout {submission_seconds} "
-                         f"--sleep-limit {sleep_limit} --worker-memory-mb {worker_memory_mb or 0} "
-                         f"--memory-mb {memory_mb or 0}" + (f" --shard {shard}" if shard else "")
+                         f"--memory-mb {memory_mb or 0} --sleep-limit {sleep_limit} "
+                         f"--worker-memory-mb {worker_memory_mb or 0}" + (f" --shard {shard}" if shard else "")
                          + ("" if sandbox else " --no-sandbox"))}
     runs = previous_runs + [run]
     rows = {s: r for s, r in kept.items()}

@@ -282,7 +282,7 @@ class Proxy:
         sandbox = self._sandbox
         now = sandbox.cpu_seconds() if hasattr(sandbox, "cpu_seconds") else None
         step, started = sandbox.step(limit + GRACE, now), time.monotonic()
-        sandbox.send(request, bytes(payload), step)  # within the call's limits: see Sandbox.send
+        sandbox.send(request, bytes(payload), step, what=what)  # within the call's limits: see Sandbox.send
         try:
             while True:
                 reply, data = sandbox.recv(limit + GRACE, what, step)
@@ -290,7 +290,7 @@ class Proxy:
                     break
                 judged = time.process_time()
                 answer = self._draw(reply, data, served)
-                sandbox.send(*answer, step)
+                sandbox.send(*answer, step, what=f"the draws asked for by {what}")
                 if hasattr(step, "charge"):  # the judge's work for the call counts in its limit
                     step.charge(time.process_time() - judged)
             outcome = apply(reply, data)

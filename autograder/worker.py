@@ -293,9 +293,21 @@ def load_spec(line: str) -> dict:
     return spec
 
 
+_RESERVED: int | None = None
+
+
+def _address_space() -> int:
+    """Bytes of address space this process holds now (``VmSize``; 0 where /proc cannot tell)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1]) << 10 for line in status if line.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return 0
+
+
 def limit_self(spec: dict) -> None:
     """This trusted worker's own soft limits for the next submission: ``worker_memory_mb`` of address
-    space and ``worker_cpu_seconds`` more of CPU time (``--worker-memory-mb``; the grader derives the
+    space beyond what it held at its first submission, and ``worker_cpu_seconds`` more of CPU time (``--worker-memory-mb``; the grader derives the
     CPU from the submission's budget).
 
     The sandbox's limits do not cover the judge's side: a parser surprise in the feedback (html5lib
@@ -307,10 +319,15 @@ def limit_self(spec: dict) -> None:
     """
     import resource
 
+    global _RESERVED
     memory = spec.get("worker_memory_mb")
     if memory:
+        if _RESERVED is None:
+            # what the interpreter and its libraries reserve at start (OpenBLAS's buffers grow with
+            # the machine's cores) is not the judge's work: the limit is that much more
+            _RESERVED = _address_space()
         hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-        soft = int(memory) << 20
+        soft = _RESERVED + (int(memory) << 20)
         resource.setrlimit(resource.RLIMIT_AS, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
     seconds = spec.get("worker_cpu_seconds")
     if seconds:

@@ -293,7 +293,7 @@ class Sandbox:
                 try:
                     view = view[os.write(self.to_child, view):]
                 except BlockingIOError:
-                    self._await(step, f"{what} (not read)", self.to_child, write=True)
+                    self._await(step, f"{what}, which the student's code did not read", self.to_child, write=True)
             return
         except TimeoutError:
             self._timed_out(deadline, what, step.seconds)
@@ -375,7 +375,7 @@ class Sandbox:
                     raise SandboxError(self.problem)
                 if self.sleep is not None and self.sleep.spent > self.sleep.seconds:
                     self.kill(f"timeout: the submission slept or blocked for more than {self.sleep.seconds:.3g} s "
-                              f"of wall-clock time in all (during {what}); the limit is --sleep-limit")
+                              f"of wall-clock time in all, the last time during {what} (--sleep-limit)")
                     raise SandboxError(self.problem)
             wait = deadline - time.monotonic()
             if wait <= 0:

@@ -234,6 +234,9 @@ def check_report_records_seeds_and_shards(graded, tmp_path):
                for run in data["runs"])
     assert all(f"--seed {SEED} --timeout {TIMEOUT} --submission-timeout {SUBMISSION_TIMEOUT} --memory-mb " in run["reproduce"]
                for run in data["runs"]), [run["reproduce"] for run in data["runs"]]
+    # the limits of the judge's side too (issue 35 §4): sleep per notebook, each grading worker's memory and CPU
+    assert all(run["sleep_limit"] == 30 and run["worker_memory_mb"] == 4096 and run["worker_cpu_seconds"] > 0
+               and "--sleep-limit 30 --worker-memory-mb 4096" in run["reproduce"] for run in data["runs"]), data["runs"]
     for student, result in graded["results"].items():
         assert result["seed"] == student_seed(SEED, cases.ASSIGNMENT, student)
         assert set(result) >= {"cells", "flags", "errors", "repairs", "score", "max_score", "status"}

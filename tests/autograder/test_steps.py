@@ -904,7 +904,7 @@ class _FakeSandbox:
     def __init__(self, reply, data=b""):
         self.reply, self.data, self.problem = reply, data, None
 
-    def send(self, header, payload=b"", step=None):
+    def send(self, header, payload=b"", step=None, **kwargs):
         self.header = header
 
     def step(self, seconds, cpu0=None):
