@@ -155,3 +155,27 @@ def test_a_grading_worker_has_its_own_memory_and_cpu_limits():
     assert "sandbox None 629145600" in proc.stdout, (proc.stdout, proc.stderr[-2000:])
     assert "worker MemoryError" in proc.stdout, proc.stdout
     assert proc.returncode == -signal.SIGXCPU, (proc.returncode, proc.stderr[-2000:])
+
+
+def test_a_worker_past_its_cpu_costs_one_row(tmp_path, monkeypatch):
+    """Through ``grade``: with 1 s of worker CPU per submission (the judge's audits of a private_mean
+    notebook need about 8 s), each submission gets an ``error:`` row naming the worker's CPU limit,
+    a new worker takes the next one, and the batch completes."""
+    import shutil
+    from pathlib import Path
+
+    from autograder import grade as grading
+
+    repo = Path(__file__).resolve().parents[2]
+    for student in ("s1", "s2"):
+        folder = tmp_path / "subs" / student / "private_mean"
+        folder.mkdir(parents=True)
+        shutil.copy(repo / "source" / "private_mean" / "private_mean.ipynb", folder / "private_mean.ipynb")
+    monkeypatch.setattr(grading, "WORKER_CPU_FACTOR", 0)
+    monkeypatch.setattr(grading, "WORKER_CPU_SLACK", 1)
+    result = grading.grade(assignment="private_mean", submissions=tmp_path / "subs", out=tmp_path / "out", jobs=1,
+                           timeout=20, seed=5, quiet=True)
+    rows = result["submissions"]
+    assert [r["student"] for r in rows] == ["s1", "s2"]
+    assert all("used more than its 1 s of CPU time" in r["status"] for r in rows), [r["status"] for r in rows]
+    assert result["runs"][0]["worker_cpu_seconds"] == 1
