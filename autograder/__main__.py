@@ -32,6 +32,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--submission-timeout", type=int, default=None,
                    help="seconds for the whole notebook in each of its sandboxes, past which it is killed "
                         "and scores 0 (default TIMEOUT + 20)")
+    g.add_argument("--sleep-limit", type=int, default=30,
+                   help="wall-clock seconds a notebook's sandboxes may spend asleep or blocked in all "
+                        "(sleep, a pipe they do not read), past which it is killed and the row says "
+                        "timeout; computing is never counted, however busy the machine (default 30)")
+    g.add_argument("--worker-memory-mb", type=int, default=4096,
+                   help="address space of each trusted grading worker beyond its start, MiB (default 4096; 0 = none); its "
+                        "CPU per submission is 2 x the notebook's budget + 60 s; past either, that "
+                        "submission's row is an error and grading goes on")
     g.add_argument("--memory-mb", type=int, default=2048,
                    help="address-space cap of the student's sandbox, MiB (default 2048; 0 = none)")
     g.add_argument("--seed", type=int, default=None,
@@ -150,7 +158,8 @@ def main(argv=None) -> int:
             grade(assignment=args.assignment, submissions=args.submissions, out=args.out,
                   jobs=args.jobs, timeout=args.timeout, memory_mb=args.memory_mb or None,
                   seed=args.seed, shard=args.shard, course=args.course, quiet=args.quiet,
-                  resume=args.resume, sandbox=not args.no_sandbox, submission_timeout=args.submission_timeout)
+                  resume=args.resume, sandbox=not args.no_sandbox, submission_timeout=args.submission_timeout,
+                  sleep_limit=args.sleep_limit, worker_memory_mb=args.worker_memory_mb or None)
         elif args.command == "merge":
             from autograder.reports.report import merge
 

@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.hostcheck import no_sandbox_message
-from autograder.jail import WALL_FACTOR, WALL_SLACK, isolation, probe, remove_left_by, sweep_stale
+from autograder.jail import SLEEP_LIMIT, WALL_FACTOR, WALL_SLACK, isolation, probe, remove_left_by, sweep_stale
 from autograder.reports import report, shard as sharding
 from autograder.scorer import DIAGNOSIS
 from autograder.students import assignment_folder, list_submissions
@@ -48,6 +48,12 @@ MAX_TEXT = 24 << 20
 #: (WALL_FACTOR x a notebook's budget per submission), and a wait past ~24.8 days overflows epoll
 #: (OverflowError in the middle of a run, an empty report.json left behind).
 MAX_SECONDS = 24 * 3600
+#: Address space of each trusted grading worker (MiB, ``--worker-memory-mb``): an honest grading
+#: worker peaks at a few hundred MiB; the judge keeps at most 2^24 served draws per call.
+WORKER_MEMORY_MB = 4096
+#: CPU seconds of a trusted worker per submission: this many times the notebooks' CPU budgets plus
+#: the slack (the judge's checks and the feedback cost a few seconds for an honest submission).
+WORKER_CPU_FACTOR, WORKER_CPU_SLACK = 2, 60
 UNSANDBOXED = " [unsandboxed]"
 
 
@@ -92,7 +98,7 @@ def _alembic_head_in_process() -> None:
 
 
 def prepare_spec(course: Path, assignment: str, *, timeout: int, memory_mb, sandboxed: bool,
-                 submission_seconds: float) -> dict:
+                 submission_seconds: float, limits: dict | None = None) -> dict:
     """Source and release notebooks (nbgrader ``generate_assignment``) and release data files."""
     from nbgrader.apps import NbGraderAPI
     from traitlets.config import Config
@@ -126,7 +132,7 @@ def prepare_spec(course: Path, assignment: str, *, timeout: int, memory_mb, sand
                 "sources": {n: (src / n).read_text(encoding="utf-8-sig") for n in names},
                 "releases": {n: (release / n).read_text(encoding="utf-8-sig") for n in names},
                 "files": files, "timeout": timeout, "memory_mb": memory_mb, "sandboxed": sandboxed,
-                "submission_seconds": submission_seconds}
+                "submission_seconds": submission_seconds, **(limits or {})}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -314,6 +320,7 @@ def _publish(out: Path, student: str, assignment: str, result: dict) -> None:
 
 
 def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_result, log):
+    worker_cpu = json.loads(spec_line).get("worker_cpu_seconds") or 0
     pending = deque(tasks)
     selector = selectors.DefaultSelector()
     workers: list[_Worker] = []
@@ -371,6 +378,14 @@ def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_resul
                         break
                 if ended and not broken:
                     broken = "grading process died" if worker.ready else "grading worker failed to start"
+                    if worker.proc.poll() is None:
+                        try:
+                            worker.proc.wait(timeout=5)
+                        except subprocess.TimeoutExpired:
+                            pass
+                    if worker.proc.returncode == -signal.SIGXCPU:
+                        broken = (f"grading worker used more than its {worker_cpu:g} s of CPU time for this "
+                                  "submission (the judge's side: checks, feedback)")
                 if broken:
                     if worker.task is not None:
                         finish(worker, _failed(expected, broken))
@@ -403,12 +418,15 @@ def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_resul
 def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 120,
           memory_mb: int | None = 2048, seed: int | None = None, shard: str | None = None,
           course=None, quiet: bool = False, resume: bool = False, sandbox: bool = True,
-          submission_timeout: int | None = None) -> dict:
+          submission_timeout: int | None = None, sleep_limit: int = SLEEP_LIMIT,
+          worker_memory_mb: int | None = WORKER_MEMORY_MB) -> dict:
     """Grade ``submissions/<student>/<assignment>/`` into ``out``; returns the report.
 
     ``timeout`` limits each cell and each call of a student function (CPU seconds of the
     sandbox); ``submission_timeout`` (default ``timeout + 20``) the whole notebook in each of
-    its sandboxes.
+    its sandboxes; ``sleep_limit`` the wall-clock seconds a notebook's sandboxes may sleep or block
+    in all. ``worker_memory_mb`` is the address space of each trusted grading worker (``None``:
+    unlimited); its CPU per submission is ``WORKER_CPU_FACTOR`` x the notebooks' budgets + slack.
 
     ``seed`` reproduces an earlier run; ``shard="K/N"`` grades one slice of
     students; ``resume`` keeps the rows already in ``out`` (same assignment,
@@ -424,6 +442,10 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     if submission_timeout is not None and not 1 <= submission_timeout <= MAX_SECONDS:
         raise ValueError(f"--submission-timeout must be between 1 and {MAX_SECONDS} seconds; "
                          f"got {submission_timeout}")
+    if not 1 <= sleep_limit <= MAX_SECONDS:
+        raise ValueError(f"--sleep-limit must be between 1 and {MAX_SECONDS} seconds; got {sleep_limit}")
+    if worker_memory_mb is not None and worker_memory_mb < 256:
+        raise ValueError(f"--worker-memory-mb must be at least 256 (or 0: no limit); got {worker_memory_mb}")
     if not submissions.is_dir():
         raise ValueError(f"--submissions {submissions} is not a folder")
     if not (course / "source" / assignment).is_dir():
@@ -455,8 +477,11 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     # Time limits count the sandboxes' CPU time; their wall-clock backstop is WALL_FACTOR x as long.
 
     per_task = notebooks_count * (WALL_FACTOR * submission_seconds + WALL_SLACK) + SLACK
+    worker_limits = {"worker_memory_mb": worker_memory_mb,
+                     "worker_cpu_seconds": notebooks_count * (WORKER_CPU_FACTOR * submission_seconds) + WORKER_CPU_SLACK}
     run = {"assignment": assignment, "seed": run_seed, "source_checksum": checksum, "shard": shard,
            "jobs": jobs, "timeout": timeout, "submission_timeout": submission_seconds, "memory_mb": memory_mb,
+           "sleep_limit": sleep_limit, **worker_limits,
            "sandbox": "bubblewrap" if sandbox else "none (--no-sandbox: student code ran with the grader's rights)",
            "isolation": _isolation() if sandbox else None,
            "students": len(entries), "resumed": len(kept),
@@ -465,7 +490,8 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
            # the time and memory budgets too: a submission near a limit scores by them
            "reproduce": (f"python -m autograder grade --assignment {assignment} --submissions DIR --out DIR "
                          f"--seed {run_seed} --timeout {timeout} --submission-timeout {submission_seconds} "
-                         f"--memory-mb {memory_mb or 0}" + (f" --shard {shard}" if shard else "")
+                         f"--memory-mb {memory_mb or 0} --sleep-limit {sleep_limit} "
+                         f"--worker-memory-mb {worker_memory_mb or 0}" + (f" --shard {shard}" if shard else "")
                          + ("" if sandbox else " --no-sandbox"))}
     runs = previous_runs + [run]
     rows = {s: r for s, r in kept.items()}
@@ -483,7 +509,8 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
     log_dir = Path(tempfile.mkdtemp(prefix="autograder-log-"))
     try:
         spec = prepare_spec(course, assignment, timeout=timeout, memory_mb=memory_mb, sandboxed=sandbox,
-                            submission_seconds=submission_seconds)
+                            submission_seconds=submission_seconds,
+                            limits=dict(worker_limits, sleep_seconds=sleep_limit))
         import nbformat
 
         sources = {n: nbformat.reads(t, as_version=4) for n, t in spec["sources"].items()}

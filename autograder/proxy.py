@@ -280,15 +280,19 @@ class Proxy:
     def _exchange(self, request, payload, served, what, limit, apply):
         """Send ``request``, serve its draws, and return ``(apply(reply, data), CPU seconds used)``."""
         sandbox = self._sandbox
-        sandbox.send(request, bytes(payload))
         now = sandbox.cpu_seconds() if hasattr(sandbox, "cpu_seconds") else None
         step, started = sandbox.step(limit + GRACE, now), time.monotonic()
+        sandbox.send(request, bytes(payload), step, what=what)  # within the call's limits: see Sandbox.send
         try:
             while True:
                 reply, data = sandbox.recv(limit + GRACE, what, step)
                 if not (isinstance(reply, dict) and "draw" in reply):
                     break
-                sandbox.send(*self._draw(reply, data, served))
+                judged = time.process_time()
+                answer = self._draw(reply, data, served)
+                sandbox.send(*answer, step, what=f"the draws asked for by {what}")
+                if hasattr(step, "charge"):  # the judge's work for the call counts in its limit
+                    step.charge(time.process_time() - judged)
             outcome = apply(reply, data)
         except (wire.WireError, KeyError, TypeError, ValueError, OverflowError) as exc:
             sandbox.kill(f"malformed reply from the sandbox to {what}: {str(exc)[:100]}")

@@ -27,7 +27,7 @@ import time
 
 from autograder import astcheck
 from autograder.cells import source_text
-from autograder.jail import GRACE, WALL_FACTOR, WALL_SLACK, CpuShare, Sandbox, SandboxError
+from autograder.jail import GRACE, SLEEP_LIMIT, WALL_FACTOR, WALL_SLACK, CpuShare, Sandbox, SandboxError, SleepBudget
 from autograder.proxy import CellBudget, Proxy
 from autograder.standins import standins
 
@@ -201,10 +201,10 @@ def has_hidden_tests(source_nb) -> bool:
                for hidden, _ in split_hidden(source_text(cell.source)))
 
 
-def _start(cells, names, files, *, sandboxed, deadline, memory_mb, budget, timeout, share) -> Sandbox:
+def _start(cells, names, files, *, sandboxed, deadline, memory_mb, budget, timeout, share, sleep) -> Sandbox:
     """A sandbox running the student's ``cells`` (reports are read by the caller)."""
     sandbox = Sandbox(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb,
-                      cpu_seconds=int(budget) + 5, cpu_budget=budget, share=share)
+                      cpu_seconds=int(budget) + 5, cpu_budget=budget, share=share, sleep=sleep)
     payload, spans = bytearray(), {}
     for name, data in (files or {}).items():
         spans[name] = [len(payload), len(data)]
@@ -212,7 +212,8 @@ def _start(cells, names, files, *, sandboxed, deadline, memory_mb, budget, timeo
     try:
         sandbox.send({"cells": [code for _, code in cells], "files": spans, "graded": names,
                       "limits": sandbox.limits, "cell_timeout": float(timeout),
-                      "call_timeout": float(timeout), "wall_factor": WALL_FACTOR}, bytes(payload))
+                      "call_timeout": float(timeout), "wall_factor": WALL_FACTOR}, bytes(payload),
+                     seconds=float(timeout) + GRACE, what="the student's cells")
     except SandboxError:
         pass
     return sandbox
@@ -245,7 +246,8 @@ def hidden_problem(problem: str) -> str:
 
 def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory_mb: int | None,
                      sandboxed: bool, files: dict[str, bytes] | None = None,
-                     submission_seconds: float | None = None, cells: list | None = None) -> dict:
+                     submission_seconds: float | None = None, cells: list | None = None,
+                     sleep_seconds: float | None = None) -> dict:
     """Run and score one sanitized notebook.
 
     The visible tests call the student's functions in one sandbox, whose cells' output is shown.
@@ -258,7 +260,8 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
 
     Limits: ``submission_seconds`` (default ``timeout + 20``) of CPU time per sandbox and
     ``timeout`` per cell or call, counted in the sandbox's own CPU time (its cgroup), with
-    wall-clock backstops :data:`autograder.jail.WALL_FACTOR` times as long.
+    wall-clock backstops :data:`autograder.jail.WALL_FACTOR` times as long; ``sleep_seconds``
+    (default :data:`SLEEP_LIMIT`) of wall-clock time asleep or blocked, both sandboxes together.
 
     Returns ``{"tests": [{grade_id, points, score, outputs: {...}}],
     "student_cells": {cell index: {stdout, stderr, error}}, "problems": [...],
@@ -280,8 +283,9 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
     two = has_hidden_tests(source_nb)
     # Both sandboxes of the submission in one CPU share: a hog gets one classmate's worth, not two.
     share = CpuShare.create() if (two and sandboxed and memory_mb) else None
+    sleep = SleepBudget(SLEEP_LIMIT if sleep_seconds is None else sleep_seconds)
     limits = dict(sandboxed=sandboxed, deadline=deadline, memory_mb=memory_mb, budget=budget, timeout=timeout,
-                  share=share)
+                  share=share, sleep=sleep)
     sandbox = _start(cells, names, files, **limits)
     hidden_box = _start(cells, names, files, **limits) if two else None
     keys = []

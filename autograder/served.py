@@ -54,6 +54,12 @@ PLAN_BYTES = 1 << 18
 #: (``if rng.random() < p: ... else: rng.integers(k - 1)``) follows no cycle a plan could answer, and
 #: one exchange per user costs milliseconds on a loaded machine (1,000 users: 1,530 exchanges, 15.7 s).
 OWN_AFTER = 256
+#: Most draw requests of one served generator per call of the request (refused and empty ones too):
+#: ``rng.random(0)`` and refused methods cost the judge an exchange each and drew nothing, so no draw
+#: count limited them (red team s10: the judge spent 1.1 x the sandbox's CPU answering them). An
+#: honest call makes a few hundred at most (OWN_AFTER; uniforms sent ahead). The judge's time spent
+#: answering also counts in the call's CPU limit (``jail.client.Step.charge``).
+MAX_REQUESTS = 4096
 _SIGNATURES: dict = {}
 
 
@@ -174,6 +180,7 @@ class Served:
         self.calls = self.draws = 0
         self.served = 0  # numbers asked for in this call, all requests together (MAX_CALL_DRAWS)
         self.forbidden: list[str] = []
+        self.requests = 0  # of the whole request, all its calls (MAX_REQUESTS per call)
 
     def begin(self, step) -> None:
         """Draws for call ``step`` of the request (``"step"`` of a draw request, never going back): a call
@@ -251,6 +258,9 @@ class Served:
         """``(reply, payload)`` for ``rng.method(*args, **kwargs)``."""
         if type(method) is not str or not method.isidentifier() or len(method) > 50:
             raise wire.WireError("bad method name")
+        self.requests += 1
+        if self.requests > MAX_REQUESTS * self.steps:
+            raise wire.WireError(f"more than {MAX_REQUESTS:,} requests to the generator in one call")
         if self.allowed is not None and method not in self.allowed:
             self.forbidden.append(method)
             return {"refused": f"rng.{method} 不允许使用：只能用 rng.random(...) 生成均匀随机数，再自己变换。 / "

@@ -234,7 +234,7 @@ def grade_one(task: dict, spec: dict) -> dict:
             scored = scorer.score_submission(
                 nb, source, seed=task["seed"], timeout=spec["timeout"], memory_mb=spec["memory_mb"],
                 sandboxed=spec["sandboxed"], files=spec["files"], submission_seconds=spec["submission_seconds"],
-                cells=cells)
+                cells=cells, sleep_seconds=spec.get("sleep_seconds"))
             result["errors"] += scored["problems"]
             result["notes"] += scored["notes"]
             result["timings"][name] = scored["timings"]
@@ -293,6 +293,50 @@ def load_spec(line: str) -> dict:
     return spec
 
 
+_RESERVED: int | None = None
+
+
+def _address_space() -> int:
+    """Bytes of address space this process holds now (``VmSize``; 0 where /proc cannot tell)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1]) << 10 for line in status if line.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return 0
+
+
+def limit_self(spec: dict) -> None:
+    """This trusted worker's own soft limits for the next submission: ``worker_memory_mb`` of address
+    space beyond what it held at its first submission, and ``worker_cpu_seconds`` more of CPU time (``--worker-memory-mb``; the grader derives the
+    CPU from the submission's budget).
+
+    The sandbox's limits do not cover the judge's side: a parser surprise in the feedback (html5lib
+    built n²/2 elements from 3n tags: 95 s and 4.9 GB for one Markdown cell, red team s10) or in a
+    check costs this worker's memory and CPU. Past the memory the allocation fails (``MemoryError``:
+    the row says so); past the CPU the kernel's SIGXCPU ends the worker, the grader gives that one
+    submission an ``error:`` row and starts another worker. Only the soft limits are set: the
+    sandboxes this worker starts lift them (``jail.bwrap._die_with_parent``) and get their own.
+    """
+    import resource
+
+    global _RESERVED
+    memory = spec.get("worker_memory_mb")
+    if memory:
+        if _RESERVED is None:
+            # what the interpreter and its libraries reserve at start (OpenBLAS's buffers grow with
+            # the machine's cores) is not the judge's work: the limit is that much more
+            _RESERVED = _address_space()
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        soft = _RESERVED + (int(memory) << 20)
+        resource.setrlimit(resource.RLIMIT_AS, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+    seconds = spec.get("worker_cpu_seconds")
+    if seconds:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        soft = int(usage.ru_utime + usage.ru_stime + float(seconds)) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
 def main() -> None:
     # Results go to the original stdout; anything else printed goes to stderr.
     import signal
@@ -316,6 +360,7 @@ def main() -> None:
         if not line.strip():
             continue
         task = json.loads(line)
+        limit_self(spec)
         result = grade_one(task, spec)
         protocol.write(message(task["index"], result) + "\n")
 

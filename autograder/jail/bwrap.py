@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import resource
 import signal
 import sys
 import sysconfig
@@ -155,7 +156,14 @@ def _at_fixed_fd(fd: int, target: int) -> int:
 
 
 def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when the grading worker dies (prctl PR_SET_PDEATHSIG)."""
+    """In the child before exec: SIGKILL when the grading worker dies (prctl PR_SET_PDEATHSIG), and
+    the trusted worker's own soft limits of memory and CPU (``worker.limit_self``) lifted: the
+    sandbox gets its own (the runner's rlimits, the cgroup), not what is left of the worker's."""
+    for which in (resource.RLIMIT_AS, resource.RLIMIT_CPU):
+        try:
+            resource.setrlimit(which, (resource.getrlimit(which)[1],) * 2)
+        except (OSError, ValueError):
+            pass
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
     except Exception:  # noqa: BLE001 - not Linux: the worker still kills it

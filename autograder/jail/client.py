@@ -99,6 +99,19 @@ def _runnable_seconds(pids: list[int]) -> float | None:
     return total / 1e9 if seen else None
 
 
+class SleepBudget:
+    """The wall-clock seconds all the sandboxes of one submission may sleep or block in total.
+
+    Each step's own backstop (:class:`Step`) lets a sleeping call go on for 3 x its limit; a loop of
+    sleeping calls then held its worker until the submission's wall deadline, about 430 s at the
+    defaults at no CPU cost (red team s6). Honest code computes: it sleeps only while the page cache
+    or the machine's memory makes it wait. Counted like :attr:`Step.asleep` (only with a cgroup).
+    """
+
+    def __init__(self, seconds: float):
+        self.seconds, self.spent = float(seconds), 0.0
+
+
 class Step:
     """The limits of one cell or call of student code, across every exchange it makes.
 
@@ -120,7 +133,16 @@ class Step:
         self.sleep_limit = WALL_FACTOR * self.seconds + WALL_SLACK
         self.wall_deadline = time.monotonic() + (self.seconds if self.cpu0 is None else self.sleep_limit)
         self.asleep, self.cpu_used = 0.0, None
+        self.judged = 0.0
         self._wall, self._run = time.monotonic(), None
+
+    def charge(self, seconds: float) -> None:
+        """The judge's CPU ``seconds`` spent answering the step's draw requests: counted in the step's
+        and the submission's CPU limits as the sandbox's own (red team s10: ``rng.random(0)`` in a loop
+        made the judge work as long as the sandbox, outside every limit)."""
+        self.judged += max(0.0, seconds)
+        if hasattr(self.sandbox, "judged"):
+            self.sandbox.judged += max(0.0, seconds)
 
     def resume(self) -> None:
         """The judge waits for the sandbox again (its own time since the last wait is not counted)."""
@@ -133,13 +155,18 @@ class Step:
             busy = now - self._wall if run is not None else 0.0
         else:
             busy = run - self._run
-        self.asleep += max(0.0, (now - self._wall) - max(0.0, busy))
+        slept = max(0.0, (now - self._wall) - max(0.0, busy))
+        self.asleep += slept
+        budget = getattr(self.sandbox, "sleep", None)
+        if budget is not None:
+            budget.spent += slept
         self._wall, self._run = now, run if run is not None else self._run
 
     def used(self) -> float | None:
-        """CPU seconds the sandbox used since the step began (``None`` without a cgroup)."""
+        """CPU seconds the sandbox used since the step began, the judge's answers charged to it
+        included (``None`` without a cgroup)."""
         now = self.sandbox.cpu_seconds()
-        return None if now is None or self.cpu0 is None else now - self.cpu0
+        return None if now is None or self.cpu0 is None else now - self.cpu0 + self.judged
 
 
 class Sandbox:
@@ -155,8 +182,10 @@ class Sandbox:
 
     def __init__(self, *, sandboxed: bool, deadline: float, memory_mb: int | None,
                  cpu_seconds: int, tmpfs_mb: int = 256, uid: int | None = None,
-                 cpu_budget: float | None = None, share: CpuShare | None = None):
-        self.deadline, self.problem, self.cpu_budget = deadline, None, cpu_budget
+                 cpu_budget: float | None = None, share: CpuShare | None = None,
+                 sleep: SleepBudget | None = None):
+        self.deadline, self.problem, self.cpu_budget, self.sleep = deadline, None, cpu_budget, sleep
+        self.judged = 0.0  # the judge's CPU seconds answering this sandbox's draws (Step.charge)
         self.cgroup, self.uid_lock, self.memory_peak, self.cpu_used = None, None, None, None
         self.proc, self.tmp, self.memory_mb = None, None, memory_mb
         _LIVE.add(self)  # before anything is claimed: an interruption from here on is cleaned up
@@ -165,6 +194,8 @@ class Sandbox:
             to_child_r, self.to_child = os.pipe()
             self.from_child, from_child_w = os.pipe()
             to_child_r, from_child_w = _at_fixed_fd(to_child_r, CHILD_FDS[0]), _at_fixed_fd(from_child_w, CHILD_FDS[1])
+            # Our end only: a write the student's code never reads must not block the judge (send).
+            os.set_blocking(self.to_child, False)
             limits = {"cpu": cpu_seconds, "nproc": PIDS_MAX, "fsize": 64 << 20, "nofile": 64, "core": 0}
             if memory_mb:
                 limits["as"] = int(memory_mb) << 20
@@ -244,14 +275,31 @@ class Sandbox:
     def alive(self) -> bool:
         return self.problem is None
 
-    def send(self, header: dict, payload: bytes = b"") -> None:
+    def send(self, header: dict, payload: bytes = b"", step: "Step | None" = None, *,
+             seconds: float = 30.0, what: str = "a message to the student's code") -> None:
+        """Write one message within the limits of ``step`` (default: a step of ``seconds`` from now).
+
+        A process that stops reading (it asked for 8 MB of draws and sleeps) fills the pipe; the
+        write then waits as :meth:`recv` does, the sandbox's sleep counted, instead of blocking the
+        worker until its task's deadline (145 s at ``--timeout 5``, red team s10).
+        """
         if self.problem:
             raise SandboxError(self.problem)
+        view = memoryview(wire.frame(header, payload))
+        step = step if step is not None else Step(self, seconds)
+        deadline = self._deadline(step)
         try:
-            wire.send(self.to_child, header, payload)
+            while view:
+                try:
+                    view = view[os.write(self.to_child, view):]
+                except BlockingIOError:
+                    self._await(step, f"{what}, which the student's code did not read", self.to_child, write=True)
+            return
+        except TimeoutError:
+            self._timed_out(deadline, what, step.seconds)
         except OSError:
             self.kill("the student's process ended")
-            raise SandboxError(self.problem) from None
+        raise SandboxError(self.problem)
 
     def cpu_seconds(self) -> float | None:
         """CPU time of everything in the sandbox so far (its cgroup), ``None`` without one."""
@@ -277,39 +325,12 @@ class Sandbox:
         if self.problem:
             raise SandboxError(self.problem)
         step = step if step is not None else Step(self, seconds)
-        start_cpu = step.cpu0
-        deadline = self.deadline if start_cpu is not None else min(step.wall_deadline, self.deadline)
+        deadline = self._deadline(step)
         try:
-            used, step.fresh = (step.fresh if step.fresh is not None else self.cpu_seconds(), None) \
-                if start_cpu is not None else (None, None)
-            step.resume()
-            while start_cpu is not None:
-                if used is not None and used - start_cpu > step.seconds:
-                    step.cpu_used = used - start_cpu
-                    self.kill(f"timeout: {what} used {used - start_cpu:.3g} s of CPU time "
-                              f"(limit {_limit_shown(step.seconds):.3g} s)")
-                    raise SandboxError(self.problem)
-                if used is not None and self.cpu_budget is not None and used > self.cpu_budget:
-                    self.kill(f"timeout: the submission used {used:.3g} s of CPU time "
-                              f"(limit {self.cpu_budget:.3g} s)")
-                    raise SandboxError(self.problem)
-                if step.asleep > step.sleep_limit:
-                    self.kill(f"timeout: {what} slept or blocked for more than {step.sleep_limit:.3g} s "
-                              f"of wall-clock time (it used {used - start_cpu:.3g} s of CPU time)")
-                    raise SandboxError(self.problem)
-                wait = deadline - time.monotonic()
-                if wait <= 0:
-                    raise TimeoutError
-                if select.select([self.from_child], [], [], min(wait, CPU_POLL))[0]:
-                    break
-                step.poll()
-                used = self.cpu_seconds()
+            self._await(step, what, self.from_child)
             return wire.recv(self.from_child, deadline)
         except TimeoutError:
-            if deadline >= self.deadline:
-                self.kill("timeout: the submission exceeded its time limit")
-            else:
-                self.kill(f"timeout: {what} exceeded {_limit_shown(seconds):.3g} s")
+            self._timed_out(deadline, what, seconds)
         except EOFError:
             code = self.proc.poll()
             self.kill("the student's process ended" + (f" (exit status {code})" if code is not None else "")
@@ -317,6 +338,56 @@ class Sandbox:
         except (wire.WireError, ValueError, OSError) as exc:
             self.kill(f"malformed message from the sandbox during {what}: {str(exc)[:100]}")
         raise SandboxError(self.problem)
+
+    def _deadline(self, step: "Step") -> float:
+        return self.deadline if step.cpu0 is not None else min(step.wall_deadline, self.deadline)
+
+    def _timed_out(self, deadline: float, what: str, seconds: float) -> None:
+        if deadline >= self.deadline:
+            self.kill("timeout: the submission exceeded its time limit")
+        else:
+            self.kill(f"timeout: {what} exceeded {_limit_shown(seconds):.3g} s")
+
+    def _await(self, step: "Step", what: str, fd: int, write: bool = False) -> None:
+        """Return once ``fd`` is readable (``write``: writable) within the limits of ``step`` and of
+        the submission; else kill the sandbox and raise :class:`SandboxError` (``TimeoutError`` past
+        the wall deadline)."""
+        start_cpu = step.cpu0
+        deadline = self._deadline(step)
+        used, step.fresh = (step.fresh if step.fresh is not None else self.cpu_seconds(), None) \
+            if start_cpu is not None else (None, None)
+        step.resume()
+        while True:
+            if start_cpu is not None:
+                judge = f" (the judge's answers to its draws: {step.judged:.3g} s)" if step.judged >= 0.5 else ""
+                if used is not None and used - start_cpu + step.judged > step.seconds:
+                    step.cpu_used = used - start_cpu + step.judged
+                    self.kill(f"timeout: {what} used {used - start_cpu + step.judged:.3g} s of CPU time{judge} "
+                              f"(limit {_limit_shown(step.seconds):.3g} s)")
+                    raise SandboxError(self.problem)
+                if used is not None and self.cpu_budget is not None and used + self.judged > self.cpu_budget:
+                    self.kill(f"timeout: the submission used {used + self.judged:.3g} s of CPU time{judge} "
+                              f"(limit {self.cpu_budget:.3g} s)")
+                    raise SandboxError(self.problem)
+                if step.asleep > step.sleep_limit:
+                    self.kill(f"timeout: {what} slept or blocked for more than {step.sleep_limit:.3g} s "
+                              f"of wall-clock time (it used {used - start_cpu:.3g} s of CPU time)")
+                    raise SandboxError(self.problem)
+                if self.sleep is not None and self.sleep.spent > self.sleep.seconds:
+                    self.kill(f"timeout: the submission slept or blocked for more than {self.sleep.seconds:.3g} s "
+                              f"of wall-clock time in all, the last time during {what} (--sleep-limit)")
+                    raise SandboxError(self.problem)
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                raise TimeoutError
+            watched = [fd]
+            ready = select.select([] if write else watched, watched if write else [], [],
+                                  min(wait, CPU_POLL) if start_cpu is not None else wait)
+            if ready[0] or ready[1]:
+                return
+            if start_cpu is not None:
+                step.poll()
+                used = self.cpu_seconds()
 
     def kill(self, reason: str | None = None) -> None:
         if self.problem is None:

@@ -83,9 +83,18 @@ ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align"], "a": ["href"], "img": im
 #: cost 3.7 s of CPU, ``<b></i>`` written 20,000 times 35 s, ``<b><i></b></i>`` 15,000 times 7 s, in
 #: the trusted worker and outside the sandbox's time limit (red team s9). A larger fragment is shown
 #: as its text; honest output stays far below (the six assignments' pages: 917 tags, depth 13; a
-#: table of 300 rows: 2,402 tags, depth 4).
+#: table of 300 rows: 2,402 tags, depth 4). MathML elements count apart (:data:`MAX_MATH_TAGS`):
+#: formulas rendered when the page is made bring about 35 tags each, so 150 paragraphs with two
+#: inline formulas (18 kB of Markdown) passed 10,000 and were shown as raw markup.
 MAX_TAGS = 10_000
+MAX_MATH_TAGS = 60_000
 MAX_NESTING = 1000
+#: The most open elements that end tags may pass over in all (html5lib walks the stack of open
+#: elements from the top for an end tag that does not close the innermost one).
+MAX_WALK = 1_000_000
+#: The most attribute characters html5lib may copy into elements it builds again: a formatting element
+#: left open (``<b title=...>``) is rebuilt, attributes and all, at each later paragraph.
+MAX_COPIED = 1_000_000
 #: Where a start or end tag begins, and its name as html5lib's tokenizer reads it (up to white
 #: space, ``/`` or ``>``). Only the beginning is matched: a ``<`` inside a quoted attribute, an
 #: unclosed tag or a self-closing ``<div/>`` must not hide an element the parser opens (red team s9).
@@ -94,44 +103,112 @@ _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "
                    "source", "track", "wbr"})
 
 
-def tag_load(text: str) -> tuple[int, int]:
-    """``(tags, deepest nesting)`` of ``text``, by one scan that stops past either limit.
+def tag_load(text: str) -> tuple[int, int, int, int]:
+    """``(tags, MathML tags, deepest nesting, walk)`` of ``text``, by one scan that stops past a limit.
 
-    Counted from above, never below, what html5lib builds: every tag start counts (one inside
-    a quoted attribute or a comment too); a start tag opens an element unless its name is void
-    (``<div/>`` opens one, as in HTML); an end tag closes the innermost open element of its name
-    and those inside it, and one with no open element of its name closes nothing.
+    Counted from above, never below, what html5lib reads: every tag start counts (one inside
+    a quoted attribute or a comment too; MathML names apart); a start tag opens an element unless
+    its name is void (``<div/>`` opens one, as in HTML); an end tag closes the innermost open element
+    of its name and those inside it, and one with no open element of its name closes nothing;
+    ``walk`` adds, for each end tag that does not close the innermost element, the open elements
+    it may pass. What html5lib builds *again* (formatting elements reopened at each paragraph:
+    ``<p>x<b class=1></p>`` repeated makes n²/2 elements from 3n tags) is not modelled here: the
+    parse itself is budgeted (:func:`clean_html`).
     """
     stack: list[str] = []
-    tags = deepest = 0
+    tags = math = deepest = walk = 0
     for match in _TAG.finditer(text):
-        tags += 1
-        if tags > MAX_TAGS or deepest > MAX_NESTING:
-            break
         name = match.group(2).lower()
+        if name in MATHML_TAGS:
+            math += 1
+        else:
+            tags += 1
+        if tags > MAX_TAGS or math > MAX_MATH_TAGS or deepest > MAX_NESTING or walk > MAX_WALK:
+            break
         if match.group(1):
-            if name in stack:
-                del stack[len(stack) - 1 - stack[::-1].index(name):]
+            if stack and stack[-1] == name:
+                stack.pop()
+            else:
+                walk += len(stack)
+                if name in stack:
+                    del stack[len(stack) - 1 - stack[::-1].index(name):]
         elif name not in _VOID:
             stack.append(name)
             deepest = max(deepest, len(stack))
-    return tags, deepest
+    return tags, math, deepest, walk
+
+
+def _too_costly(load: tuple[int, int, int, int]) -> bool:
+    tags, math, deepest, walk = load
+    return tags > MAX_TAGS or math > MAX_MATH_TAGS or deepest > MAX_NESTING or walk > MAX_WALK
+
+
+class _OverBudget(Exception):
+    """html5lib was about to build more than a fragment's budget allows."""
+
+
+def _budgeted_tree():
+    """An html5lib tree builder (bleach's etree one) that stops the parse past the budget: more than
+    :data:`MAX_TAGS` HTML or :data:`MAX_MATH_TAGS` MathML elements built, reopened and adopted ones
+    included, deeper than :data:`MAX_NESTING`, or :data:`MAX_COPIED` attribute characters copied.
+    Counting what the parser builds, not what a scan of the text predicts, also bounds html5lib's
+    rules nobody modelled (red team s10: the reopened ``<b>`` elements of ``'<p>x<b class=%d></p>'``
+    repeated: 95 s of CPU and 4.9 GB for 72 kB)."""
+    from bleach._vendor.html5lib import treebuilders
+
+    base = treebuilders.getTreeBuilder("etree")
+    built = {"html": 0, "math": 0, "copied": 0}
+    holder: list = []
+
+    class Element(base.elementClass):
+        def __init__(self, name, namespace=None):
+            super().__init__(name, namespace)
+            kind = "math" if name in MATHML_TAGS else "html"
+            built[kind] += 1
+            if built["html"] > MAX_TAGS or built["math"] > MAX_MATH_TAGS or (
+                    holder and len(holder[0].openElements) > MAX_NESTING):
+                raise _OverBudget(kind)
+
+        def cloneNode(self):
+            built["copied"] += sum(len(k if isinstance(k, str) else str(k)) + len(str(v))
+                                   for k, v in self._element.attrib.items())
+            if built["copied"] > MAX_COPIED:
+                raise _OverBudget("attributes")
+            return super().cloneNode()
+
+    class Builder(base):
+        elementClass = Element
+
+        def __init__(self, namespaceHTMLElements):
+            super().__init__(namespaceHTMLElements)
+            holder[:] = [self]
+
+    return Builder
 
 
 def clean_html(text: str) -> str:
     """Allowlist-clean an HTML fragment (bleach): no script, style, handlers or unsafe URLs.
 
     MathML elements (formulas rendered when the page is made, :mod:`autograder.render.mathml`) are
-    kept with their presentation attributes only. A fragment with more than :data:`MAX_TAGS` tags
-    or nested deeper than :data:`MAX_NESTING` is returned escaped (shown as its text).
+    kept with their presentation attributes only. A fragment past the limits of :func:`tag_load`,
+    or whose parse would build more than its budget (:func:`_budgeted_tree`), is returned escaped
+    (shown as its text).
     """
-    tags, deepest = tag_load(text)
-    if tags > MAX_TAGS or deepest > MAX_NESTING:
-        import html
+    import html
 
+    if _too_costly(tag_load(text)):
         return html.escape(text)
     import bleach  # lazy: ~0.5 s; the hub's nbgrader_config imports this package without rendering
+    from bleach import html5lib_shim
 
     attributes = dict(ALLOWED_ATTRIBUTES, **{tag: list(MATHML_ATTRIBUTES) for tag in MATHML_TAGS})
-    return bleach.clean(text, tags=ALLOWED_TAGS | MATHML_TAGS, attributes=attributes,
-                        protocols=["http", "https", "mailto"], strip=True, strip_comments=True)
+    cleaner = bleach.Cleaner(tags=ALLOWED_TAGS | MATHML_TAGS, attributes=attributes,
+                             protocols=["http", "https", "mailto"], strip=True, strip_comments=True)
+    # the same parser bleach builds, with the budgeted tree (html5lib's phases keep the tree they
+    # were made with: it cannot be swapped afterwards)
+    cleaner.parser = html5lib_shim.BleachHTMLParser(tags=cleaner.tags, strip=cleaner.strip, consume_entities=False,
+                                                    namespaceHTMLElements=False, tree=_budgeted_tree())
+    try:
+        return cleaner.clean(text)
+    except _OverBudget:
+        return html.escape(text)

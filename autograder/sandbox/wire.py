@@ -57,11 +57,16 @@ class WireError(Exception):
 
 # --- framing -------------------------------------------------------------------
 
-def send(fd: int, header: dict, payload: bytes = b"") -> None:
+def frame(header: dict, payload: bytes = b"") -> bytes:
+    """One message's bytes on the channel (what :func:`send` writes)."""
     data = json.dumps(header, ensure_ascii=True, allow_nan=False).encode()
     if len(data) > MAX_HEADER or len(payload) > MAX_PAYLOAD:
         raise WireError(f"message too large ({len(data)} + {len(payload)} bytes)")
-    view = memoryview(_FRAME.pack(len(data), len(payload)) + data + payload)
+    return _FRAME.pack(len(data), len(payload)) + data + payload
+
+
+def send(fd: int, header: dict, payload: bytes = b"") -> None:
+    view = memoryview(frame(header, payload))
     while view:
         view = view[os.write(fd, view):]
 

@@ -114,12 +114,29 @@ def _fail(zh: str, en: str, diagnosis: str | None = None) -> CheckFailure:
     return CheckFailure(zh, en, diagnosis)
 
 
+class GradingSeed(int):
+    """A check's seed derived from a grading run's ``DP_COURSE_SEED``: the number for every use, but
+    written as a name (``f"seed = {seed}"`` in a failure message). The run's seed is 32 bits per
+    student: from one derived seed and the check's name a search of 2³² seeds recovers it, and with
+    it the hidden cases of a regrade at the same ``--seed`` (issue 35). ``f"{seed:d}"`` and ``int(seed)``
+    still give the number (the instructor's tools)."""
+
+    def __str__(self) -> str:
+        return "评分种子，不显示 / the grading run's, not shown"
+
+    __repr__ = __str__
+
+    def __format__(self, spec: str) -> str:
+        return str(self) if not spec else int(self).__format__(spec)
+
+
 def check_seed(name: str, seed: int | None = None) -> int:
     """Seed used by the check ``name``.
 
     ``seed`` wins when given. Otherwise the seed is derived from the check's
     name, mixed with the integer in ``DP_COURSE_SEED`` when that variable is
-    set (the autograder's per-run seed).
+    set (the autograder's per-run seed; then a :class:`GradingSeed`, shown
+    by name only).
     """
     if seed is not None:
         return int(seed)
@@ -127,7 +144,7 @@ def check_seed(name: str, seed: int | None = None) -> int:
     env = os.environ.get(SEED_ENV, "").strip()
     if env:
         run = int(env) if env.isdigit() else zlib.crc32(env.encode())
-        return int(np.random.SeedSequence([run, base]).generate_state(1)[0])
+        return GradingSeed(int(np.random.SeedSequence([run, base]).generate_state(1)[0]))
     return int(base)
 
 
@@ -139,8 +156,11 @@ def _passed(name: str, zh: str, en: str) -> None:
 def _say(name: str, seed: int, text: str, zh: str | None = None) -> None:
     """A passing statistical check's line: verdict first, what passed in Chinese (``zh``), then
     what was measured in English (``text``)."""
-    origin = f"{SEED_ENV}={os.environ[SEED_ENV]}" if os.environ.get(SEED_ENV) else "默认 / default"
-    print(f"✓ 通过 / passed [{name}] 种子 / seed = {seed}（{origin}）：{zh + ' / ' if zh else ''}{text}")
+    # In grading the seed comes from the run's secret (DP_COURSE_SEED, per student): shown on a
+    # feedback page it would let a student compute the hidden cases of a regrade at the same --seed.
+    shown = "评分运行的种子，不显示 / the grading run's, not shown" if os.environ.get(SEED_ENV) \
+        else f"{seed}（默认 / default）"
+    print(f"✓ 通过 / passed [{name}] 种子 / seed = {shown}：{zh + ' / ' if zh else ''}{text}")
 
 
 # --- the recording generator -------------------------------------------------

@@ -196,9 +196,12 @@ def check_no_hidden_test_in_any_output(graded, tmp_path):
             assert any(c.metadata.get("nbgrader", {}).get("grade") for c in nb.cells)
     for student, result in graded["results"].items():
         assert result["feedback"] == [p.name for p in pages if p.parts[-3] == student]
-    # The per-submission seed reached the trusted checks (they print the seed they use).
+    # The per-submission seed reached the trusted checks (they say they use the run's seed) and is
+    # not shown: with it a student could compute the hidden cases of a regrade at the same --seed.
     page = merged / "feedback" / "01_correct" / cases.ASSIGNMENT / f"{cases.ASSIGNMENT}.html"
-    assert f"DP_COURSE_SEED={graded['results']['01_correct']['seed']}" in feedback.html_text(page)
+    text = feedback.html_text(page)
+    assert "the grading run's, not shown" in text
+    assert str(graded["results"]["01_correct"]["seed"]) not in text and "DP_COURSE_SEED" not in text
 
 
 def _student_output(graded, student: str) -> str:
@@ -231,6 +234,9 @@ def check_report_records_seeds_and_shards(graded, tmp_path):
                for run in data["runs"])
     assert all(f"--seed {SEED} --timeout {TIMEOUT} --submission-timeout {SUBMISSION_TIMEOUT} --memory-mb " in run["reproduce"]
                for run in data["runs"]), [run["reproduce"] for run in data["runs"]]
+    # the limits of the judge's side too (issue 35 §4): sleep per notebook, each grading worker's memory and CPU
+    assert all(run["sleep_limit"] == 30 and run["worker_memory_mb"] == 4096 and run["worker_cpu_seconds"] > 0
+               and "--sleep-limit 30 --worker-memory-mb 4096" in run["reproduce"] for run in data["runs"]), data["runs"]
     for student, result in graded["results"].items():
         assert result["seed"] == student_seed(SEED, cases.ASSIGNMENT, student)
         assert set(result) >= {"cells", "flags", "errors", "repairs", "score", "max_score", "status"}

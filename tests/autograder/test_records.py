@@ -524,6 +524,45 @@ def test_html_that_would_make_the_cleaner_quadratic_is_shown_as_text():
     assert clean_html(table).startswith("<table><tbody><tr><td>0</td>")
 
 
+def test_reopened_formatting_elements_are_budgeted_not_modelled():
+    """Red team s10: ``'<p>x<b class=%d></p>' % i`` repeated: the tag scan sees 3n tags at depth 2,
+    html5lib reopens every earlier ``<b>`` at each paragraph (n²/2 elements): at the scan's cap (72 kB)
+    one cleaning cost 95 s of CPU and 4.9 GB (n = 800: 4 s). The parse now stops past its budget of
+    elements built and the fragment is shown as text, in well under a second, for the feedback page
+    and the Formgrader's copy; an honest run of unclosed ``<b>`` over a few paragraphs still renders."""
+    import time
+
+    from autograder.render.html import clean_html
+
+    for n in (800, 3333):
+        text = "".join("<p>x<b class=%d></p>" % i for i in range(n))
+        started = time.process_time()
+        out = clean_html(text)
+        assert time.process_time() - started < 1, (n, time.process_time() - started)
+        assert out == html.escape(text)
+    nb = nbformat.read(SOURCE, as_version=4)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell("answer " + "".join("<p>x<b class=%d></p>" % i
+                                                                         for i in range(1400))))
+    started = time.process_time()
+    page = feedback.feedback_html(nb, _secrets())
+    copy = feedback.gradebook_notebook(nb)
+    assert time.process_time() - started < 10, time.process_time() - started
+    assert len(page) < 3_000_000 and len(nbformat.writes(copy)) < 1_000_000, (len(page), len(nbformat.writes(copy)))
+    honest = clean_html("<p><b>Note: the first</p><p>and the second</p><p>paragraph</p>")
+    assert honest.count("<b>") == 3, honest
+
+
+def test_a_long_answer_with_formulas_keeps_its_mathml():
+    """Issue 35: the MathML of the student's formulas counted toward the 10,000-tag cap, so 150
+    paragraphs with two inline formulas (18 kB) were shown as raw markup. MathML counts apart."""
+    para = (r"Noise of scale $b = \Delta f / \varepsilon$ gives $\Pr[M(x) \in S] \le e^{\varepsilon} "
+            r"\Pr[M(y) \in S]$ for neighbours.")
+    nb = nbformat.read(SOURCE, as_version=4)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell("\n\n".join([para] * 150)))
+    page = feedback.feedback_html(nb, _secrets())
+    assert page.count("<math") >= 300 and "&lt;math" not in page and "&lt;mi&gt;" not in page
+
+
 def test_a_grading_worker_does_not_import_nbgrader():
     """The worker renders feedback without nbgrader (0.6 s of CPU per worker, every grading run):
     nbgrader's GenerateFeedback preprocessor lives among the nbgrader adapters."""

@@ -27,7 +27,7 @@ ASSIGNMENTS = sorted(p.name for p in (REPO / "source").iterdir()
 def _sent_headers(box):
     """The message headers the trusted side sends to ``box`` while the block runs (in order)."""
     headers, original = [], box.send
-    box.send = lambda header, payload=b"": (headers.append(header), original(header, payload))
+    box.send = lambda header, payload=b"", *rest, **kw: (headers.append(header), original(header, payload, *rest, **kw))
     try:
         yield headers
     finally:
@@ -904,7 +904,7 @@ class _FakeSandbox:
     def __init__(self, reply, data=b""):
         self.reply, self.data, self.problem = reply, data, None
 
-    def send(self, header, payload=b""):
+    def send(self, header, payload=b"", step=None, **kwargs):
         self.header = header
 
     def step(self, seconds, cpu0=None):

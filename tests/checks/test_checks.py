@@ -110,9 +110,33 @@ def test_seed_default_env_and_explicit(monkeypatch, capsys):
     assert checks.check_seed("x") not in (default, from_env)
     monkeypatch.setenv(checks.SEED_ENV, "124")
     assert checks.check_seed("x") != from_env
+    monkeypatch.setenv(checks.SEED_ENV, "3141592653")
     checks.check_laplace_noise_distribution(mechanisms.laplace_noise)
     out = capsys.readouterr().out
-    assert f"{checks.SEED_ENV}=124" in out and "p = " in out
+    # a grading run's seed (and the check's seed made from it) never reaches the feedback page:
+    # with it a student could compute the hidden cases of a regrade at the same --seed
+    assert "p = " in out and "not shown" in out, out
+    assert "3141592653" not in out and checks.SEED_ENV not in out
+    assert not re.search(r"seed = \d", out)
+    monkeypatch.delenv(checks.SEED_ENV)
+    checks.check_laplace_noise_distribution(mechanisms.laplace_noise)
+    assert re.search(r"seed = \d+（默认 / default）", capsys.readouterr().out)  # locally: reproducible
+
+
+def test_a_failure_in_grading_does_not_show_the_seed(monkeypatch):
+    """A failing check's message names its seed (``seed = ...``): in grading that seed is made from the
+    run's 32-bit per-student seed, which a search of 2³² seeds would recover from it (issue 35)."""
+    def off(b, size, rng):
+        return mechanisms.laplace_noise(2 * b, size, rng)
+
+    off.__name__ = "laplace_noise"
+    monkeypatch.setenv(checks.SEED_ENV, "3141592653")
+    seed = checks.check_seed("check_laplace_noise_distribution")
+    with pytest.raises(AssertionError, match="KS") as info:
+        checks.check_laplace_noise_distribution(off)
+    assert "not shown" in str(info.value) and f"{seed:d}" not in str(info.value), str(info.value)
+    assert not re.search(r"seed = \d", str(info.value))
+    assert np.random.default_rng(seed).random() == np.random.default_rng(int(seed)).random()
 
 
 # --- how a failure reads -------------------------------------------------------------
