@@ -70,7 +70,7 @@ def student_exception(kind: str, message: str, restricted: bool, bases=()) -> Ba
     # All the most derived ones together (numpy's AxisError is a ValueError and an IndexError), else
     # the nearest that takes a message alone (UnicodeDecodeError needs 5 arguments: UnicodeError).
     derived = tuple(c for c in found if not any(o is not c and issubclass(o, c) for o in found))
-    for parents in ([derived] if len(derived) > 1 else []) + [(c,) for c in found] + [(Exception,)]:
+    for parents in ([derived] if derived else []) + [(c,) for c in found] + [(Exception,)]:
         try:
             return type(kind, parents, {"__module__": "student"})(message)
         except Exception:  # noqa: BLE001 - a layout conflict, or a base needing other arguments
