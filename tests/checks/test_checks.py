@@ -203,8 +203,29 @@ def test_find_forbidden_calls(func, expected):
 
 
 def test_find_forbidden_calls_imports():
-    assert checks.find_forbidden_calls(_imports_scipy)[0].startswith("from scipy")
+    assert checks.find_forbidden_calls(_imports_scipy) == ["stats.laplace.rvs"]  # the call it saw
     assert any("helpers" in f for f in checks.find_forbidden_calls(_imports_helpers))
+
+
+def test_find_forbidden_calls_bans_sampling_not_arithmetic():
+    """scipy.special, scipy.stats' cdf/ppf and statistics' averages are arithmetic (issue 35: banning
+    scipy whole cost a correct expit a point); samplers are named by the call seen."""
+    ns = checks.load_student_code(
+        "import math, statistics\nimport numpy as np\nimport scipy.special\nfrom scipy import stats\n"
+        "from scipy.special import expit, softmax, logsumexp\nfrom scipy.stats import laplace as L\n"
+        "def arithmetic(eps, k, rng):\n"
+        "    u = rng.random(k)\n"
+        "    return (expit(eps) + softmax(u) + logsumexp(u) + scipy.special.log1p(eps) + L.ppf(u)\n"
+        "            + stats.norm.cdf(u) + statistics.fmean(u))\n"
+        "def frozen(n, rng):\n    return stats.norm(0, 1).rvs(n, random_state=rng)\n"
+        "def normal_dist(n, rng):\n    return statistics.NormalDist(0, 1).samples(n)\n"
+        "def qmc(n, rng):\n    from scipy.stats import qmc\n    return qmc.Sobol(1).random(n)\n"
+        "def chained(eps, k, rng):\n    return arithmetic(eps, k, rng) + L.rvs(size=k)\n")
+    assert checks.find_forbidden_calls(ns["arithmetic"]) == []
+    assert checks.find_forbidden_calls(ns["frozen"]) == ["stats.norm(0, 1).rvs"]
+    assert checks.find_forbidden_calls(ns["normal_dist"]) == ["statistics.NormalDist(0, 1).samples"]
+    assert checks.find_forbidden_calls(ns["qmc"]) == ["from scipy.stats import qmc"]
+    assert checks.find_forbidden_calls(ns["chained"]) == ["L.rvs"]
 
 
 def test_load_student_code_keeps_the_source_visible():
