@@ -387,6 +387,11 @@ DECISIONS: dict[str, Diagnosis] = {
         "检查 p/q 是否恰为 e^ε，以及替换值是否只在其他 k-1 个值中均匀抽取。",
         "The audit proves grr_perturb is not ε-LDP.",
         "p/q must be exactly e^ε, replacements uniform."),
+    "local_frequency.large_epsilon_overflow": _D(
+        "ε = 800 时结果错误或抛出异常：e^ε 溢出（inf/inf = nan，math.exp 抛出 OverflowError）。",
+        "把 p、q 写成只含 e^(-ε) 的形式：p = 1/(1 + (k-1)e^(-ε))。",
+        "Wrong or crashed at ε = 800: e^ε overflows.",
+        "Write p and q with e^(-ε) only."),
     "local_frequency.estimate_wrong_length": _D(
         "grr_estimate 没有返回长度为 k 的数组。",
         "没人报告的取值也要有估计：np.bincount(reports, minlength=k)。",
