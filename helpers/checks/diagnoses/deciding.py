@@ -211,6 +211,11 @@ DECISIONS: dict[str, Diagnosis] = {
         "fsum 只是更精确的浮点和，仍需容差，或改用十进制精确表示。",
         "math.fsum without a tolerance still exceeds the exact budget.",
         "Add a tolerance or use decimal arithmetic."),
+    "privacy_budget.tolerance_relative_to_remaining": _D(
+        "容差相对剩余预算计算（Tumult 的规则）：预算快用完时容差趋于 0，拒绝了恰好用完预算的查询。",
+        "容差要相对总预算（总预算的 1e-12 到 1e-9 倍），或用十进制精确运算。",
+        "The tolerance is relative to the remaining budget and vanishes as it runs out.",
+        "Make it relative to the total, or compute in decimal."),
     "privacy_budget.binary_fraction_sum": _D(
         "用 Fraction(0.1) 相加：它是 0.1 的二进制近似值，略大于 1/10。",
         "写 Fraction(str(ε)) 或 Decimal(str(ε))。",
