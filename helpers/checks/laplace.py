@@ -353,11 +353,11 @@ def _name_the_noise(laplace_mechanism: Callable, failure: AssertionError) -> Ass
                      "噪声的抽样方式（不是尺度 Δ/ε）。先修正 laplace_noise（它自己的分布测试应该也没通过）。" + failure.zh,
                      "The mistake is most likely in laplace_noise, not laplace_mechanism: laplace_mechanism calls your "
                      "laplace_noise and the problem is in how the noise is drawn (not its scale Δ/ε). Fix laplace_noise "
-                     "first (its own distribution test should fail too). " + failure.en, diagnosis)
+                     "first (its own distribution test should fail too). " + failure.en, diagnosis=diagnosis)
     return _fail(failure.zh + "（laplace_mechanism 调用了 laplace_noise：尺度错误可能在 b = Δ/ε，也可能在 laplace_noise 使用 b 的方式；"
                  "如果 laplace_noise 自己的分布测试也没通过，先修正它。）",
                  failure.en + " (laplace_mechanism calls laplace_noise: a wrong scale may come from b = Δ/ε or from how "
-                 "laplace_noise uses b; if laplace_noise's own distribution test fails too, fix it first.)", diagnosis)
+                 "laplace_noise uses b; if laplace_noise's own distribution test fails too, fix it first.)", diagnosis=diagnosis)
 
 
 def check_laplace_mechanism_rng(laplace_mechanism: Callable, seed: int | None = None) -> None:
