@@ -28,3 +28,30 @@ def test_a_sign_bug_of_laplace_noise_is_said_of_laplace_noise():
     # the same mistake written inside the mechanism is the mechanism's
     failure = _failure(INLINE)
     assert failure.diagnosis == "laplace.missing_sign" and "laplace_noise" not in failure.zh + failure.en
+
+
+MIDPOINT_MEAN = """
+def private_mean(values, lower, upper, epsilon, rng):
+    # Google's bounded mean: noise on the sum of x - m, m the range's midpoint (sensitivity (upper - lower)/2)
+    x = np.clip(np.asarray(values, dtype=float), lower, upper)
+    m = (lower + upper) / 2
+    count = len(x) + rng.laplace(0.0, 2.0 / epsilon)
+    total = np.sum(x - m) + rng.laplace(0.0, (upper - lower) / epsilon)
+    return float(np.clip(m + total / max(count, 1.0), lower, upper))
+"""
+
+
+def test_the_noise_scale_audit_does_not_call_a_private_midpoint_mean_overspent():
+    """An ε-DP mechanism of another form fails the specified-form audit; the message says it cannot tell
+    that from an overspent budget, and the diagnosis does not claim a proven ε beyond the claim."""
+    import contextlib
+    import io
+
+    from helpers.checks.private_mean.audits import _check_noise_scales
+
+    ns = load_student_code("import numpy as np\n" + MIDPOINT_MEAN)
+    with pytest.raises(AssertionError) as caught, contextlib.redirect_stdout(io.StringIO()):
+        _check_noise_scales(ns["private_mean"], 1)
+    failure = caught.value
+    assert failure.diagnosis == "private_mean.tails_thinner_than_the_form"
+    assert "cannot tell these apart" in failure.en and "分不清" in failure.zh and "Google" in failure.en

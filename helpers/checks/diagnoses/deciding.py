@@ -120,6 +120,12 @@ DECISIONS: dict[str, Diagnosis] = {
         "和与计数是对同一数据的两次查询：ε_和 + ε_计数 ≤ ε（定理 6-2）。",
         "The audit proves ε beyond the claim: the sum and the count together consume more than ε.",
         "Sequential composition: ε_sum + ε_count ≤ ε."),
+    "private_mean.tails_thinner_than_the_form": _D(
+        "输出的尾部比规定形式的机制在任何 ε₁ + ε₂ ≤ ε 的分配下都窄：要么预算超支，要么机制不是规定的形式"
+        "（例如以区间中点为中心加噪，可以满足差分隐私，但不是作业要求的形式）。",
+        "按规定形式实现：截断后的和与计数各加独立的拉普拉斯噪声，ε₁ + ε₂ ≤ ε，结果为 noisy_sum / max(noisy_count, 1)。",
+        "Tails thinner than the specified form allows: an overspent budget, or a mechanism of another form.",
+        "Implement the specified form: independent Laplace noise on the clipped sum and the count."),
     "private_mean.values_not_clipped": _D(
         "隐私审计失败：数据没有截断，一条极端记录可以任意改变和，灵敏度无界。",
         "先用 clip 把每条记录截断到 [lower, upper]，再求和。",
