@@ -10,8 +10,9 @@ is served only ``random``: the judge counts the calls and draws and refuses
 and records any other method, so its record is the judge's, not the
 student's. Lists, dicts and arrays that a single call modified come back
 (validated as plain data) and are applied to the caller's objects. A student exception is raised again as the same built-in
-type (``ValueError`` stays ``ValueError``), otherwise as an ``Exception``
-subclass of the same name; nothing the sandbox sends is imported or run.
+type (``ValueError`` stays ``ValueError``), otherwise as a class of the same name derived from
+the built-in bases the runner names (a ``class BudgetError(ValueError)`` is a ``ValueError``
+here); nothing the sandbox sends is imported or run.
 
 The served generator's side of the judge is :mod:`autograder.served`; the source stand-ins
 that a proxy wraps for the checks that read source, :mod:`autograder.standins`.
@@ -40,19 +41,41 @@ MAX_SEQUENCE = 1_000
 
 
 
-def student_exception(kind: str, message: str, restricted: bool) -> BaseException:
-    """The exception to raise for a student exception ``kind: message``."""
+def _builtin_exception(name) -> type | None:
+    cls = getattr(builtins, name, None) if isinstance(name, str) and name.isidentifier() else None
+    return cls if isinstance(cls, type) and issubclass(cls, Exception) else None
+
+
+def student_exception(kind: str, message: str, restricted: bool, bases=()) -> BaseException:
+    """The exception to raise for a student exception ``kind: message``.
+
+    A built-in name is that built-in. Any other class is rebuilt by name as a subclass of the
+    built-in exceptions ``bases`` names (the runner sends those of its MRO, nearest first), so that
+    a student's ``class BudgetError(ValueError)`` is caught by the judge's ``except ValueError``
+    (issue 35: rebuilt as a plain ``Exception``, a correct accountant scored 3/10). Only names
+    are read; a name that is not a built-in ``Exception`` subclass is ignored.
+    """
     kind = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 100 else "Exception"
     message = str(message)[:2000]
     if kind == "ForbiddenRngMethod" and restricted:
         return ForbiddenRngMethod(message)
-    cls = getattr(builtins, kind, None)
-    if isinstance(cls, type) and issubclass(cls, Exception):
+    cls = _builtin_exception(kind)
+    if cls is not None:
         try:
             return cls(message)
         except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError needs 5 arguments
             pass
-    return type(kind, (Exception,), {"__module__": "student"})(message)
+    found = [] if type(bases) not in (list, tuple) else [_builtin_exception(b) for b in list(bases)[:8]]
+    found = list(dict.fromkeys(c for c in found if c is not None))
+    # All the most derived ones together (numpy's AxisError is a ValueError and an IndexError), else
+    # the nearest that takes a message alone (UnicodeDecodeError needs 5 arguments: UnicodeError).
+    derived = tuple(c for c in found if not any(o is not c and issubclass(o, c) for o in found))
+    for parents in ([derived] if derived else []) + [(c,) for c in found] + [(Exception,)]:
+        try:
+            return type(kind, parents, {"__module__": "student"})(message)
+        except Exception:  # noqa: BLE001 - a layout conflict, or a base needing other arguments
+            continue
+    return Exception(message)
 
 
 class CellBudget:
@@ -360,7 +383,7 @@ class Proxy:
             if type(error) is not dict or type(error.get("type")) is not str or type(error.get("message")) is not str:
                 raise wire.WireError("bad error")
             outcome = student_exception(error["type"], error["message"],
-                                        any(server.allowed is not None for server in served))
+                                        any(server.allowed is not None for server in served), error.get("bases", ()))
         # Only once everything is valid: the caller's objects change as the student's code changed them
         # (an argument's container inside another stays the same object).
         for target, new in changes:
@@ -393,7 +416,7 @@ class Proxy:
             if type(error) is not dict or type(error.get("type")) is not str or type(error.get("message")) is not str:
                 raise wire.WireError("bad error")
             error = student_exception(error["type"], error["message"],
-                                      any(server.allowed is not None for server in served))
+                                      any(server.allowed is not None for server in served), error.get("bases", ()))
         return results, error, stopped
 
 

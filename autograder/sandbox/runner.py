@@ -129,6 +129,33 @@ def _text(exc) -> str:
         return "(unprintable message)"
 
 
+def _bases(exc) -> list:
+    """The built-in exception classes that ``exc``'s class derives from, nearest first (names).
+
+    The judge rebuilds a student's own exception class as a subclass of these, so that
+    ``class BudgetError(ValueError)`` is still caught by ``except ValueError`` there."""
+    import builtins
+
+    names = []
+    try:
+        for cls in type(exc).__mro__[1:]:
+            if getattr(builtins, getattr(cls, "__name__", ""), None) is cls and cls not in (Exception, BaseException,
+                                                                                            object):
+                names.append(cls.__name__)
+    except BaseException:  # noqa: BLE001 - a student's metaclass may raise
+        return []
+    return names[:8]
+
+
+def _call_error(exc) -> dict:
+    """A call's exception as the judge rebuilds it: class name, message, built-in bases."""
+    error = {"type": type(exc).__name__[:100], "message": _text(exc)}
+    bases = _bases(exc)
+    if bases:
+        error["bases"] = bases
+    return error
+
+
 def _error(exc) -> dict:
     try:
         lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
@@ -294,7 +321,7 @@ def _serve(request, data, namespace, call_timeout):
     except BaseException as exc:  # noqa: BLE001
         _arm(0)
         payload = bytearray()
-        reply["error"] = {"type": type(exc).__name__[:100], "message": _text(exc)}
+        reply["error"] = _call_error(exc)
     link.live = False
     if "error" not in reply:
         reply["ok"] = results[0] if repeat is None else results
@@ -417,7 +444,7 @@ def _serve_calls(request, data, namespace, call_timeout):
         _arm(0)
     except BaseException as exc:  # noqa: BLE001
         _arm(0)
-        reply["error"] = {"type": type(exc).__name__[:100], "message": _text(exc)}
+        reply["error"] = _call_error(exc)
     link.live = False
     reply["done"] = done
     reply["rngs"] = [dict(zip(("used", "calls"), rng._settle())) for rng in generators]

@@ -46,11 +46,18 @@ class CheckFailure(AssertionError):
 
     def _render_traceback_(self) -> list[str]:
         # nbgrader's Validate dialog shows these lines unwrapped: break them here, both
-        # languages to the same width on screen.
+        # languages to the same width on screen. The notebook's language (helpers.i18n) first; the
+        # other one after it, dimmed and labelled, for a reader of the other language.
+        from helpers.i18n import get_lang
+
+        first, other = (self.zh, self.en) if get_lang() == "zh" else (self.en, self.zh)
         lines = ["\x1b[31m✗ 未通过 / check failed\x1b[0m"]
-        for text in (self.zh, self.en):
-            for paragraph in str(text).splitlines() or [""]:
-                lines += wrap_columns(paragraph, MESSAGE_COLUMNS)
+        for paragraph in str(first).splitlines() or [""]:
+            lines += wrap_columns(paragraph, MESSAGE_COLUMNS)
+        label = "English:" if other is self.en else "中文："
+        for i, paragraph in enumerate(str(other).splitlines() or [""]):
+            lines += [f"\x1b[2m{line}\x1b[0m" for line in wrap_columns((label + " " if i == 0 else "") + paragraph,
+                                                                     MESSAGE_COLUMNS)]
         return lines
 
 
@@ -63,6 +70,23 @@ _NO_LINE_END = set("（《「『【([{")
 _RELATIONS = {"=", "<", ">", "≤", "≥", "<=", ">=", "->", "≈", "×"}
 
 
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def _cut_wide(chunk: list[str], width: int) -> list[list[str]]:
+    """A chunk of Chinese characters wider than ``width`` in pieces of at most ``width`` columns."""
+    text, trailing = chunk
+    if _columns(text) <= width or not _HAN.search(text):
+        return [chunk]
+    pieces, piece = [], ""
+    for ch in text:
+        if piece and _columns(piece + ch) > width and ch not in _NO_LINE_START:
+            pieces.append([piece, ""])
+            piece = ""
+        piece += ch
+    return pieces + [[piece, trailing]]
+
+
 def _columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
@@ -71,10 +95,10 @@ def wrap_columns(paragraph: str, width: int) -> list[str]:
     """Break ``paragraph`` into lines of at most ``width`` monospace columns.
 
     Unlike :func:`textwrap.wrap`, a CJK character counts two columns (as a terminal and
-    a monospace browser font show it), a line may break between two CJK characters
-    (Chinese has no spaces) but not before closing or after opening punctuation, and
-    never inside a relation such as ``n = 100000``. A chunk wider than ``width`` on its
-    own stays whole.
+    a monospace browser font show it), Chinese breaks after its punctuation or next to
+    Latin text but not between two Han characters (no word is cut), nor before closing or
+    after opening punctuation, and never inside a relation such as ``n = 100000``. A
+    Latin chunk wider than ``width`` on its own stays whole; a Chinese one is cut.
     """
     tokens = re.findall(r"\s+|" + _CJK.pattern + r"|[^\s\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+",
                         paragraph.strip())
@@ -92,15 +116,19 @@ def wrap_columns(paragraph: str, width: int) -> list[str]:
                 chunks[-1][1] = " "
             continue
         previous = chunks[-1][0]
+        # Chinese breaks after its punctuation, never inside a run of characters (a word may span
+        # them: "被误/判", "保留概/率"); a run wider than a line is cut below.
         breakable = bool(chunks[-1][1]) or (
             (_CJK.fullmatch(token) or _CJK.fullmatch(previous[-1]))
-            and token[0] not in _NO_LINE_START and previous[-1] not in _NO_LINE_END)
+            and token[0] not in _NO_LINE_START and previous[-1] not in _NO_LINE_END
+            and not (_HAN.fullmatch(token) and _HAN.fullmatch(previous[-1])))
         if breakable:
             chunks.append([token, ""])
         else:
             chunks[-1][0] += token
     lines: list[str] = []
     line, space = "", ""
+    chunks = [piece for chunk in chunks for piece in _cut_wide(chunk, width)]
     for text, trailing in chunks:
         if line and _columns(line + space + text) > width:
             lines.append(line)

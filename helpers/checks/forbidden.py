@@ -27,7 +27,15 @@ from helpers.checks.core import (
 
 # The type itself may be named (``isinstance(rng, np.random.Generator)``).
 _ALLOWED_NUMPY_RANDOM = frozenset({"random.Generator"})
-_FORBIDDEN_MODULES = ("numpy.random", "random", "scipy", "helpers", "secrets", "torch", "statistics")
+# Sources of random numbers and samplers, not arithmetic: scipy.special.expit, scipy.stats.norm.ppf,
+# statistics.mean are functions of their arguments (issue 35: banning "scipy" whole cost a correct
+# expit a point). scipy's samplers are its distributions' ``rvs`` (see _SAMPLER_ATTRIBUTES) and these.
+_FORBIDDEN_MODULES = ("numpy.random", "random", "helpers", "secrets", "torch", "scipy.stats.sampling",
+                      "scipy.stats.qmc", "scipy.stats.bootstrap", "scipy.stats.permutation_test",
+                      "scipy.stats.monte_carlo_test")
+#: Methods that draw, whatever object they belong to: a scipy.stats distribution's ``rvs`` (and the
+#: ``random_state`` it draws from), statistics.NormalDist's ``samples``.
+_SAMPLER_ATTRIBUTES = frozenset({"rvs", "random_state", "samples"})
 
 
 def _module_is_forbidden(name: str) -> bool:
@@ -87,10 +95,12 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
     Reads the function's source (and the source of other functions of the
     same module it calls, such as the student's own ``laplace_noise`` called
     from ``laplace_mechanism``). Reported: any method of the rng other than
-    ``random``; any attribute named ``laplace``; anything from
-    ``numpy.random``, ``random``, ``scipy``, ``helpers``, ``secrets``,
-    ``statistics`` or ``torch`` (imported inside the function or reached
-    through a global name). Without source (e.g. a function built by
+    ``random``; any attribute named ``laplace``, ``rvs``, ``random_state`` or
+    ``samples`` (scipy.stats' and statistics' samplers); anything from
+    ``numpy.random``, ``random``, ``helpers``, ``secrets``, ``torch`` or
+    scipy.stats' sampling modules (imported inside the function or reached
+    through a global name). Arithmetic is allowed (``scipy.special.expit``,
+    ``scipy.stats.norm.ppf``, ``statistics.mean``). Without source (e.g. a function built by
     ``exec``), the code object's names are used instead.
 
     Returns a list of short descriptions (empty when nothing was found).
@@ -125,17 +135,17 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
                 found += [f"import {a.name}" for a in node.names if _module_is_forbidden(a.name)]
             elif isinstance(node, ast.ImportFrom):
                 module = node.module or ""
-                if _module_is_forbidden(module) or (
-                    module == "numpy" and any(a.name == "random" for a in node.names)
-                ):
-                    found.append(f"from {module} import ...")
+                names = [a.name for a in node.names]
+                if _module_is_forbidden(module) or (module == "numpy" and "random" in names) or any(
+                        _module_is_forbidden(f"{module}.{n}") for n in names):
+                    found.append(f"from {module} import {', '.join(names)}")
             elif isinstance(node, ast.Attribute):
                 dotted = _dotted(node)
                 base = dotted.split(".")[0] if dotted else None
                 if base in rng_names and node.attr not in _ALLOWED_RNG and isinstance(node.value, ast.Name):
                     found.append(f"{base}.{node.attr}")
-                elif node.attr == "laplace":
-                    found.append(dotted or ".laplace")
+                elif node.attr == "laplace" or node.attr in _SAMPLER_ATTRIBUTES:
+                    found.append(dotted or ast.unparse(node)[-60:])
                 elif dotted and ".random." in dotted + "." and base in {"np", "numpy"} \
                         and dotted.split(".", 1)[1] not in _ALLOWED_NUMPY_RANDOM:
                     found.append(dotted)
@@ -149,6 +159,8 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
         origin = _object_origin(obj)
         if origin and _module_is_forbidden(origin):
             found.append(f"{name} (from {origin})")
+        elif getattr(obj, "__name__", None) in _SAMPLER_ATTRIBUTES and callable(obj):
+            found.append(f"{name} ({obj.__name__} of {origin or 'an object'})")
         elif isinstance(obj, types.FunctionType) and obj.__module__ == getattr(func, "__module__", None):
             found += [f"{obj.__name__}: {what}" for what in find_forbidden_calls(obj, seen)]
     return sorted(set(found))
@@ -168,9 +180,11 @@ def _check_no_forbidden(func: Callable) -> None:
         name = getattr(func, "__name__", "function")
         listed = ", ".join(found)
         raise _fail(
-            f"{name} 使用了不允许的随机数来源或现成的抽样器：{listed}。只能用传入的 rng 的 rng.random(...)。",
-            f"{name} uses a forbidden randomness source or ready-made sampler: {listed}. "
-            f"Use only rng.random(...) of the rng you are given.",
+            f"{name} 使用了不允许的随机数来源或现成的抽样器：{listed}。随机数只能来自传入的 rng 的 rng.random(...)"
+            f"（np.exp、scipy.special.expit 这类确定性的函数可以用）。",
+            f"{name} uses a forbidden randomness source or ready-made sampler: {listed}. Random numbers must come "
+            f"from rng.random(...) of the rng you are given (deterministic functions such as np.exp or "
+            f"scipy.special.expit are fine).",
             diagnosis="common.forbidden_sampler",
         )
 

@@ -319,8 +319,45 @@ def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int 
     _after_call(laplace_mechanism, rng)
     out = _as_float_array(out, "laplace_mechanism", values.shape)
     b = sensitivity / epsilon
-    _ks_laplace(out - values, b, name, seed, "laplace_mechanism",
-                f"b = Δ/ε = {sensitivity:g}/{epsilon:g}", sensitivity, epsilon)
+    try:
+        _ks_laplace(out - values, b, name, seed, "laplace_mechanism",
+                    f"b = Δ/ε = {sensitivity:g}/{epsilon:g}", sensitivity, epsilon)
+    except AssertionError as failure:
+        raise _name_the_noise(laplace_mechanism, failure) from None
+
+
+#: Mistakes in how a Laplace sample is drawn, not in its scale: in a mechanism that calls the
+#: student's laplace_noise, the evidence points to laplace_noise (issue 35: a sign bug there was
+#: reported against a correct laplace_mechanism).
+_DRAWING_MISTAKES = frozenset({"laplace.missing_sign", "laplace.asymmetric_noise", "laplace.extra_u2_term",
+                               "laplace.not_laplace_shape"})
+
+
+def _names_used(code) -> set:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_used(const)
+    return names
+
+
+def _name_the_noise(laplace_mechanism: Callable, failure: AssertionError) -> AssertionError:
+    """``failure`` of the mechanism, said of ``laplace_noise`` when the mechanism calls it (read from its
+    code, never run) and the mistake is in the drawing; a scale mistake may be either's, and is said so."""
+    code = getattr(laplace_mechanism, "__code__", None)
+    diagnosis = getattr(failure, "diagnosis", None)
+    if code is None or "laplace_noise" not in _names_used(code) or not hasattr(failure, "zh"):
+        return failure
+    if diagnosis in _DRAWING_MISTAKES:
+        return _fail("错误多半在 laplace_noise，不在 laplace_mechanism：laplace_mechanism 调用了你的 laplace_noise，而问题出在"
+                     "噪声的抽样方式（不是尺度 Δ/ε）。先修正 laplace_noise（它自己的分布测试应该也没通过）。" + failure.zh,
+                     "The mistake is most likely in laplace_noise, not laplace_mechanism: laplace_mechanism calls your "
+                     "laplace_noise and the problem is in how the noise is drawn (not its scale Δ/ε). Fix laplace_noise "
+                     "first (its own distribution test should fail too). " + failure.en, diagnosis=diagnosis)
+    return _fail(failure.zh + "（laplace_mechanism 调用了 laplace_noise：尺度错误可能在 b = Δ/ε，也可能在 laplace_noise 使用 b 的方式；"
+                 "如果 laplace_noise 自己的分布测试也没通过，先修正它。）",
+                 failure.en + " (laplace_mechanism calls laplace_noise: a wrong scale may come from b = Δ/ε or from how "
+                 "laplace_noise uses b; if laplace_noise's own distribution test fails too, fix it first.)", diagnosis=diagnosis)
 
 
 def check_laplace_mechanism_rng(laplace_mechanism: Callable, seed: int | None = None) -> None:

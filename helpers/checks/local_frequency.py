@@ -38,6 +38,7 @@ import numpy as np
 
 from helpers.checks.core import (
     ALPHA,
+    CheckFailure,
     _call,
     _expect_value_error,
     _fail,
@@ -83,6 +84,36 @@ def reference_grr_variance(n: int, k: int, epsilon: float, f: float) -> float:
     n q(1 − q)/(p − q)² + n f (1 − p − q)/(p − q)."""
     p, q = reference_grr_probabilities(k, epsilon)
     return n * q * (1 - q) / (p - q) ** 2 + n * f * (1 - p - q) / (p - q)
+
+
+#: An ε whose e^ε overflows a double (the largest is e^709.78), which the notebook's ε > 0 allows:
+#: to double precision p = 1 and q = 0 (q < e^-800 < 1e-347), so GRR reports every true value, the
+#: estimate is the counts and the variance 0 (issue 35: p = e^ε/(e^ε + k - 1) gave inf/inf = nan or an
+#: OverflowError at full marks). A correct implementation meets these exactly (a keep rule u > 1 - p
+#: could miss a draw u = 0: probability 1,000 · 2^-53 < 1e-12 for the 1,000 reports).
+LARGE_EPSILON = 800.0
+
+
+def _large_epsilon_failure(what_zh: str, what_en: str) -> AssertionError:
+    return _fail(
+        f"{what_zh}ε = {LARGE_EPSILON:g} 是合法的隐私预算（有限且 > 0），这时 p = 1、q = 0（在双精度下），但 e^ε 超出了浮点数的"
+        f"范围（e^800 = inf，inf/inf = nan；math.exp(800) 抛出 OverflowError）。请把 p、q 写成只含 e^(-ε) 的形式："
+        f"p = 1/(1 + (k-1) e^(-ε))，q = e^(-ε)/(1 + (k-1) e^(-ε))。",
+        f"{what_en}ε = {LARGE_EPSILON:g} is a legal budget (finite and > 0); there p = 1 and q = 0 to double precision, "
+        f"but e^ε overflows a float (e^800 = inf, inf/inf = nan; math.exp(800) raises OverflowError). Write p and q "
+        f"with e^(-ε) only: p = 1/(1 + (k-1) e^(-ε)), q = e^(-ε)/(1 + (k-1) e^(-ε)).",
+        diagnosis="local_frequency.large_epsilon_overflow",
+    )
+
+
+def _at_large_epsilon(call: Callable[[], Any]):
+    """``call()``; a crash of the student's code (an OverflowError) is reported with the overflow-safe form."""
+    try:
+        return call()
+    except CheckFailure as failure:
+        if failure.diagnosis != "common.crashed":
+            raise
+        raise _large_epsilon_failure(failure.zh + "。", failure.en + ". ") from None
 
 
 def _reference_perturb(values: np.ndarray, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
@@ -174,6 +205,15 @@ def check_grr_perturb_basics(grr_perturb: Callable, seed: int | None = None) -> 
         ((np.array([0, 1, 1]), 4, float("nan"), rng), "ε 必须是有限正数", "epsilon must be a finite number > 0"),
     ):
         _expect_value_error(grr_perturb, args, zh, en)
+    values = np.arange(1000, dtype=np.int64) % 5
+    out = _reports(_at_large_epsilon(lambda: _call(grr_perturb, values, 5, LARGE_EPSILON, rng)), values.shape, 5,
+                   f"array of 1000 values, 5, {LARGE_EPSILON:g}, rng")
+    changed = int(np.count_nonzero(out != values))
+    if changed:
+        raise _large_epsilon_failure(
+            f"grr_perturb(1000 个取值, k = 5, ε = {LARGE_EPSILON:g}) 改动了 {changed} 个报告，而 p = 1 时每个报告都应是真实值。",
+            f"grr_perturb(1000 values, k = 5, ε = {LARGE_EPSILON:g}) changed {changed} reports, but with p = 1 every "
+            f"report is the true value. ")
     # rng discipline: same seed ⇒ same reports; other seed ⇒ other reports; the generator is used.
     values = np.arange(600, dtype=np.int64) % 5
     outs = []
@@ -202,16 +242,17 @@ def check_grr_perturb_basics(grr_perturb: Callable, seed: int | None = None) -> 
             diagnosis="common.rng_seed_fixed",
         )
     _passed("check_grr_perturb_basics",
-            "整数报告，形状 (5,)、(2, 3)、(4,)；取值 4、-1，k = 1，ε = 0、nan 抛出 ValueError；相同种子得到相同报告，不同种子得到不同报告",
-            "integer reports of shapes (5,), (2, 3), (4,); ValueError for values 4, -1, k = 1, ε = 0, nan; "
-            "same seed -> same reports, other seed -> other reports")
+            "整数报告，形状 (5,)、(2, 3)、(4,)；取值 4、-1，k = 1，ε = 0、nan 抛出 ValueError；ε = 800 时报告真实值；"
+            "相同种子得到相同报告，不同种子得到不同报告",
+            "integer reports of shapes (5,), (2, 3), (4,); ValueError for values 4, -1, k = 1, ε = 0, nan; the true "
+            "values at ε = 800; same seed -> same reports, other seed -> other reports")
 
 
 def _diagnose_grr(freq: np.ndarray, v: int, k: int, epsilon: float) -> tuple[str, str, str]:
     p, q = reference_grr_probabilities(k, epsilon)
     kept = float(freq[v])
     others = np.delete(freq, v)
-    binary = math.exp(epsilon) / (math.exp(epsilon) + 1)
+    binary = 1.0 / (1.0 + math.exp(-epsilon))
     p_all = p + (1 - p) / k
     if kept in (0.0, 1.0):
         return ("所有用户一起保留或一起替换：每个用户需要自己的随机数", "all users were kept or replaced together: each user needs her own random numbers",
@@ -377,7 +418,7 @@ def _estimate_diagnosis(got: np.ndarray, counts: np.ndarray, k: int, epsilon: fl
         return ("把负的估计截成了 0：截断后的估计有偏（期望大于真实人数）；本作业要求无偏估计，负数要保留",
                 "negative estimates were clipped to 0: the clipped estimator is biased upwards; this assignment asks for "
                 "the unbiased one, so keep negative values", "local_frequency.clipped_negative")
-    pb = math.exp(epsilon) / (math.exp(epsilon) + 1)
+    pb = 1.0 / (1.0 + math.exp(-epsilon))
     if np.allclose(got, (counts - n * (1 - pb)) / (2 * pb - 1), rtol=1e-6):
         return ("用了二值随机响应的 p、1-p：k 个取值时 q 不是 1-p", "used binary randomized response's p and 1-p: with k values q is not 1-p",
                 "local_frequency.binary_q")
@@ -418,7 +459,15 @@ def check_grr_estimate_values(grr_estimate: Callable, hidden: bool = False) -> N
     three more cases (k = 5, 3, 6; e^ε = 2, 1.5, 10).
     """
     _check_exact(grr_estimate, _HIDDEN_CASES if hidden else _EXACT_CASES)
-    shown = "k = 5, 3, 6" if hidden else "k = 4 (ε = ln 3, one estimate −60) and the textbook's k = 2, p = 0.8"
+    counts = [3, 0, 5] if hidden else [4, 1, 0, 2]
+    got = _at_large_epsilon(lambda: _estimate(grr_estimate, _reports_with_counts(counts, 5), len(counts), LARGE_EPSILON))
+    if not np.array_equal(got, np.asarray(counts, dtype=float)):
+        raise _large_epsilon_failure(
+            f"grr_estimate：ε = {LARGE_EPSILON:g}、各值的报告数 {counts} 时返回 {np.round(got, 4)}，期望就是报告数 {counts}（p = 1，q = 0）。",
+            f"grr_estimate: with ε = {LARGE_EPSILON:g} and report counts {counts} it returned {np.round(got, 4)}; "
+            f"expected the counts themselves, {counts} (p = 1, q = 0). ")
+    shown = ("k = 5, 3, 6" if hidden else "k = 4 (ε = ln 3, one estimate −60) and the textbook's k = 2, p = 0.8") \
+        + f"; the counts at ε = {LARGE_EPSILON:g}"
     _passed("check_grr_estimate_values", "各用例的精确值都正确", f"exact values for {shown}")
 
 
@@ -491,7 +540,7 @@ def _variance_diagnosis(got: float, n: int, k: int, epsilon: float, f: float) ->
     if math.isclose(got, truth / n ** 2, rel_tol=1e-6):
         return ("这是比例的方差（除以了 n²），要的是人数的方差", "that is the variance of the fraction (divided by n^2); the count's variance is asked",
                 "local_frequency.variance_of_fraction")
-    pb = math.exp(epsilon) / (math.exp(epsilon) + 1)
+    pb = 1.0 / (1.0 + math.exp(-epsilon))
     if math.isclose(got, n * pb * (1 - pb) / (2 * pb - 1) ** 2, rel_tol=1e-6):
         return ("用了二值随机响应（k = 2）的方差公式", "used the variance of binary randomized response (k = 2)",
                 "local_frequency.variance_binary_formula")
@@ -535,7 +584,20 @@ def check_grr_variance_simulation(grr_variance: Callable, seed: int | None = Non
                 f"about 2.2%, seed = {seed}). Likely mistake: {en}.",
                 diagnosis=mistake,
             )
-    _say(name, seed, "; ".join(texts) + " -> OK", zh="你的方差公式与模拟的方差相符")
+    _check_large_epsilon_variance(grr_variance)
+    _say(name, seed, "; ".join(texts) + f"; 0 at ε = {LARGE_EPSILON:g} -> OK",
+         zh=f"你的方差公式与模拟的方差相符；ε = {LARGE_EPSILON:g} 时方差为 0")
+
+
+def _check_large_epsilon_variance(grr_variance: Callable) -> None:
+    """At ε = 800 the estimate is the count itself: variance 0 (the exact one is below 1e-340)."""
+    for n, k, f in ((1000, 4, 0.3), (50, 2, 1.0)):
+        got = _at_large_epsilon(lambda: _variance_value(grr_variance, n, k, LARGE_EPSILON, f))
+        if not 0.0 <= got <= 1e-300:
+            raise _large_epsilon_failure(
+                f"grr_variance({n}, {k}, {LARGE_EPSILON:g}, {f:g}) = {got:g}，期望 0（p = 1，q = 0：估计就是计数本身）。",
+                f"grr_variance({n}, {k}, {LARGE_EPSILON:g}, {f:g}) = {got:g}; expected 0 (p = 1, q = 0: the "
+                f"estimate is the count itself). ")
 
 
 def check_grr_variance_values(grr_variance: Callable) -> None:

@@ -154,14 +154,32 @@ def test_failure_lines_are_one_width_in_both_languages_and_keep_relations_whole(
     en = ("laplace_noise's output is not Laplace(0, 4.286): KS statistic D = 0.0551, p = 5.6e-264 < 1e-06 "
           "(n = 100000, seed = 59732085; a correct implementation fails with probability <= 1e-06). Likely "
           "mistake: mean 0.48, expected 0: is a uniform number (u2) being added to the noise.")
-    header, *lines = checks.CheckFailure(zh, en)._render_traceback_()
+    from helpers import i18n
+
+    previous = i18n.get_lang()
+    try:
+        i18n.set_lang("zh")
+        header, *lines = checks.CheckFailure(zh, en)._render_traceback_()
+        i18n.set_lang("en")
+        _, *english_first = checks.CheckFailure(zh, en)._render_traceback_()
+    finally:
+        i18n.set_lang(previous)
     assert "未通过" in header and "check failed" in header
     zh_lines = [line for line in lines if checks.core._CJK.search(line)]
     assert "".join(zh_lines).replace(" ", "") == zh.replace(" ", "")
-    assert " ".join(lines[len(zh_lines):]) == en
+    # the notebook's language first; the other one after it, dimmed and labelled
+    dim = [re.sub(r"\x1b\[[0-9]*m", "", line) for line in lines[len(zh_lines):]]
+    assert all(line.startswith("\x1b[2m") for line in lines[len(zh_lines):])
+    assert " ".join(dim) == "English: " + en
+    plain = [line for line in english_first if not line.startswith("\x1b[2m")]
+    assert " ".join(plain) == en and english_first[len(plain)].startswith("\x1b[2m中文：")
+    lines = zh_lines + dim
     assert all(_columns(line) <= MESSAGE_COLUMNS for line in lines)
-    # the Chinese half is not wrapped narrower than the English (it was cut at 44 characters)
-    assert min(_columns(line) for line in zh_lines[:-1]) > 0.8 * MESSAGE_COLUMNS
+    # the Chinese half is not wrapped much narrower than the English (it was cut at 44 characters)
+    assert min(_columns(line) for line in zh_lines[:-1]) > 0.6 * MESSAGE_COLUMNS
+    # no Chinese word is cut: a line never ends and the next begins with a Han character ("被误/判")
+    for this, following in zip(zh_lines, zh_lines[1:]):
+        assert not (re.search(r"[\u4e00-\u9fff]$", this) and re.match(r"[\u4e00-\u9fff]", following)), (this, following)
     for line in lines:
         assert not re.search(r"(=|<|≤)$", line) and not re.match(r"^(=|<|≤)", line), line
         assert not re.search(r"[（(]$", line) and not re.match(r"^[，。；：）)]", line), line
@@ -227,8 +245,29 @@ def test_find_forbidden_calls(func, expected):
 
 
 def test_find_forbidden_calls_imports():
-    assert checks.find_forbidden_calls(_imports_scipy)[0].startswith("from scipy")
+    assert checks.find_forbidden_calls(_imports_scipy) == ["stats.laplace.rvs"]  # the call it saw
     assert any("helpers" in f for f in checks.find_forbidden_calls(_imports_helpers))
+
+
+def test_find_forbidden_calls_bans_sampling_not_arithmetic():
+    """scipy.special, scipy.stats' cdf/ppf and statistics' averages are arithmetic (issue 35: banning
+    scipy whole cost a correct expit a point); samplers are named by the call seen."""
+    ns = checks.load_student_code(
+        "import math, statistics\nimport numpy as np\nimport scipy.special\nfrom scipy import stats\n"
+        "from scipy.special import expit, softmax, logsumexp\nfrom scipy.stats import laplace as L\n"
+        "def arithmetic(eps, k, rng):\n"
+        "    u = rng.random(k)\n"
+        "    return (expit(eps) + softmax(u) + logsumexp(u) + scipy.special.log1p(eps) + L.ppf(u)\n"
+        "            + stats.norm.cdf(u) + statistics.fmean(u))\n"
+        "def frozen(n, rng):\n    return stats.norm(0, 1).rvs(n, random_state=rng)\n"
+        "def normal_dist(n, rng):\n    return statistics.NormalDist(0, 1).samples(n)\n"
+        "def qmc(n, rng):\n    from scipy.stats import qmc\n    return qmc.Sobol(1).random(n)\n"
+        "def chained(eps, k, rng):\n    return arithmetic(eps, k, rng) + L.rvs(size=k)\n")
+    assert checks.find_forbidden_calls(ns["arithmetic"]) == []
+    assert checks.find_forbidden_calls(ns["frozen"]) == ["stats.norm(0, 1).rvs"]
+    assert checks.find_forbidden_calls(ns["normal_dist"]) == ["statistics.NormalDist(0, 1).samples"]
+    assert checks.find_forbidden_calls(ns["qmc"]) == ["from scipy.stats import qmc"]
+    assert checks.find_forbidden_calls(ns["chained"]) == ["L.rvs"]
 
 
 def test_load_student_code_keeps_the_source_visible():

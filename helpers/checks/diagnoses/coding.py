@@ -51,10 +51,12 @@ CODE: dict[str, Diagnosis] = {
         "rng.random was called with a dtype other than float64.",
         "Use rng.random(size) with the default dtype."),
     "common.forbidden_sampler": _D(
-        "代码用了不允许的随机数来源或现成抽样器（np.random.*、random 模块、scipy.stats、helpers 里的参考实现等）。",
-        "随机数只能来自传入的 rng；不要导入参考实现。",
-        "A forbidden source of randomness or a ready-made sampler was used (np.random.*, random, scipy.stats, helpers).",
-        "Take every random number from the rng passed in; do not import the reference."),
+        "代码用了不允许的随机数来源或现成抽样器（np.random.*、random 模块、scipy.stats 分布的 .rvs(...)、helpers 里的参考实现等）。",
+        "随机数只能来自传入的 rng；不要导入参考实现。scipy.special.expit 这类确定性的函数可以用。",
+        "A forbidden source of randomness or a ready-made sampler was used (np.random.*, random, the .rvs(...) of a "
+        "scipy.stats distribution, helpers).",
+        "Take every random number from the rng passed in; do not import the reference. Deterministic functions "
+        "such as scipy.special.expit are fine."),
     "common.rng_unused": _D(
         "函数没有调用传入的 rng（rng.random 被调用 0 次）。",
         "用参数 rng 产生随机数，不要用 np.random.* 或在函数里新建生成器。",

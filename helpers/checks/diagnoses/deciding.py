@@ -120,6 +120,12 @@ DECISIONS: dict[str, Diagnosis] = {
         "和与计数是对同一数据的两次查询：ε_和 + ε_计数 ≤ ε（定理 6-2）。",
         "The audit proves ε beyond the claim: the sum and the count together consume more than ε.",
         "Sequential composition: ε_sum + ε_count ≤ ε."),
+    "private_mean.tails_thinner_than_the_form": _D(
+        "输出的尾部比规定形式的机制在任何 ε₁ + ε₂ ≤ ε 的分配下都窄：要么预算超支，要么机制不是规定的形式"
+        "（例如以区间中点为中心加噪，可以满足差分隐私，但不是作业要求的形式）。",
+        "按规定形式实现：截断后的和与计数各加独立的拉普拉斯噪声，ε₁ + ε₂ ≤ ε，结果为 noisy_sum / max(noisy_count, 1)。",
+        "Tails thinner than the specified form allows: an overspent budget, or a mechanism of another form.",
+        "Implement the specified form: independent Laplace noise on the clipped sum and the count."),
     "private_mean.values_not_clipped": _D(
         "隐私审计失败：数据没有截断，一条极端记录可以任意改变和，灵敏度无界。",
         "先用 clip 把每条记录截断到 [lower, upper]，再求和。",
@@ -211,6 +217,11 @@ DECISIONS: dict[str, Diagnosis] = {
         "fsum 只是更精确的浮点和，仍需容差，或改用十进制精确表示。",
         "math.fsum without a tolerance still exceeds the exact budget.",
         "Add a tolerance or use decimal arithmetic."),
+    "privacy_budget.tolerance_relative_to_remaining": _D(
+        "容差相对剩余预算计算（Tumult 的规则）：预算快用完时容差趋于 0，拒绝了恰好用完预算的查询。",
+        "容差要相对总预算（总预算的 1e-12 到 1e-9 倍），或用十进制精确运算。",
+        "The tolerance is relative to the remaining budget and vanishes as it runs out.",
+        "Make it relative to the total, or compute in decimal."),
     "privacy_budget.binary_fraction_sum": _D(
         "用 Fraction(0.1) 相加：它是 0.1 的二进制近似值，略大于 1/10。",
         "写 Fraction(str(ε)) 或 Decimal(str(ε))。",
@@ -387,6 +398,11 @@ DECISIONS: dict[str, Diagnosis] = {
         "检查 p/q 是否恰为 e^ε，以及替换值是否只在其他 k-1 个值中均匀抽取。",
         "The audit proves grr_perturb is not ε-LDP.",
         "p/q must be exactly e^ε, replacements uniform."),
+    "local_frequency.large_epsilon_overflow": _D(
+        "ε = 800 时结果错误或抛出异常：e^ε 溢出（inf/inf = nan，math.exp 抛出 OverflowError）。",
+        "把 p、q 写成只含 e^(-ε) 的形式：p = 1/(1 + (k-1)e^(-ε))。",
+        "Wrong or crashed at ε = 800: e^ε overflows.",
+        "Write p and q with e^(-ε) only."),
     "local_frequency.estimate_wrong_length": _D(
         "grr_estimate 没有返回长度为 k 的数组。",
         "没人报告的取值也要有估计：np.bincount(reports, minlength=k)。",

@@ -95,6 +95,9 @@ _VISIBLE_SEQUENCES = (
     (1.0, ((0.6, True), (0.5, False), (0.4, True), (1e-6, False))),           # a refused query spends nothing
     (1.0, ((0.7, True), (0.300001, False), (0.3, True))),
     (1.0, ((0.5, True), (0.5, True), (0.01, False))),
+    # The last 1e-9 of 0.3 fits exactly (0.3 - 0.299999999 is 2.8e-17 below 1e-9 in floats): a tolerance
+    # relative to the *remaining* budget (Tumult's rule) refuses it; one relative to the total accepts it.
+    (0.3, ((0.299999999, True), (1e-9, True), (1e-6, False))),
 )
 _HIDDEN_SEQUENCES = (
     (0.6, ((0.1, True), (0.2, True), (0.3, True), (1e-6, False))),
@@ -116,6 +119,14 @@ _HIDDEN_SEQUENCES = (
 def _boundary_diagnosis(total: float, history: list[float], epsilon: float, refused: bool) -> tuple[str, str, str]:
     from fractions import Fraction
 
+    left = total - math.fsum(history)
+    if refused and 0 < left < 1e-6 * total and epsilon - left <= 1e-12 * total:
+        return ("最后这点预算恰好够用，但容差是相对剩余预算计算的（例如 math.isclose(ε, 剩余)，Tumult 的规则）：预算快用完时"
+                "容差也跟着趋于 0，浮点舍入就会拒绝合法的查询。容差要相对总预算（总预算的 1e-12 到 1e-9 倍）",
+                "the last of the budget fits exactly, but the tolerance is relative to what is left (e.g. "
+                "math.isclose(ε, remaining), Tumult's rule): as the budget runs out the tolerance goes to 0 and float "
+                "rounding refuses a legal query. Make it relative to the total (1e-12 to 1e-9 times the total)",
+                "privacy_budget.tolerance_relative_to_remaining")
     if refused:
         if sum(history) + epsilon > total:
             naive = "朴素的浮点求和 spent + ε 超过了总预算（例如 0.1 + 0.2 = 0.30000000000000004）"
@@ -152,30 +163,30 @@ def _run_sequence(make_accountant: Callable, answer_count: Callable, total: floa
             refused, message = True, str(refusal)
         if refused and state != before:
             raise _fail(
-                f"answer_count 拒绝了 ε = {epsilon:g} 的查询，却已经改动了传入的账本（之前 {_short(before)}，之后 {_short(state)}）："
+                f"answer_count 拒绝了 ε = {epsilon:.12g} 的查询，却已经改动了传入的账本（之前 {_short(before)}，之后 {_short(state)}）："
                 f"被拒绝的查询不能消耗预算。请先检查预算够不够，再记账（或返回一个新的账本，不修改传入的）。",
-                f"answer_count refused a query of ε = {epsilon:g} but had already changed the ledger it was given "
+                f"answer_count refused a query of ε = {epsilon:.12g} but had already changed the ledger it was given "
                 f"(before {_short(before)}, after {_short(state)}): a refused query must not spend budget. Check that "
                 f"the budget suffices before charging it (or return a new ledger instead of modifying the one passed in).",
                 diagnosis="privacy_budget.refused_query_charged",
             )
-        shown = " + ".join(f"{e:g}" for e in history) or "0"
+        shown = " + ".join(f"{e:.12g}" for e in history) or "0"
         if refused and accept:
             zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, True)
             raise _fail(
-                f"总预算 {total:g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:g} 时被拒绝了（{message}）；按十进制算 {shown} + {epsilon:g} ≤ {total:g}，"
+                f"总预算 {total:.12g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:.12g} 时被拒绝了（{message}）；按十进制算 {shown} + {epsilon:.12g} ≤ {total:.12g}，"
                 f"必须接受。可能的错误：{zh}。",
-                f"total budget {total:g}, accepted queries spent {shown}; a request of ε = {epsilon:g} was refused "
-                f"({message}), but in decimal {shown} + {epsilon:g} <= {total:g}, so it must be answered. Likely mistake: {en}.",
+                f"total budget {total:.12g}, accepted queries spent {shown}; a request of ε = {epsilon:.12g} was refused "
+                f"({message}), but in decimal {shown} + {epsilon:.12g} <= {total:.12g}, so it must be answered. Likely mistake: {en}.",
                 diagnosis=diagnosis,
             )
         if not refused and not accept:
             zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, False)
             raise _fail(
-                f"总预算 {total:g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:g} 时没有被拒绝；{shown} + {epsilon:g} > {total:g}，"
+                f"总预算 {total:.12g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:.12g} 时没有被拒绝；{shown} + {epsilon:.12g} > {total:.12g}，"
                 f"必须抛出 ValueError（并说明原因）。{zh}。",
-                f"total budget {total:g}, accepted queries spent {shown}; a request of ε = {epsilon:g} was answered, but "
-                f"{shown} + {epsilon:g} > {total:g}: it must raise ValueError (with a message). {en}.",
+                f"total budget {total:.12g}, accepted queries spent {shown}; a request of ε = {epsilon:.12g} was answered, but "
+                f"{shown} + {epsilon:.12g} > {total:.12g}: it must raise ValueError (with a message). {en}.",
                 diagnosis=diagnosis,
             )
         if refused and len(message) < 5:
@@ -205,7 +216,8 @@ def check_budget_boundary(make_accountant: Callable, answer_count: Callable, hid
     for total, sequence in sequences:
         _run_sequence(make_accountant, answer_count, total, sequence, rng)
     shown = "0.1+0.2+0.3 = 0.6, 3 × 1.1 = 3.3, 100 × 0.01 = 1, 7 × 1/7, inf, ..." if hidden else \
-        "0.1+0.2+0.7 = 1, 0.1+0.2 = 0.3, 10 × 0.1 = 1, 0.5+0.3+0.2 = 1, refusals spend nothing, 0.7+0.300001 > 1"
+        "0.1+0.2+0.7 = 1, 0.1+0.2 = 0.3, 10 × 0.1 = 1, 0.5+0.3+0.2 = 1, refusals spend nothing, 0.7+0.300001 > 1, " \
+        "0.299999999+1e-9 = 0.3"
     print(f"✓ 通过 / passed [{name}] {len(sequences)} 个序列 / sequences（{shown}）：恰好在边界处接受与拒绝 / accepted and refused exactly at the boundary")
 
 

@@ -97,13 +97,18 @@ def check_sum_sensitivity_basics(sum_sensitivity: Callable) -> None:
     for args, zh, en in (
         ((0.0, 1.0, "swap"), "relation 只能是 'add_remove' 或 'replace'", "relation must be 'add_remove' or 'replace'"),
         ((2.0, 1.0, "add_remove"), "lower 必须小于 upper", "lower must be < upper"),
+        ((1.0, 1.0, "replace"), "lower 必须小于 upper，相等也不行", "lower must be < upper, not equal"),
         ((float("nan"), 1.0, "replace"), "界必须是有限数", "bounds must be finite numbers"),
+        ((0.0, float("inf"), "add_remove"), "界必须是有限数（无穷的界使灵敏度无穷大）",
+         "bounds must be finite numbers (an infinite bound makes the sensitivity infinite)"),
+        ((float("-inf"), 1.0, "replace"), "界必须是有限数", "bounds must be finite numbers"),
     ):
         _expect_value_error(sum_sensitivity, args, zh, en)
     _passed("check_sum_sensitivity_basics",
-            "两种相邻关系下都返回 >= 0 的数；未知关系、lower >= upper、nan 抛出 ValueError（数值本身由隐藏测试检查）",
-            "numbers >= 0 for both relations; ValueError for an unknown relation, lower >= upper, nan "
-            "(the values themselves are checked by the hidden tests)")
+            "两种相邻关系下都返回 >= 0 的数；未知关系、lower >= upper（包括相等）、nan、±inf 的界抛出 ValueError"
+            "（数值本身由隐藏测试检查）",
+            "numbers >= 0 for both relations; ValueError for an unknown relation, lower >= upper (equal included), "
+            "nan, ±inf bounds (the values themselves are checked by the hidden tests)")
 
 
 #: (lower, upper) pairs of the exact test: ranges containing 0, on one side of it, touching it.

@@ -2,7 +2,7 @@ def grr_estimate(reports, k, epsilon):
     # E[counts] = M @ true_counts with M = q (all ones) + (p - q) I: solve the linear system.
     r = np.asarray(reports).astype(int)
     counts = np.array([np.count_nonzero(r == v) for v in range(k)], dtype=float)
-    q = 1.0 / (np.exp(epsilon) + k - 1)
-    p = np.exp(epsilon) * q
+    t = np.exp(-epsilon)
+    p, q = 1.0 / (1 + (k - 1) * t), t / (1 + (k - 1) * t)
     M = q * np.ones((k, k)) + (p - q) * np.eye(k)
     return np.linalg.solve(M, counts)

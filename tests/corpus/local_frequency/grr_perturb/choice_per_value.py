@@ -8,10 +8,10 @@ def grr_perturb(values, k, epsilon, rng):
         raise ValueError("values must be in 0..k-1")
     v = v.astype(int)
     out = np.empty(v.shape, dtype=int)
-    denominator = math.exp(epsilon) + k - 1
+    t = math.exp(-epsilon)                       # p = 1/(1 + (k-1) t), q = t/(1 + (k-1) t)
     for value in range(k):
         holders = v == value
-        probs = np.full(k, 1 / denominator)
-        probs[value] = math.exp(epsilon) / denominator
+        probs = np.full(k, t / (1 + (k - 1) * t))
+        probs[value] = 1 / (1 + (k - 1) * t)
         out[holders] = rng.choice(k, size=int(holders.sum()), p=probs)
     return out

@@ -8,9 +8,11 @@ def grr_perturb(values, k, epsilon, rng):
     if not np.all(np.isin(v, np.arange(k))):
         raise ValueError("values must be in {0, ..., k-1}")
     v = v.astype(int)
-    e = math.exp(epsilon)
-    p, q = e / (e + k - 1), 1 / (e + k - 1)
+    t = math.exp(-epsilon)
+    p, q = 1 / (1 + (k - 1) * t), t / (1 + (k - 1) * t)
     u = rng.random(v.shape)
-    j = np.minimum(np.floor((u - p) / q), k - 2).astype(int)
-    other = j + (j >= v)
-    return np.where(u < p, v, other)
+    out = v.copy()
+    lie = u >= p                                   # only those: q may be 0 (huge epsilon)
+    j = np.minimum(np.floor((u[lie] - p) / q), k - 2).astype(int)
+    out[lie] = j + (j >= v[lie])
+    return out

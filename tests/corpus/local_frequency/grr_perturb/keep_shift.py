@@ -8,7 +8,7 @@ def grr_perturb(values, k, epsilon, rng):
     if v.size and (np.any(v != np.round(v)) or v.min() < 0 or v.max() >= k):
         raise ValueError(f"values must be integers in 0..{k - 1}")
     v = v.astype(np.int64)
-    p = math.exp(epsilon) / (math.exp(epsilon) + k - 1)
+    p = 1.0 / (1.0 + (k - 1) * math.exp(-epsilon))   # e^eps/(e^eps + k - 1), without overflow
     keep = rng.random(v.shape) < p
     other = rng.integers(0, k - 1, size=v.shape)
     other = other + (other >= v)          # skip the true value

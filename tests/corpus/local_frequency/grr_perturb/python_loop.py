@@ -5,7 +5,7 @@ def grr_perturb(values, k, epsilon, rng):
     if not math.isfinite(epsilon) or epsilon <= 0:
         raise ValueError("epsilon must be a finite number > 0")
     values = np.asarray(values)
-    p = math.exp(epsilon) / (math.exp(epsilon) + k - 1)
+    p = 1 / (1 + (k - 1) * math.exp(-epsilon))
     reports = []
     for v in values.ravel():
         if v < 0 or v >= k or v != int(v):
