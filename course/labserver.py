@@ -53,7 +53,9 @@ class SubmitHandler(APIHandler):
             body = json.loads(self.request.body or b"{}")
         except ValueError:
             body = {}
-        status, answer = submit_answer(Path(self.settings["server_root_dir"]), body if isinstance(body, dict) else {})
+        # the contents manager's root: settings["server_root_dir"] writes the home folder as "~"
+        root = Path(self.contents_manager.root_dir)
+        status, answer = submit_answer(root, body if isinstance(body, dict) else {})
         self.set_status(status)
         self.finish(json.dumps(answer, ensure_ascii=False))
 
