@@ -5,7 +5,7 @@ student versions of the graded notebooks; ``course/`` also holds the launcher,
 ``python3 -m course lab``), ``helpers/`` (the package, including
 ``helpers/checks/``: the visible tests import it; hidden tests live only in
 ``source/``), ``requirements.txt`` and ``requirements-student.txt``,
-``pyproject.toml`` (packages reduced to ``helpers``), ``Makefile``,
+``pyproject.toml`` (packages reduced to ``helpers`` and ``course``: the launcher, the student's server extension), ``Makefile``,
 ``.lab-settings/`` (JupyterLab in Chinese) and ``README.md`` (from
 ``autograder/STUDENT_README.md``).
 
@@ -131,7 +131,7 @@ def build_bundle(out, course=None) -> Path:
         pyproject = target / "pyproject.toml"
         if pyproject.is_file():
             text = pyproject.read_text(encoding="utf-8")
-            text = re.sub(r'include\s*=\s*\[[^\]]*\]', 'include = ["helpers", "helpers.*"]', text)
+            text = re.sub(r'include\s*=\s*\[[^\]]*\]', 'include = ["helpers", "helpers.*", "course"]', text)
             pyproject.write_text(text, encoding="utf-8")
         readme = Path(__file__).with_name("STUDENT_README.md")
         shutil.copy2(readme, target / "README.md")

@@ -224,8 +224,9 @@ def serve(command: list[str], cwd: Path, env: dict[str, str]) -> int:
 
 
 def lab(extra: list[str], root: Path = ROOT) -> int:
-    """The student's JupyterLab on her own folder; ``--instructor``: the course root (``make lab``)."""
-    instructor = "--instructor" in extra
+    """The student's JupyterLab on her own folder; ``--instructor``: the course root (``make lab``),
+    where there is one (``source/``; in the student bundle ``make lab`` is the student's loop)."""
+    instructor = "--instructor" in extra and (root / "source").is_dir()
     extra = [arg for arg in extra if arg != "--instructor"]
     python = ensure_environment(root)
     if instructor:

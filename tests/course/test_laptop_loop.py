@@ -389,3 +389,47 @@ def test_every_student_text_states_python_3_11(text):
     body = (ROOT / text).read_text(encoding="utf-8")
     assert "3.11" in body
     assert not re.search(r"(≥|>=) ?3\.10|3\.10 或更新|3\.10 or newer", body), "still says Python 3.10"
+
+
+# --- make lab: the instructor's view; a failed release does not stop it ----------------------------
+
+def _installed(course: Path) -> None:
+    """An environment the launcher takes as installed (no pip run)."""
+    for name in (launcher.STUDENT_REQUIREMENTS, "pyproject.toml"):
+        shutil.copy(ROOT / name, course)
+    python = Path(launcher.venv_python(course / ".venv"))
+    python.parent.mkdir(parents=True)
+    python.write_bytes(b"")
+    (course / ".venv" / launcher.INSTALLED_MARK).write_text(launcher._digest(course) + "\n", encoding="utf-8")
+
+
+def test_make_lab_opens_even_when_nbgrader_cannot_release(tmp_path, monkeypatch, capsys):
+    """``lab --instructor`` (make lab) on a course root: nbgrader's release fails (as on Windows,
+    "Sorry, the exchange is not available on Windows."): said in Chinese, JupyterLab opens anyway."""
+    from course import instructor
+
+    course = _course_copy(tmp_path / "course")
+    _installed(course)
+    (course / "source" / "laplace").mkdir(parents=True)
+    (course / "source" / "laplace" / "laplace.ipynb").write_text("{}", encoding="utf-8")
+    (course / "nbgrader_config.py").write_text("", encoding="utf-8")
+    monkeypatch.setenv("NBGRADER_EXCHANGE", str(tmp_path / "exchange"))
+    monkeypatch.setenv("DP_COURSE_WORKSPACE", str(tmp_path / "work"))
+
+    def nbgrader(command, **kwargs):
+        if "generate_assignment" in command or "release_assignment" in command:
+            raise subprocess.CalledProcessError(1, command, "Sorry, the exchange is not available on Windows.")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(instructor.subprocess, "run", nbgrader)
+    monkeypatch.setattr(launcher, "kernel_transport", lambda python, env: "tcp")
+    ran = []
+    monkeypatch.setattr(launcher, "serve", lambda command, cwd, env: ran.append((command, cwd)) or 0)
+    assert launcher.lab(["--instructor"], course) == 0
+    assert "发布作业失败" in capsys.readouterr().err
+    (command, cwd), = ran
+    assert cwd == course and f"--ServerApp.root_dir={course}" in command and not (tmp_path / "work").exists()
+    # the student bundle has no source/: make lab there is the student's loop
+    shutil.rmtree(course / "source")
+    assert launcher.lab(["--instructor"], course) == 0
+    assert ran[-1][1] == tmp_path / "work" and (tmp_path / "work" / "README.md").is_file()
