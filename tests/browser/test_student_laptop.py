@@ -191,3 +191,25 @@ def test_a_saved_widget_figure_reopens_as_a_picture_or_a_chinese_note(student_la
     assert "Error displaying widget" not in text and "model not found" not in text
     assert outputs.nth(0).locator("img").count() == 1
     assert "运行此单元格以显示交互图" in outputs.nth(1).inner_text()
+
+
+def test_nbgrader_panel_times_show_in_the_students_time_zone_to_the_second(student_lab, page):
+    """The course extension rewrites nbgrader's UTC-with-microseconds times (the class server's and
+    make lab's Assignments panel) to the browser's own zone: Asia/Shanghai here, whatever the host's."""
+    url, token = student_lab["url"], student_lab["token"]
+    context = page.context.browser.new_context(timezone_id="Asia/Shanghai")
+    shanghai = context.new_page()
+    try:
+        _open(shanghai, url, token, "作业/2-exponential/exponential.ipynb")
+        shown = shanghai.evaluate("""() => new Promise(done => {
+            const list = document.createElement('div');
+            list.id = 'submitted_assignments_list';
+            const item = document.createElement('span');
+            list.append(item);
+            document.body.append(list);
+            item.append('2026-11-29 03:21:08.279812 UTC');     // as nbgrader's panel adds it
+            setTimeout(() => { done(item.textContent); list.remove(); }, 500);
+        })""")
+    finally:
+        context.close()
+    assert shown == "2026-11-29 11:21:08 (UTC+08:00)"

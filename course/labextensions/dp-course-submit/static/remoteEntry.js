@@ -20,7 +20,8 @@
  * command "dp-course:submit" in the palette). It saves what is on screen, then asks the course's
  * server extension (course/labserver.py, POST dp-course/submit) to write 提交/<学号>_<assignment>.ipynb,
  * the one file to upload to the LMS; the student id is asked once (the server remembers it) and
- * the notice says where the file is and what to do with it.
+ * the notice says where the file is and what to do with it. The Assignments panel's times (UTC
+ * with microseconds, as nbgrader's exchange writes them) are shown in the student's time zone.
  */
 (function () {
   "use strict";
@@ -203,6 +204,43 @@
     }
   }
 
+  /* nbgrader's panel shows submission times as its exchange writes them, in UTC with microseconds
+   * ("2026-11-29 03:21:08.279812 UTC"), while JupyterLab shows local times: the panel's times are
+   * shown in the student's own time zone, to the second, with the offset ("2026-11-29 11:21:08
+   * (UTC+08:00)"). Only the text is changed: nbgrader finds feedback by its own data, not the text. */
+  var PANELS = "#submitted_assignments_list, #fetched_assignments_list, #released_assignments_list";
+  var UTC_TIME = /(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.\d+)? ?(?:UTC|\+00:00|Z)\b/g;
+
+  function two(n) { return (n < 10 ? "0" : "") + n; }
+
+  function localTime(match, y, mo, d, h, mi, s) {
+    var t = new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s));
+    var off = -t.getTimezoneOffset();
+    var sign = off >= 0 ? "+" : "-";
+    off = Math.abs(off);
+    return t.getFullYear() + "-" + two(t.getMonth() + 1) + "-" + two(t.getDate()) + " " + two(t.getHours()) + ":" +
+      two(t.getMinutes()) + ":" + two(t.getSeconds()) + " (UTC" + sign + two(Math.floor(off / 60)) + ":" + two(off % 60) + ")";
+  }
+
+  function localizeTimes(element) {
+    var walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      var text = node.nodeValue;
+      var changed = text.replace(UTC_TIME, localTime);
+      if (changed !== text) node.nodeValue = changed;   // no match after the change: no loop
+    }
+  }
+
+  function showLocalTimes() {
+    new MutationObserver(function (records) {
+      records.forEach(function (record) {
+        var element = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+        var panel = element && element.closest ? element.closest(PANELS) : null;
+        if (panel) localizeTimes(panel);
+      });
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  }
+
   var plugin = {
     id: NAME + ":plugin",
     description: "Save the assignment's open notebooks before nbgrader's Submit and Validate.",
@@ -211,6 +249,7 @@
       activate(app);
       openFeedbackPages(app);
       addSubmitButton(app);
+      showLocalTimes();
     }
   };
 
