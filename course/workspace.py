@@ -100,18 +100,30 @@ def _readme(root: Path) -> bytes:
     return text.encode("utf-8")
 
 
+def _unlink_missing(text: str, present: set[str]) -> str:
+    """Links of the course home to what the workspace does not hold (the instructor's
+    ``_src/plan.toml``) become their text: no "file not found" for the student."""
+    def keep(match: re.Match) -> str:
+        target = match.group(2).split("#")[0]
+        return match.group(0) if not target or re.match(r"[a-z]+:", target) or target in present else match.group(1)
+    return re.sub(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)", keep, text)
+
+
 def course_files(root: Path = ROOT) -> dict[str, bytes]:
     """What a workspace holds of the course: workspace path (``/``-separated) -> content."""
-    files: dict[str, bytes] = {"README.md": _readme(root)}
+    files: dict[str, bytes] = {}
     for sub, prefix in ((root / "course", ""), (root / "course" / "en", "en/")):
         for path in sorted(sub.glob("*.ipynb")):
             files[prefix + path.name] = path.read_bytes()
+    if (root / "course" / "data" / "README.md").is_file():     # where the datasets come from
+        files["data/README.md"] = (root / "course" / "data" / "README.md").read_bytes()
     for name in ASSIGNMENTS:
         release = root / "release" / name
         for path in sorted(release.rglob("*")):
             if path.is_file() and ".ipynb_checkpoints" not in path.parts and "__pycache__" not in path.parts:
                 files[f"{assignment_folder(name)}/{path.relative_to(release).as_posix()}"] = path.read_bytes()
-    return files
+    readme = _unlink_missing(_readme(root).decode("utf-8"), set(files))
+    return {"README.md": readme.encode("utf-8"), **files}
 
 
 def _sha(data: bytes) -> str:

@@ -39,7 +39,7 @@ STUDENT_MODULES = ("course/launcher.py", "course/__main__.py", "course/workspace
 
 def _course_copy(dest: Path) -> Path:
     """What the workspace is made from: the course's notebooks and README, and release/."""
-    for rel in ["course/README.md", *(p.relative_to(ROOT).as_posix() for p in (ROOT / "course").glob("*.ipynb")),
+    for rel in ["course/README.md", "course/data/README.md", *(p.relative_to(ROOT).as_posix() for p in (ROOT / "course").glob("*.ipynb")),
                 *(p.relative_to(ROOT).as_posix() for p in (ROOT / "course" / "en").glob("*.ipynb")),
                 *(p.relative_to(ROOT).as_posix() for p in (ROOT / "release").rglob("*.ipynb"))]:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -68,6 +68,10 @@ def test_first_launch_copies_lectures_and_assignments_in_the_course_order(tmp_pa
         assert copied.read_bytes() == (ROOT / "release" / name / f"{name}.ipynb").read_bytes()
     readme = (work / "README.md").read_text(encoding="utf-8")
     assert "../release/" not in readme and f"({ws.ASSIGNMENTS_DIR}/1-laplace/laplace.ipynb)" in readme
+    # every relative link of the course home leads to a file of the workspace
+    targets = {t.split("#")[0] for t in re.findall(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)", readme)
+               if not re.match(r"[a-z]+:|#", t)}
+    assert targets and all((work / t).is_file() for t in targets), sorted(t for t in targets if not (work / t).is_file())
     assert (work / ws.UPLOAD_DIR).is_dir()
     assert set(done["added"]) == set(ws.course_files(ROOT)) and not done["updated"] + done["beside"]
     # nothing of the instructor's: no sources, no hidden tests, no tools
@@ -253,7 +257,9 @@ POSIX_OS = {"chmod", "fchmod", "lchmod", "chown", "fchown", "lchown", "getuid", 
             "setuid", "seteuid", "setgid", "setegid", "getgroups", "symlink", "link", "mkfifo", "mknod", "fork",
             "forkpty", "killpg", "setsid", "setpgid", "getpgid", "O_NOFOLLOW", "O_DIRECTORY", "O_CLOEXEC",
             "WNOHANG", "sync", "statvfs", "getloadavg", "umask"}
-POSIX_METHODS = {"chmod", "lchmod", "symlink_to", "hardlink_to", "owner", "group", "is_socket", "is_fifo"}
+POSIX_METHODS = {"chmod", "lchmod", "symlink_to", "hardlink_to", "is_socket", "is_fifo"}
+#: pathlib's owner() and group() (no argument; a regex match's group(1) is not one)
+POSIX_NO_ARG = {"owner", "group"}
 
 
 def posix_only_calls(source: str) -> list[str]:
@@ -280,6 +286,9 @@ def posix_only_calls(source: str) -> list[str]:
                 found.append(f".{name}()")
         elif isinstance(node, ast.Attribute) and node.attr in POSIX_METHODS:
             found.append(f".{node.attr}()")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in POSIX_NO_ARG
+              and not node.args and not node.keywords):
+            found.append(f".{node.func.attr}()")
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
               and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value in POSIX_OS):
             found.append(f"getattr(os, {node.args[1].value!r}) without a default")
@@ -294,10 +303,11 @@ def test_no_posix_only_call_in_the_students_modules(module):
 def test_the_posix_scan_finds_what_it_looks_for():
     for code in ("import pwd", "import fcntl", "os.chmod(p, 0o777)", "path.chmod(0o777)", "os.symlink(a, b)",
                  "p.symlink_to(q)", "os.geteuid()", "socket.socket(socket.AF_UNIX)", "os.kill(p, signal.SIGTERM)",
-                 "from os import getuid", "getattr(os, 'geteuid')()", "os.open(p, os.O_NOFOLLOW)"):
+                 "from os import getuid", "getattr(os, 'geteuid')()", "os.open(p, os.O_NOFOLLOW)",
+                 "Path(p).owner()", "path.group()"):
         assert posix_only_calls(code), code
     for code in ("getattr(os, 'geteuid', lambda: 1)()", "signal.signal(signal.SIGINT, h)", "os.replace(a, b)",
-                 "Path(p).read_text()", "os.name == 'nt'"):
+                 "Path(p).read_text()", "os.name == 'nt'", "match.group(1)"):
         assert posix_only_calls(code) == [], code
 
 
