@@ -100,6 +100,16 @@ def _readme(root: Path) -> bytes:
     return text.encode("utf-8")
 
 
+def _without_widgets(data: bytes) -> bytes:
+    """A notebook as copied: widget outputs replaced as :func:`strip_widget_outputs` does on save
+    (the course's notebooks are kept without outputs; this holds if one ever is not)."""
+    if WIDGET_MIME.encode() not in data and b'"widgets"' not in data:
+        return data
+    model = {"type": "notebook", "content": json.loads(data.decode("utf-8"))}
+    strip_widget_outputs(model)
+    return (json.dumps(model["content"], ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
 def _unlink_missing(text: str, present: set[str]) -> str:
     """Links of the course home to what the workspace does not hold (the instructor's
     ``_src/plan.toml``) become their text: no "file not found" for the student."""
@@ -114,7 +124,7 @@ def course_files(root: Path = ROOT) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for sub, prefix in ((root / "course", ""), (root / "course" / "en", "en/")):
         for path in sorted(sub.glob("*.ipynb")):
-            files[prefix + path.name] = path.read_bytes()
+            files[prefix + path.name] = _without_widgets(path.read_bytes())
     if (root / "course" / "data" / "README.md").is_file():     # where the datasets come from
         files["data/README.md"] = (root / "course" / "data" / "README.md").read_bytes()
     for name in ASSIGNMENTS:

@@ -104,7 +104,16 @@ def test_an_update_adds_and_updates_without_touching_the_students_edits(tmp_path
     assert "UPDATE-7f3a" in (work / ws.assignment_folder("laplace") / "laplace-新版.ipynb").read_text(encoding="utf-8")
     assert "UPDATE-7f3a" in (work / "6.1-basics.ipynb").read_text(encoding="utf-8")
     assert (work / "lab-new.ipynb").is_file() and (work / "6.3-exponential.ipynb").is_file()
+    # a course notebook saved with a live figure in it is copied without the widget output
+    notebook = json.loads((course / "course" / "lab-budget.ipynb").read_text(encoding="utf-8"))
+    code = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+    code["outputs"] = [_widget_output(True)]
+    (course / "course" / "lab-widget.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    launcher.prepare_workspace(course, work)
+    copied = (work / "lab-widget.ipynb").read_text(encoding="utf-8")
+    assert ws.WIDGET_MIME not in copied and "image/png" in copied and "运行此单元格" in copied
     # a relaunch with nothing new says only where the folder is
+    capsys.readouterr()
     launcher.prepare_workspace(course, work)
     assert capsys.readouterr().err.strip().splitlines() == [ws.say("where", path=work)]
     assert "我的笔记" in (work / "6.2-laplace.ipynb").read_text(encoding="utf-8")
