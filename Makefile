@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 # xdist_group keeps the hub chain and the make-lab chain on one worker each.
 JOBS ?= 2
 
-.PHONY: install lab test test-fast browser sandbox bench notebooks slides release clean hub
+.PHONY: install lab test test-fast browser sandbox bench notebooks slides release clean hub dist
 
 install: $(STAMP)
 
@@ -38,6 +38,13 @@ ASSIGNMENTS := laplace exponential randomized_response private_mean privacy_budg
 # LAB_ARGS go to JupyterLab. tests/browser/test_lectures.py starts JupyterLab through this target.
 lab: install
 	@$(PYTHON) -m course lab --instructor $(LAB_ARGS)
+
+# The student pack a lecturer attaches to a release page or uploads to the LMS: the student bundle
+# (autograder/bundle.py: lectures, the six student notebooks, the launcher, helpers/, README from
+# autograder/STUDENT_README.md; refused if it shows a solution, a hidden test or a guide's answer).
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+dist: install
+	@$(PYTHON) -m autograder bundle --out dist/dp-course-student-$(VERSION).zip
 
 # The real-browser test needs Debian's Chromium; installed here when missing.
 browser:

@@ -68,12 +68,39 @@ def secrets_of(source_root: Path) -> dict[str, list[str]]:
             "hidden": [b for b in hidden if _squash(b)], "hidden_lines": hidden_lines}
 
 
+#: What a student pack never holds: the instructor's sources, the guide, the tests, the class server.
+FORBIDDEN = ("source", "docs", "tests", "hub", "autograder")
+#: A clause of a question-bank answer this long (characters, whitespace removed) is the guide's own text.
+MIN_ANSWER_CLAUSE = 20
+
+
+def guide_answers(guide: Path) -> list[str]:
+    """The question bank's answers of the teacher's guide (``> 答案：``, ``> 参考答案：``, ``> 参考要点：``
+    and the blockquote lines after them), cut at 。；; into clauses of at least
+    :data:`MIN_ANSWER_CLAUSE` characters, whitespace removed."""
+    answers, current = [], None
+    for line in Path(guide).read_text(encoding="utf-8").splitlines():
+        start = re.match(r"^> (?:参考)?(?:答案|要点)：(.*)", line)
+        if start:
+            current = [start.group(1)]
+            answers.append(current)
+        elif current is not None and line.startswith(">"):
+            current.append(line[1:].strip())
+        else:
+            current = None
+    clauses = (_squash(c) for a in answers for c in re.split(r"[。；;]", " ".join(a)))
+    return [c for c in clauses if len(c) >= MIN_ANSWER_CLAUSE]
+
+
 def find_secrets(bundle: Path, source_root: Path) -> list[str]:
-    """Every place in ``bundle`` that shows a marker, a solution or a hidden test."""
+    """Every place in ``bundle`` that shows a marker, a solution, a hidden test, an answer of the
+    teacher's guide (``docs/teacher-guide.md`` next to ``source/``), or a folder of :data:`FORBIDDEN`."""
     secrets = secrets_of(source_root)
     squashed_solutions = [_squash(b) for b in secrets["solutions"]]
     squashed_hidden = [_squash(b) for b in secrets["hidden"]]
-    found = []
+    guide = Path(source_root).parent / "docs" / "teacher-guide.md"
+    answers = guide_answers(guide) if guide.is_file() else []
+    found = [f"{name}/: the instructor's, not the student's" for name in FORBIDDEN if (Path(bundle) / name).exists()]
     for path in sorted(Path(bundle).rglob("*")):
         if not path.is_file():
             continue
@@ -97,6 +124,7 @@ def find_secrets(bundle: Path, source_root: Path) -> list[str]:
         squashed = _squash(text)
         found += [f"{rel}: solution block {i}" for i, b in enumerate(squashed_solutions) if b in squashed]
         found += [f"{rel}: hidden test block {i}" for i, b in enumerate(squashed_hidden) if b in squashed]
+        found += [f"{rel}: answer of the teacher's guide {a[:30]!r}" for a in answers if a in squashed]
     return found
 
 
