@@ -273,7 +273,20 @@ def submit(argv: list[str], workspace: Path | None = None) -> int:
     return 0
 
 
+def readable_output() -> None:
+    """Chinese on any console: a stream whose encoding has no Chinese (an English Windows' cp1252
+    when the output is redirected) writes escapes instead of failing on the first message."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "中文“”".encode(stream.encoding or "ascii")
+        except (LookupError, UnicodeEncodeError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
+    readable_output()
     if not python_supported():      # before anything is installed or imported
         return 1
     argv = sys.argv[1:] if argv is None else list(argv)

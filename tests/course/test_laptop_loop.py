@@ -452,3 +452,17 @@ def test_make_lab_opens_even_when_nbgrader_cannot_release(tmp_path, monkeypatch,
     shutil.rmtree(course / "source")
     assert launcher.lab(["--instructor"], course) == 0
     assert ran[-1][1] == tmp_path / "work" and (tmp_path / "work" / "README.md").is_file()
+
+
+def test_an_english_windows_console_gets_no_encoding_error(tmp_path, monkeypatch):
+    """Output redirected on an English Windows is cp1252: the Chinese notice must not crash submit."""
+    work = tmp_path / "work"
+    ws.sync(work, ROOT)
+    out, err = (io.TextIOWrapper(io.BytesIO(), encoding="cp1252") for _ in range(2))
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setenv("DP_COURSE_WORKSPACE", str(work))
+    assert launcher.main(["submit", "laplace", "--student-id", "S1"]) == 0
+    assert launcher.main(["submit", "nope"]) == 1
+    out.flush()
+    assert b"S1_laplace.ipynb" in out.buffer.getvalue() and b"\\u" in out.buffer.getvalue()
