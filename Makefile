@@ -28,16 +28,23 @@ LAB_ARGS ?=
 # The six graded assignments, in the order of the course (course/launcher.py releases the same).
 ASSIGNMENTS := laplace exponential randomized_response private_mean privacy_budget local_frequency
 
-# What a student gets, the same as `python3 -m course lab` (course/launcher.py, which this
-# target calls): JupyterLab in Chinese (.lab-settings/ selects the zh_CN language pack), the
-# table of contents (course/README.md, rendered: .lab-settings/ makes Markdown Preview the
+# The instructor's view on one machine (course/launcher.py --instructor, course/instructor.py):
+# JupyterLab in Chinese (.lab-settings/ selects the zh_CN language pack) on the repository itself,
+# the table of contents (course/README.md, rendered: .lab-settings/ makes Markdown Preview the
 # default viewer), live ipympl figures (no MPLBACKEND, see helpers/plots.py), kernels over IPC
-# sockets where their paths fit, and the six assignments released into the course's own
-# exchange (nbgrader_exchange/, or NBGRADER_EXCHANGE), redone only when source/ or the config
-# changed. LAB_ARGS go to JupyterLab. tests/browser/test_lectures.py starts JupyterLab through
-# this target.
+# sockets where their paths fit, the Formgrader, and the six assignments released into the
+# course's own exchange (nbgrader_exchange/, or NBGRADER_EXCHANGE), redone only when source/ or
+# the config changed. Students run `python3 -m course lab` instead (their own folder, no exchange).
+# LAB_ARGS go to JupyterLab. tests/browser/test_lectures.py starts JupyterLab through this target.
 lab: install
-	@$(PYTHON) -m course lab $(LAB_ARGS)
+	@$(PYTHON) -m course lab --instructor $(LAB_ARGS)
+
+# The student pack a lecturer attaches to a release page or uploads to the LMS: the student bundle
+# (autograder/bundle.py: lectures, the six student notebooks, the launcher, helpers/, README from
+# autograder/STUDENT_README.md; refused if it shows a solution, a hidden test or a guide's answer).
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+dist: install
+	@$(PYTHON) -m autograder bundle --out dist/dp-course-student-$(VERSION).zip
 
 # The real-browser test needs Debian's Chromium; installed here when missing.
 browser:

@@ -5,7 +5,7 @@ student versions of the graded notebooks; ``course/`` also holds the launcher,
 ``python3 -m course lab``), ``helpers/`` (the package, including
 ``helpers/checks/``: the visible tests import it; hidden tests live only in
 ``source/``), ``requirements.txt`` and ``requirements-student.txt``,
-``pyproject.toml`` (packages reduced to ``helpers``), ``Makefile``,
+``pyproject.toml`` (packages reduced to ``helpers`` and ``course``: the launcher, the student's server extension), ``Makefile``,
 ``.lab-settings/`` (JupyterLab in Chinese) and ``README.md`` (from
 ``autograder/STUDENT_README.md``).
 
@@ -84,14 +84,42 @@ def answers_of(bank: Path) -> list[tuple[str, str]]:
     return found
 
 
+#: What a student pack never holds: the instructor's sources, the guide, the tests, the class server.
+FORBIDDEN = ("source", "docs", "tests", "hub", "autograder")
+#: A clause of a question-bank answer this long (characters, whitespace removed) is the guide's own text.
+MIN_ANSWER_CLAUSE = 20
+
+
+def guide_answers(guide: Path) -> list[str]:
+    """The question bank's answers of the teacher's guide (``> 答案：``, ``> 参考答案：``, ``> 参考要点：``
+    and the blockquote lines after them), cut at 。；; into clauses of at least
+    :data:`MIN_ANSWER_CLAUSE` characters, whitespace removed."""
+    answers, current = [], None
+    for line in Path(guide).read_text(encoding="utf-8").splitlines():
+        start = re.match(r"^> (?:参考)?(?:答案|要点)：(.*)", line)
+        if start:
+            current = [start.group(1)]
+            answers.append(current)
+        elif current is not None and line.startswith(">"):
+            current.append(line[1:].strip())
+        else:
+            current = None
+    clauses = (_squash(c) for a in answers for c in re.split(r"[。；;]", " ".join(a)))
+    return [c for c in clauses if len(c) >= MIN_ANSWER_CLAUSE]
+
+
 def find_secrets(bundle: Path, source_root: Path, bank: Path | None = None) -> list[str]:
-    """Every place in ``bundle`` that shows a marker, a solution, a hidden test or a question
-    bank answer (``bank``: default ``docs/questions.toml`` beside ``source_root``)."""
+    """Every place in ``bundle`` that shows a marker, a solution, a hidden test, an answer of the
+    question bank (``bank``: default ``docs/questions.toml`` beside ``source/``) or any other answer
+    of the teacher's guide (``docs/teacher-guide.md``), or a folder of :data:`FORBIDDEN`."""
     secrets = secrets_of(source_root)
     answers = answers_of(bank or Path(source_root).parent / "docs" / "questions.toml")
     squashed_solutions = [_squash(b) for b in secrets["solutions"]]
     squashed_hidden = [_squash(b) for b in secrets["hidden"]]
-    found = []
+    guide = Path(source_root).parent / "docs" / "teacher-guide.md"
+    in_bank = {a for _, a in answers}
+    guide_only = [a for a in (guide_answers(guide) if guide.is_file() else []) if a not in in_bank]
+    found = [f"{name}/: the instructor's, not the student's" for name in FORBIDDEN if (Path(bundle) / name).exists()]
     for path in sorted(Path(bundle).rglob("*")):
         if not path.is_file():
             continue
@@ -116,6 +144,7 @@ def find_secrets(bundle: Path, source_root: Path, bank: Path | None = None) -> l
         found += [f"{rel}: solution block {i}" for i, b in enumerate(squashed_solutions) if b in squashed]
         found += [f"{rel}: hidden test block {i}" for i, b in enumerate(squashed_hidden) if b in squashed]
         found += [f"{rel}: answer of {qid} in the question bank" for qid, a in answers if a in squashed]
+        found += [f"{rel}: answer of the teacher's guide {a[:30]!r}" for a in guide_only if a in squashed]
     return found
 
 
@@ -150,7 +179,7 @@ def build_bundle(out, course=None) -> Path:
         pyproject = target / "pyproject.toml"
         if pyproject.is_file():
             text = pyproject.read_text(encoding="utf-8")
-            text = re.sub(r'include\s*=\s*\[[^\]]*\]', 'include = ["helpers", "helpers.*"]', text)
+            text = re.sub(r'include\s*=\s*\[[^\]]*\]', 'include = ["helpers", "helpers.*", "course"]', text)
             pyproject.write_text(text, encoding="utf-8")
         readme = Path(__file__).with_name("STUDENT_README.md")
         shutil.copy2(readme, target / "README.md")

@@ -1,29 +1,36 @@
 """The student's one command: ``python3 -m course lab`` (Windows: ``py -m course lab``).
 
-What ``make lab`` does, with the standard library and pip only, on Linux, macOS and Windows:
+The same loop on Linux, macOS and Windows, with the standard library and pip only:
 
-1. creates ``.venv`` next to ``course/`` (``venv``; Python >= 3.10);
-2. upgrades pip, installs the student's packages (``requirements-student.txt``: the lectures and the local
-   assignment loop, no JupyterHub, Playwright or pytest) and the course's own package
-   (``pip install --no-deps -e .``), again only when those files or the Python changed;
-3. releases the six graded assignments into the course's own exchange
-   (``nbgrader_exchange/``, or ``NBGRADER_EXCHANGE``) with nbgrader's ``generate_assignment``
-   and ``release_assignment``, again only when ``source/`` or ``nbgrader_config.py`` changed
-   (a course root only: the student bundle has ``release/`` but no ``source/``);
-4. starts JupyterLab in Chinese (``.lab-settings/``) on the table of contents,
-   ``course/README.md``, with the course's own extension (``course/labextensions/``: nbgrader's
-   Submit and Validate save the assignment's open notebooks first). Everything after ``lab``
-   goes to JupyterLab (``--port=8890``, ``--no-browser``, ...).
+1. checks the Python (3.11 or newer: the pinned numpy 2.4.6 and nbgrader 0.9.6 need it) and says so,
+   in Chinese and English, before anything is installed;
+2. creates ``.venv`` next to ``course/`` (``venv``) and installs the student's packages
+   (``requirements-student.txt``: the lectures and the assignments, no JupyterHub, Playwright or
+   pytest) and the course's own package (``pip install --no-deps -e .``), again only when those
+   files or the Python changed;
+3. copies the lectures (Chinese and English) and the six released assignments into the student's
+   own folder (:mod:`course.workspace`: ``~/dp-course-work`` or ``DP_COURSE_WORKSPACE``), and on
+   later launches adds what the course added without touching her changes, saying what it did;
+4. starts JupyterLab in Chinese there (``.lab-settings/``) on the course home, with the course's
+   own extension (``course/labextensions/``: the notebook's **提交** button) and server settings
+   (``course/student_config/``: the submit endpoint, widget outputs never saved, nbgrader's
+   instructor and exchange panels hidden). Everything after ``lab`` goes to JupyterLab
+   (``--port=8890``, ``--no-browser``, ...).
+
+``python3 -m course submit <assignment>`` does what the button does from a terminal: the saved
+notebook becomes ``提交/<学号>_<assignment>.ipynb``, the one file to upload to the LMS. No
+exchange, no file modes, no sockets: nothing the student runs needs POSIX (nbgrader 0.9.6's
+file-system exchange refuses every action on Windows). ``make lab`` is the instructor's view
+(``--instructor``: the repository itself, the Formgrader, nbgrader's exchange; :mod:`course.instructor`).
 
 pip runs as a child process with the caller's environment, so a school's package mirror set
 with ``PIP_INDEX_URL`` (or ``pip config set global.index-url ...``, pip's own config files) is
-used as is. No shell, no POSIX-only step: paths are ``pathlib`` paths, the environment's
-Python is ``Scripts\\python.exe`` on Windows (:func:`venv_python`).
+used as is. Paths are ``pathlib`` paths, the environment's Python is ``Scripts\\python.exe`` on
+Windows (:func:`venv_python`).
 """
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import os
 import subprocess
@@ -34,13 +41,14 @@ from pathlib import Path, PurePath
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ".venv"
 STUDENT_REQUIREMENTS = "requirements-student.txt"
-#: The graded assignments, in the order of the course (make lab releases the same).
-ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget",
-               "local_frequency")
-#: Written into the exchange after a release: newer than every file of source/ means up to date.
-RELEASED_MARK = ".dp-course-released"
+#: The oldest Python the pins install on (numpy 2.4.6 and nbgrader 0.9.6 require 3.11;
+#: tests/course/test_laptop_loop.py resolves them for 3.11-3.13 on Windows, macOS and Linux).
+MIN_PYTHON = (3, 11)
 #: Written into the environment after the student's packages went in: the digest of what went in.
 INSTALLED_MARK = ".dp-course-student"
+#: The student's JupyterLab server settings (JUPYTER_CONFIG_PATH): the submit endpoint, the
+#: pre-save hook, nbgrader's instructor and exchange panels off.
+STUDENT_CONFIG = Path("course") / "student_config"
 #: A kernel's IPC socket path (runtime folder + "/kernel-<uuid>-ipc-<port>", up to 53 characters
 #: more) may not exceed 107 bytes on Linux, 103 on macOS: kernels go over IPC only under a runtime
 #: folder of at most this many bytes (a deeper one, a network home say, made every kernel
@@ -58,17 +66,38 @@ SAY = {
     "pip_failed": ("pip 安装失败（退出码 {code}）。如果无法访问 PyPI，请设置镜像：PIP_INDEX_URL 或 pip config "
                    "（见 README）/ pip failed (exit status {code}); without access to PyPI set a mirror: "
                    "PIP_INDEX_URL or pip config (see README)"),
-    "release": "发布作业到本地 exchange {path} / releasing the assignments into {path}",
-    "old_python": "需要 Python 3.10 或更新版本，当前是 {version} / Python >= 3.10 is needed, this is {version}",
+    "old_python": ("需要 Python 3.11 或更新的版本（3.11、3.12、3.13），当前是 {version}，什么都没有安装。课程固定的 "
+                   "numpy 2.4.6 和 nbgrader 0.9.6 不支持更早的版本。请从 https://www.python.org/downloads/ 安装 "
+                   "Python 3.12（Windows：勾选“py launcher”，然后运行 py -3.12 -m course lab；Ubuntu 22.04："
+                   "sudo apt install python3.11 python3.11-venv，然后运行 python3.11 -m course lab）。\n"
+                   "Python 3.11 or newer is needed (3.11, 3.12, 3.13); this is {version} and nothing was installed "
+                   "(the course's numpy 2.4.6 and nbgrader 0.9.6 require 3.11). Install Python 3.12 from "
+                   "python.org (Windows: run py -3.12 -m course lab) or, on Ubuntu 22.04, python3.11 and "
+                   "python3.11-venv (then python3.11 -m course lab)."),
     "start": "启动 JupyterLab（内核使用 {transport}）/ starting JupyterLab (kernels over {transport})",
+    "ask_id": "请输入你的学号（只需输入一次，会记在课程文件夹里）/ your student id (asked once, remembered): ",
+    "no_id": ("还没有学号：请运行 python -m course submit {assignment} --student-id <你的学号> / no student id yet: "
+              "run python -m course submit {assignment} --student-id <your id>"),
     "usage": ("用法 / usage: python3 -m course lab [JupyterLab 的选项 / JupyterLab's options, e.g. "
-              "--port=8890 --no-browser]\n       python3 -m course install   (只安装 / install only)\n"
-              "Windows: py -m course lab"),
+              "--port=8890 --no-browser]\n"
+              "       python3 -m course submit <作业 / assignment> [--student-id <学号>]   "
+              "(生成要上传的文件 / write the file to upload)\n"
+              "       python3 -m course install   (只安装 / install only)\n"
+              "Windows: py -m course lab, py -m course submit laplace"),
 }
 
 
 def say(key: str, **values) -> None:
     print(SAY[key].format(**values), file=sys.stderr, flush=True)
+
+
+def python_supported(version: tuple[int, ...] | None = None) -> bool:
+    """Whether this Python can install the pins; says why not (Chinese, then English) when it cannot."""
+    version = tuple(sys.version_info[:3]) if version is None else tuple(version)
+    if version[:2] >= MIN_PYTHON:
+        return True
+    say("old_python", version=".".join(str(part) for part in version))
+    return False
 
 
 def venv_python(venv_dir: PurePath, windows: bool | None = None) -> PurePath:
@@ -96,8 +125,7 @@ def _digest(root: Path) -> str:
 
 def ensure_environment(root: Path = ROOT) -> Path:
     """``root/.venv`` with the student's packages in it; returns its Python."""
-    if sys.version_info < (3, 10):
-        say("old_python", version=sys.version.split()[0])
+    if not python_supported():
         raise SystemExit(1)
     venv_dir = root / VENV
     python = Path(venv_python(venv_dir))
@@ -130,59 +158,17 @@ def ensure_environment(root: Path = ROOT) -> Path:
     return python
 
 
-def exchange_dir(root: Path = ROOT) -> Path:
-    """The course's exchange (``NBGRADER_EXCHANGE`` or ``nbgrader_exchange/``), created writable."""
-    path = Path(os.environ.get("NBGRADER_EXCHANGE") or root / "nbgrader_exchange")
-    path.mkdir(parents=True, exist_ok=True)
-    try:
-        path.chmod(0o777)     # nbgrader's inbound/feedback folders below set their own modes
-    except OSError:
-        if not os.access(path, os.W_OK):
-            raise SystemExit(f"NBGRADER_EXCHANGE={path} is not a writable folder") from None
-    return path
-
-
-def tool_env(python: PurePath) -> dict[str, str]:
+def tool_env(python: PurePath, root: Path | None = None) -> dict[str, str]:
     """The environment for the course's tools: the venv's executables first on PATH (nbgrader
-    runs ``alembic``); no MPLBACKEND, so that kernels get the live ipympl canvas."""
+    runs ``alembic``); no MPLBACKEND, so that kernels get the live ipympl canvas. With ``root``
+    (the student's JupyterLab), the course's server settings come first on JUPYTER_CONFIG_PATH."""
     env = dict(os.environ)
     env["PATH"] = str(python.parent) + os.pathsep + env.get("PATH", "")
     env.pop("MPLBACKEND", None)
+    if root is not None:
+        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+            [str(root / STUDENT_CONFIG)] + [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p])
     return env
-
-
-def _newest(paths) -> float:
-    return max((p.stat().st_mtime for p in paths if p.is_file()), default=0.0)
-
-
-def release_assignments(root: Path, python: Path, env: dict[str, str]) -> None:
-    """nbgrader's generate_assignment and release_assignment of the six, when ``source/`` changed."""
-    if not (root / "nbgrader_config.py").is_file() or not (root / "source").is_dir():
-        return    # the student bundle: release/ is there, nothing to generate
-    exchange = exchange_dir(root)
-    mark = exchange / RELEASED_MARK
-    sources = [p for p in (root / "source").rglob("*")
-               if ".ipynb_checkpoints" not in p.parts and "__pycache__" not in p.parts]
-    if mark.is_file() and mark.stat().st_mtime >= _newest([*sources, root / "nbgrader_config.py"]):
-        return
-    say("release", path=exchange)
-    nbgrader = [str(python), "-m", "nbgrader"]
-    subprocess.run([*nbgrader, "generate_assignment", "*", "--force", "--log-level=ERROR"], cwd=root, env=env,
-                   check=True)
-    for assignment in ASSIGNMENTS:
-        subprocess.run([*nbgrader, "release_assignment", assignment, "--force", "--log-level=WARN"], cwd=root,
-                       env=env, check=True)
-    mark.touch()
-
-
-def add_local_student(root: Path, python: Path, env: dict[str, str]) -> None:
-    """This computer's user in the gradebook, with a name (the Formgrader lists one without as
-    "None, None"); already there is fine."""
-    if not (root / "nbgrader_config.py").is_file():
-        return
-    user = getpass.getuser()
-    subprocess.run([str(python), "-m", "nbgrader", "db", "student", "add", user, f"--last-name={user}",
-                    "--first-name=(this computer)"], cwd=root, env=env, capture_output=True)
 
 
 def kernel_transport(python: Path, env: dict[str, str]) -> str:
@@ -196,29 +182,40 @@ def kernel_transport(python: Path, env: dict[str, str]) -> str:
     return "ipc" if done.returncode == 0 and 0 < len(os.fsencode(runtime)) <= IPC_RUNTIME_MAX else "tcp"
 
 
-def lab_command(root: Path, python: PurePath, transport: str, extra: list[str]) -> list[str]:
-    """``jupyter lab`` as the course opens it, then the caller's own options."""
-    command = [str(python), "-m", "jupyter", "lab", f"--ServerApp.root_dir={root}",
-               "--LabApp.default_url=/lab/tree/course/README.md",
+def lab_command(root: Path, python: PurePath, transport: str, extra: list[str],
+                workspace: Path | None = None) -> list[str]:
+    """``jupyter lab`` as the course opens it, then the caller's own options.
+
+    On the student's ``workspace`` (its ``README.md`` first), or without one on the course
+    root itself (``course/README.md`` first: the instructor's ``make lab``).
+    """
+    home = "/lab/tree/README.md" if workspace is not None else "/lab/tree/course/README.md"
+    command = [str(python), "-m", "jupyter", "lab", f"--ServerApp.root_dir={workspace or root}",
+               f"--LabApp.default_url={home}",
                f"--LabApp.app_settings_dir={root / '.lab-settings'}",
-               # the course's own JupyterLab extension (course/labextensions/): Submit saves first
+               # the course's own JupyterLab extension (course/labextensions/): 提交 saves first
                f"--LabApp.extra_labextensions_path={root / 'course' / 'labextensions'}",
                f"--KernelManager.transport={transport}"]
-    # Jupyter refuses to start as root without --allow-root (containers, CI).
+    # Jupyter refuses to start as root without --allow-root (containers, CI). No euid on Windows.
     if getattr(os, "geteuid", lambda: 1)() == 0 and "--allow-root" not in extra:
         command.append("--allow-root")
     return command + list(extra)
 
 
-def lab(extra: list[str], root: Path = ROOT) -> int:
-    python = ensure_environment(root)
-    env = tool_env(python)
-    exchange_dir(root)
-    release_assignments(root, python, env)
-    add_local_student(root, python, env)
-    transport = kernel_transport(python, env)
-    say("start", transport=transport)
-    server = subprocess.Popen(lab_command(root, python, transport, extra), cwd=root, env=env)
+def prepare_workspace(root: Path = ROOT, workspace: Path | None = None) -> Path:
+    """The student's own folder, made or brought up to date (:func:`course.workspace.sync`), said."""
+    from course import workspace as ws
+
+    workspace = workspace or ws.default_workspace()
+    first = not (workspace / ws.STATE_DIR / ws.MANIFEST).is_file()
+    done = ws.sync(workspace, root)
+    for line in ws.report(workspace, done, first):
+        print(line, file=sys.stderr, flush=True)
+    return workspace
+
+
+def serve(command: list[str], cwd: Path, env: dict[str, str]) -> int:
+    server = subprocess.Popen(command, cwd=cwd, env=env)
     while True:
         try:
             return server.wait()
@@ -226,10 +223,77 @@ def lab(extra: list[str], root: Path = ROOT) -> int:
             continue
 
 
+def lab(extra: list[str], root: Path = ROOT) -> int:
+    """The student's JupyterLab on her own folder; ``--instructor``: the course root (``make lab``),
+    where there is one (``source/``; in the student bundle ``make lab`` is the student's loop)."""
+    instructor = "--instructor" in extra and (root / "source").is_dir()
+    extra = [arg for arg in extra if arg != "--instructor"]
+    python = ensure_environment(root)
+    if instructor:
+        from course import instructor as course_instructor
+
+        env = tool_env(python)
+        course_instructor.release_assignments(root, python, env)
+        course_instructor.add_local_student(root, python, env)
+        workspace = None
+    else:
+        env = tool_env(python, root)
+        workspace = prepare_workspace(root)
+    transport = kernel_transport(python, env)
+    say("start", transport=transport)
+    return serve(lab_command(root, python, transport, extra, workspace), workspace or root, env)
+
+
+def submit(argv: list[str], workspace: Path | None = None) -> int:
+    """``submit <assignment> [--student-id <学号>]``: the upload file, and what to do with it."""
+    from course import workspace as ws
+
+    workspace = workspace or ws.default_workspace()
+    given = None
+    if "--student-id" in argv:
+        at = argv.index("--student-id")
+        given = argv[at + 1] if at + 1 < len(argv) else ""
+        argv = argv[:at] + argv[at + 2:]
+    if len(argv) != 1:
+        say("usage")
+        return 2
+    try:
+        assignment = ws.resolve_assignment(argv[0])
+        student = ws.remember_student_id(workspace, given) if given is not None else ws.student_id(workspace)
+        if student is None:
+            if not sys.stdin or not sys.stdin.isatty():
+                say("no_id", assignment=assignment)
+                return 2
+            student = ws.remember_student_id(workspace, input(SAY["ask_id"]))
+        target, notice = ws.submit(workspace, assignment, student)
+    except ValueError as error:
+        print(error, file=sys.stderr, flush=True)
+        return 1
+    print(notice, flush=True)
+    return 0
+
+
+def readable_output() -> None:
+    """Chinese on any console: a stream whose encoding has no Chinese (an English Windows' cp1252
+    when the output is redirected) writes escapes instead of failing on the first message."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "中文“”".encode(stream.encoding or "ascii")
+        except (LookupError, UnicodeEncodeError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
+    readable_output()
+    if not python_supported():      # before anything is installed or imported
+        return 1
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["lab"]:
         return lab(argv[1:])
+    if argv[:1] == ["submit"]:
+        return submit(argv[1:])
     if argv[:1] == ["install"] and len(argv) == 1:
         ensure_environment()
         return 0

@@ -1117,7 +1117,8 @@ def test_student_bundle_has_no_solutions_or_hidden_tests(tmp_path):
     assert (out / "course" / "__main__.py").is_file() and (out / "requirements-student.txt").is_file()
     assert (out / ".lab-settings" / "overrides.json").is_file()
     assert (out / "course" / "labextensions" / "dp-course-submit" / "static" / "remoteEntry.js").is_file()
-    assert 'include = ["helpers", "helpers.*"]' in (out / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'include = ["helpers", "helpers.*", "course"]' in (out / "pyproject.toml").read_text(encoding="utf-8")
+    assert (out / "course" / "student_config" / "jupyter_server_config.json").is_file()
     assert bundle.find_secrets(out, REPO / "source") == []
     secrets = bundle.secrets_of(REPO / "source")
     assert secrets["solutions"] and secrets["hidden"]

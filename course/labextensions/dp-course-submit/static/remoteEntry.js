@@ -14,6 +14,14 @@
  * messages go through JupyterLab's own `apputils:notify` command. nbgrader 0.9.6's panel is
  * matched by its DOM (#fetched_assignments_list, the assignment's link, the button labels):
  * tests/browser/test_lab_grading.py walks it in Chromium and fails when an upgrade changes it.
+ *
+ * On a student's own computer (python -m course lab, issue 33) there is no exchange and no panel:
+ * each assignment notebook (作业/<n>-<assignment>/) gets a 提交 button in its toolbar (and the
+ * command "dp-course:submit" in the palette). It saves what is on screen, then asks the course's
+ * server extension (course/labserver.py, POST dp-course/submit) to write 提交/<学号>_<assignment>.ipynb,
+ * the one file to upload to the LMS; the student id is asked once (the server remembers it) and
+ * the notice says where the file is and what to do with it. The Assignments panel's times (UTC
+ * with microseconds, as nbgrader's exchange writes them) are shown in the student's time zone.
  */
 (function () {
   "use strict";
@@ -43,9 +51,10 @@
     return out;
   }
 
-  function notify(app, message, type) {
+  function notify(app, message, type, autoClose) {
+    var close = autoClose === undefined ? (type === "error" ? false : 6000) : (autoClose || false);
     return app.commands
-      .execute("apputils:notify", { message: message, type: type, options: { autoClose: type === "error" ? false : 6000 } })
+      .execute("apputils:notify", { message: message, type: type, options: { autoClose: close } })
       .catch(function () { window.alert(message); });
   }
 
@@ -113,6 +122,125 @@
     });
   }
 
+  var ASSIGNMENTS_DIR = "作业/";
+
+  function xsrfToken() {
+    var match = document.cookie.match("\\b_xsrf=([^;]*)\\b");
+    return match ? match[1] : "";
+  }
+
+  /* POST dp-course/submit as JupyterLab's own requests are made (token, XSRF cookie). */
+  function postSubmit(app, body) {
+    var settings = app.serviceManager.serverSettings;
+    var headers = { "Content-Type": "application/json", "X-XSRFToken": xsrfToken() };
+    if (settings.token) headers.Authorization = "token " + settings.token;
+    var url = settings.baseUrl.replace(/\/?$/, "/") + "dp-course/submit";
+    return window.fetch(url, { method: "POST", headers: headers, body: JSON.stringify(body), credentials: "same-origin" })
+      .then(function (response) {
+        return response.json().catch(function () { return { message: "HTTP " + response.status }; })
+          .then(function (answer) { return { status: response.status, answer: answer }; });
+      });
+  }
+
+  /* 提交: save the notebook on screen, then have the server write the upload file. */
+  function submitNotebook(app, context) {
+    var path = context.path;
+    var save = context.model && context.model.dirty ? context.save() : Promise.resolve();
+    return save
+      .then(function () {
+        if (context.model && context.model.dirty) throw new Error(path + " still unsaved");
+        return postSubmit(app, { path: path });
+      })
+      .then(function (reply) {
+        if (reply.status === 409 && reply.answer.need_student_id) {
+          var id = window.prompt(reply.answer.message, "");
+          if (id === null || !id.trim()) throw new Error("没有学号，未提交 / no student id, nothing submitted");
+          return postSubmit(app, { path: path, student_id: id.trim() });
+        }
+        return reply;
+      })
+      .then(function (reply) {
+        if (reply.status !== 200) throw new Error(reply.answer.message || "HTTP " + reply.status);
+        notify(app, reply.answer.short, "success", 0);
+        console.info("dp-course-submit: " + reply.answer.notice);
+        // the file browser shows the new file (right-click ▸ Download gives a copy too)
+        app.commands.execute("filebrowser:go-to-path", { path: reply.answer.folder + "/" }).catch(function () {});
+        return reply.answer;
+      })
+      .catch(function (error) {
+        notify(app, "未提交 / Not submitted: " + (error && error.message ? error.message : error), "error");
+      });
+  }
+
+  function currentContext(app) {
+    var widget = app.shell.currentWidget;
+    var context = widget && widget.context;
+    return context && typeof context.path === "string" && context.path.indexOf(ASSIGNMENTS_DIR) === 0 &&
+      /\.ipynb$/.test(context.path) ? context : null;
+  }
+
+  function addSubmitButton(app) {
+    app.commands.addCommand("dp-course:submit", {
+      label: "提交作业（生成要上传的文件）/ Submit (the file to upload)",
+      isEnabled: function () { return !!currentContext(app); },
+      execute: function () {
+        var context = currentContext(app);
+        return context ? submitNotebook(app, context) : null;
+      }
+    });
+    if (app.docRegistry && app.docRegistry.addWidgetExtension) {
+      app.docRegistry.addWidgetExtension("Notebook", {
+        createNew: function (panel, context) {
+          if (context.path.indexOf(ASSIGNMENTS_DIR) !== 0 || !panel.toolbar) return;
+          var button = document.createElement("button");
+          button.className = "jp-Button jp-mod-styled jp-mod-accept dp-course-submit";
+          button.textContent = "提交";
+          button.title = "保存并生成要上传到课程平台的文件 / Save and write the file to upload";
+          button.style.margin = "0 4px";
+          button.addEventListener("click", function () { submitNotebook(app, context); });
+          panel.toolbar.node.insertBefore(button, panel.toolbar.node.firstChild);
+        }
+      });
+    }
+  }
+
+  /* nbgrader's panel shows submission times as its exchange writes them, in UTC with microseconds
+   * ("2026-11-29 03:21:08.279812 UTC"), while JupyterLab shows local times: the panel's times are
+   * shown in the student's own time zone, to the second, with the offset ("2026-11-29 11:21:08
+   * (UTC+08:00)"). Only the text is changed: nbgrader finds feedback by its own data, not the text. */
+  var PANELS = "#submitted_assignments_list, #fetched_assignments_list, #released_assignments_list";
+  var UTC_TIME = /(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.\d+)? ?(?:UTC|\+00:00|Z)\b/g;
+
+  function two(n) { return (n < 10 ? "0" : "") + n; }
+
+  function localTime(match, y, mo, d, h, mi, s) {
+    var t = new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s));
+    var off = -t.getTimezoneOffset();
+    var sign = off >= 0 ? "+" : "-";
+    off = Math.abs(off);
+    return t.getFullYear() + "-" + two(t.getMonth() + 1) + "-" + two(t.getDate()) + " " + two(t.getHours()) + ":" +
+      two(t.getMinutes()) + ":" + two(t.getSeconds()) + " (UTC" + sign + two(Math.floor(off / 60)) + ":" + two(off % 60) + ")";
+  }
+
+  function localizeTimes(element) {
+    var walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      var text = node.nodeValue;
+      var changed = text.replace(UTC_TIME, localTime);
+      if (changed !== text) node.nodeValue = changed;   // no match after the change: no loop
+    }
+  }
+
+  function showLocalTimes() {
+    new MutationObserver(function (records) {
+      records.forEach(function (record) {
+        var element = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+        var panel = element && element.closest ? element.closest(PANELS) : null;
+        if (panel) localizeTimes(panel);
+      });
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  }
+
   var plugin = {
     id: NAME + ":plugin",
     description: "Save the assignment's open notebooks before nbgrader's Submit and Validate.",
@@ -120,6 +248,8 @@
     activate: function (app) {
       activate(app);
       openFeedbackPages(app);
+      addSubmitButton(app);
+      showLocalTimes();
     }
   };
 
