@@ -39,13 +39,6 @@ ASSIGNMENTS := laplace exponential randomized_response private_mean privacy_budg
 lab: install
 	@$(PYTHON) -m course lab --instructor $(LAB_ARGS)
 
-# The student pack a lecturer attaches to a release page or uploads to the LMS: the student bundle
-# (autograder/bundle.py: lectures, the six student notebooks, the launcher, helpers/, README from
-# autograder/STUDENT_README.md; refused if it shows a solution, a hidden test or a guide's answer).
-VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
-dist: install
-	@$(PYTHON) -m autograder bundle --out dist/dp-course-student-$(VERSION).zip
-
 # The real-browser test needs Debian's Chromium; installed here when missing.
 browser:
 	@bash tests/browser/ensure_chromium.sh

@@ -81,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("dist", help="the release packs: a student zip and a lecturer zip (slides, guide, grader)")
     d.add_argument("--out", type=Path, default=Path("dist"), help="folder for the two zips (default dist/)")
     d.add_argument("--course", type=Path, default=None, help="course root (default: this repository)")
+    d.add_argument("--student-only", action="store_true", help="only the student pack (needs no built slides)")
 
     i = sub.add_parser("import-gradebook", help="put a grade run's scores, autograded notebooks and "
                                                 "feedback into a course's nbgrader gradebook (Formgrader)")
@@ -186,7 +187,7 @@ def main(argv=None) -> int:
         elif args.command == "dist":
             from autograder.dist import build_dist
 
-            for path in build_dist(args.out, course=args.course):
+            for path in build_dist(args.out, course=args.course, student_only=args.student_only):
                 print(path)
         elif args.command == "import-gradebook":
             from autograder.nbgrader.gradebook import import_results

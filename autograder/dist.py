@@ -131,12 +131,12 @@ def lecturer_pack(course: Path, out: Path, tag: str) -> Path:
         return _zip(root, out / f"dp-course-lecturer-{tag}.zip")
 
 
-def build_dist(out: Path, course: Path | None = None) -> list[Path]:
-    """Both packs into ``out``; returns their paths (student first)."""
+def build_dist(out: Path, course: Path | None = None, student_only: bool = False) -> list[Path]:
+    """Both packs (or the student's alone) into ``out``; returns their paths, student first."""
     from autograder.grade import default_course
 
     course = Path(course) if course else default_course()
     out = Path(out)
     tag = version(course)
-    student = build_bundle(out / f"dp-course-student-{tag}.zip", course)
-    return [student, lecturer_pack(course, out, tag)]
+    student = Path(build_bundle(out / f"dp-course-student-{tag}.zip", course)).resolve()
+    return [student] if student_only else [student, lecturer_pack(course, out, tag).resolve()]

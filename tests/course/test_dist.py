@@ -1,6 +1,6 @@
 """``make dist``: the student pack a lecturer attaches to a release or uploads to the LMS (issue 33 §1).
 
-* ``make dist`` writes ``dist/dp-course-student-<version>.zip`` (the version of ``pyproject.toml``);
+* ``make dist`` writes ``dist/dp-course-student-<version>.zip`` (the version of ``pyproject.toml`` and the commit);
   unpacked into an empty folder it holds the lectures (Chinese and English), the six student
   notebooks, the launcher, the student requirements, ``helpers/`` and a Chinese-first README, and no
   ``source/``, ``docs/``, ``tests/``, ``hub/``, ``autograder/``, solution, hidden test or answer of the
@@ -9,7 +9,7 @@
   PATH installs the student's packages and serves JupyterLab in Chinese on the course home, in her
   own folder, with the six assignments.
 
-Not done here: the lecturer pack (slides as offline HTML and PDF, the guide, exam papers, grader).
+The lecturer pack (slides as offline HTML and PDF, the guide, exam papers, grader): tests/browser/test_dist.py.
 """
 
 from __future__ import annotations
@@ -41,12 +41,13 @@ def _version() -> str:
 
 @pytest.fixture(scope="module")
 def pack(tmp_path_factory) -> Path:
-    """``make dist``'s zip, unpacked into an empty folder: the folder it holds."""
-    done = subprocess.run(["make", "--no-print-directory", "dist"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900)
+    """``make dist``'s student zip (``python -m autograder dist --student-only``), unpacked into an
+    empty folder: the folder it holds. The lecturer pack: tests/browser/test_dist.py."""
+    where = tmp_path_factory.mktemp("dist")
+    done = subprocess.run([sys.executable, "-m", "autograder", "dist", "--student-only", "--out", str(where)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
-    archive = ROOT / "dist" / f"dp-course-student-{_version()}.zip"
-    assert archive.is_file()
+    (archive,) = where.glob(f"dp-course-student-{_version()}*.zip")
     out = tmp_path_factory.mktemp("unpacked")
     with zipfile.ZipFile(archive) as zipped:
         zipped.extractall(out)
