@@ -99,7 +99,7 @@ notebooks: install
 # Each deck is also written as an editable PowerPoint file (slides/html/<deck>.pptx, slides/pptx_deck.py).
 # Rebuilt only when a source changed (about a minute: the notebooks' code runs for the figures).
 SLIDE_INPUTS := $(wildcard course/_src/*.md course/_src/slides/*.md course/data/*) course/_src/plan.toml course/_src/assignments.toml \
-	course/build.py course/teaching_plan.py slides/build.py slides/pptx_deck.py slides/deck.css \
+	course/build.py $(wildcard course/builder/*.py) slides/build.py slides/pptx_deck.py slides/deck.css \
 	$(shell find helpers -name '*.py' -not -path '*/__pycache__/*' 2>/dev/null)
 SLIDES_NPM := slides/node_modules/.package-lock.json
 

@@ -35,6 +35,10 @@ INCLUDE = ("course", "release", "helpers", "requirements.txt", "requirements-stu
            "Makefile", ".lab-settings")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".pytest_cache",
                                 "gradebook.db*", "*.egg-info")
+#: The maintainer's build in course/ (the lecture sources, the build and the teaching plan): not a
+#: student's (issue 34: the folder students open holds the course, not the tools that make it).
+MAINTAINER = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".pytest_cache", "gradebook.db*", "_src",
+                                    "builder", "build.py")
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 
 
@@ -173,7 +177,7 @@ def build_bundle(out, course=None) -> Path:
         for name in INCLUDE:
             src = course / name
             if src.is_dir():
-                shutil.copytree(src, target / name, ignore=IGNORE)
+                shutil.copytree(src, target / name, ignore=MAINTAINER if name == "course" else IGNORE)
             elif src.is_file():
                 shutil.copy2(src, target / name)
         pyproject = target / "pyproject.toml"

@@ -407,7 +407,7 @@ def _cell(text: str) -> str:
 def plan_json(repo: Path = REPO) -> dict | None:
     """The teaching plan as data (``python course/build.py --plan-json``, from ``course/_src/plan.toml``),
     or None when the repository has no teaching plan yet."""
-    if not (repo / "course" / "teaching_plan.py").is_file():
+    if not (repo / "course" / "builder" / "teaching_plan.py").is_file():
         return None
     done = subprocess.run([sys.executable, str(repo / "course" / "build.py"), "--plan-json"], capture_output=True,
                           text=True, cwd=repo)

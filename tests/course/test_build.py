@@ -89,7 +89,7 @@ def _tiny_course(tmp_path: Path) -> Path:
     course = tmp_path / "course"
     (course / "_src").mkdir(parents=True)
     shutil.copy(BUILD, course / "build.py")
-    shutil.copy(BUILD.parent / "teaching_plan.py", course / "teaching_plan.py")
+    shutil.copytree(BUILD.parent / "builder", course / "builder", ignore=shutil.ignore_patterns("__pycache__"))
     (course / "_src" / "plan.toml").write_text(TINY_PLAN, encoding="utf-8")
     (course / "README.md").write_text("<!-- plan:zh -->\n<!-- /plan:zh -->\n<!-- plan:en -->\n<!-- /plan:en -->\n",
                                       encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The teaching plan (course/_src/plan.toml, course/teaching_plan.py): labels in the built headings,
+"""The teaching plan (course/_src/plan.toml, course/builder/teaching_plan.py): labels in the built headings,
 the plan tables in course/README.md, and every plan the build refuses (issue 23)."""
 
 from __future__ import annotations

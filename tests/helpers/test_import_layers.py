@@ -241,7 +241,29 @@ def test_the_test_sees_function_level_imports_and_cycles(tmp_path, monkeypatch):
 MAX_MODULE_LINES = 700
 
 
+#: Every folder of the product whose Python modules the size rule covers (issue 34: the builds too).
+SIZED_FOLDERS = ("helpers", "autograder", "course", "slides", "docs", "hub")
+
+
 def test_no_module_is_longer_than_the_limit():
-    long = {name: n for name, path in MODULES.items()
-            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    long = {str(path.relative_to(ROOT)): n for folder in SIZED_FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))
+            if "node_modules" not in path.parts
+            and (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
     assert not long, f"modules over {MAX_MODULE_LINES} lines (split them by what they hold): {long}"
+
+
+#: The course build (course/builder/), each module importing only those before it.
+BUILDER_LAYERS = ("teaching_plan", "source", "typography", "generated", "notebooks")
+
+
+def test_the_course_build_imports_one_way():
+    bad = []
+    for index, name in enumerate(BUILDER_LAYERS):
+        path = ROOT / "course" / "builder" / f"{name}.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                targets = [node.module] if node.module else [a.name for a in node.names]
+                bad += [f"{name} imports {t}" for t in targets
+                        if t not in BUILDER_LAYERS or BUILDER_LAYERS.index(t) >= index]
+    assert not bad, "course/builder/ imports up or sideways: " + "; ".join(bad)
+    assert sorted(p.stem for p in (ROOT / "course" / "builder").glob("*.py")) == sorted([*BUILDER_LAYERS, "__init__"])

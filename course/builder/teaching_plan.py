@@ -21,7 +21,6 @@ which :func:`sections` checks).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10: tomli (a dependency of pytest there)
     import tomli as tomllib
 
-COURSE = Path(__file__).resolve().parent
+COURSE = Path(__file__).resolve().parents[1]
 SRC = COURSE / "_src"
 PLAN = SRC / "plan.toml"
 
