@@ -269,6 +269,9 @@ def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None
             "ValueError for ε < 0, Δq = 0, empty scores, ε = nan")
 
 
+#: Batches of the distribution check's calls, each with a generator of its own (one is judged for its draws).
+_CHUNKS = 20
+
 #: Scores for the chi-square test: spread so that a factor 2 or Δ mistake moves mass.
 CHI2_SCORES = (0.0, 4.0, 8.0, 12.0, 16.0, 20.0, 6.0)
 
@@ -284,19 +287,25 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
     """
     name = "check_exponential_mechanism_distribution"
     seed = check_seed(name + repr((scores, epsilon, sensitivity, n)), seed)
-    rng = RecordingGenerator(seed, keep=True)
     k = len(scores)
     scores_list = list(scores)
     counts = np.zeros(k, dtype=np.int64)
     args_text = f"{scores_list}, {epsilon:g}, {sensitivity:g}, rng"
-    chosen = []
-    for out in _call(exponential_mechanism, scores_list, epsilon, sensitivity, rng, rng=rng, repeat=n):
-        chosen.append(_index_or_fail(out, k, args_text))
-        counts[chosen[-1]] += 1
-    _after_call(exponential_mechanism, rng)
-    # The choices judged below must be built from the draws served for them (issue 35).
+    # The choices judged below must be built from the draws served for them (issue 35). The n calls are
+    # made in _CHUNKS batches, each with a generator of its own, so that the draws of one batch are
+    # known: one batch chosen by the seed is replayed, changed and nudged in the second sandbox (all n
+    # calls again and again cost a correct submission 2 s of CPU per check).
+    batches = []
+    for index, size in enumerate(np.diff(np.linspace(0, n, _CHUNKS + 1).astype(int))):
+        rng = RecordingGenerator(seed * _CHUNKS + index, keep=True)
+        chosen = [_index_or_fail(out, k, args_text) for out in
+                  _call(exponential_mechanism, scores_list, epsilon, sensitivity, rng, rng=rng, repeat=int(size))]
+        _after_call(exponential_mechanism, rng)
+        np.add.at(counts, chosen, 1)
+        batches.append((int(size), rng, chosen))
+    size, rng, chosen = batches[int(np.random.default_rng([seed, 31]).integers(len(batches)))]
     _check_built_from_draws(exponential_mechanism,
-                            lambda r: call_repeatedly(exponential_mechanism, n, scores_list, epsilon, sensitivity, r),
+                            lambda r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
                             rng.drawn(), np.array(chosen, dtype=float), seed, judged=True)
     expected_p = _exp_probs(np.array(scores), epsilon, sensitivity)
     observed, expected = _merge_bins(counts, expected_p * n)

@@ -4,6 +4,7 @@ Cauchy-proposal Laplace samplers (``tests/corpus/laplace/laplace_noise/cauchy_re
 with ``check_laplace_noise_rng`` and ``check_laplace_mechanism_rng`` over seeds ``0..runs-1``::
 
     .venv/bin/python tests/power/measure_rejection_rng.py [runs]
+    .venv/bin/python tests/power/measure_rejection_rng.py values [runs]   # new values of a replaced stretch
 """
 from __future__ import annotations
 
@@ -39,5 +40,40 @@ def main(runs: int) -> None:
                   f"({(time.time() - start) / runs:.3f} s/seed) {failed[:2]}", flush=True)
 
 
+def new_values(runs: int, size: int) -> None:
+    """Issue 35: a replaced stretch of a rejection sampler is judged by its values. Per run, the largest
+    share of new values over the 8 stretches (``forbidden._new_values``) against the allowance
+    (``forbidden._new_values_allowed``): its mean, standard deviation and maximum, and how many standard
+    deviations the allowance lies above the mean."""
+    from helpers.checks.core import RecordingGenerator
+    from helpers.checks.forbidden import _new_values, _new_values_allowed
+
+    for variant in ("cauchy_rejection_redraw", "cauchy_rejection_concat"):
+        noise = load_student_code((CORPUS / "laplace_noise" / f"{variant}.py").read_text(),
+                                  {"np": np, "math": math})["laplace_noise"]
+        margins = []
+        for seed in range(runs):
+            rng = RecordingGenerator(seed, keep=True)
+            base = noise(1.5, size, rng)
+            drawn = rng.drawn()
+            edges = np.linspace(0, drawn.size, 9).astype(int)
+            other = np.random.default_rng([seed, 17]).random(drawn.size)
+            worst = -1.0
+            for lo, hi in zip(edges[:-1], edges[1:]):
+                tape = drawn.copy()
+                tape[lo:hi] = other[lo:hi]
+                new = _new_values(noise(1.5, size, RecordingGenerator(seed + 2, tape=tape)), base)
+                worst = max(worst, (new - _new_values_allowed(hi - lo, base.size)) / base.size)
+            margins.append(worst)
+        m = np.array(margins)
+        print(f"{variant:26s} n = {size:6d}: (new - allowed)/n over the worst stretch: mean {m.mean():.3f}, "
+              f"sd {m.std():.3f}, max {m.max():.3f} (fails at > 0; {-m.mean() / m.std():.1f} sd below), {runs} runs",
+              flush=True)
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+    if len(sys.argv) > 2 and sys.argv[1] == "values":
+        new_values(int(sys.argv[2]), 1000)
+        new_values(max(1, int(sys.argv[2]) // 50), 100_000)
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
