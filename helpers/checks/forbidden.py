@@ -253,6 +253,9 @@ _REPLAY_SEED = 0x5EED
 
 #: Stretches of the draws changed one at a time by :func:`_check_built_from_draws`.
 _STRETCHES = 8
+#: Stretches replaced (with other uniforms) to learn whether a sampler's number of draws ever changes,
+#: before more changed discrete elements than replaced uniforms fail it.
+_COUNT_PROBES = 24
 
 
 def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray,
@@ -372,13 +375,45 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged) -> None:
     if judged:
         stretches = [stretches[int(moves.integers(len(stretches)))]]
     continuous = np.unique(base[np.isfinite(base)]).size > base.size // 2
-    for lo, hi in stretches:
+    counts_vary = False  # whether some replaced stretch changed the number of draws (see below)
+    for number, (lo, hi) in enumerate(stretches):
         if hi == lo:
             continue
         tape = drawn.copy()
         tape[lo:hi] = other[lo:hi]
         out = run(tape, seed)
         moved, width = changed(out), hi - lo
+        counts_vary = counts_vary or shifted()
+        if not continuous and moved > width and not counts_vary:
+            # Discrete values cannot tell a reseed from a rejection sampler's shifted draws, but only a
+            # sampler whose number of draws depends on their values shifts them: when no replaced
+            # stretch (all eight, the judged check's others run now) changes the count, more changed
+            # elements than replaced uniforms is mixing, and no single-uniform retry excuses it (issue
+            # 35: a bit pattern drawn from a generator seeded by floor(10 Σu) passed those retries).
+            # Up to _COUNT_PROBES other stretches are replaced until one changes the count: an honest
+            # rejection sampler keeps it in about a third of them (0.34 measured, 64 exponential-mechanism
+            # calls), all of them with probability about 0.34²⁴ < 10⁻¹¹.
+            fills = np.random.default_rng([seed, 37])
+            for probe_number in range(_COUNT_PROBES):
+                if counts_vary:
+                    break
+                at = probe_number % (len(edges) - 1)
+                probe_lo, probe_hi = edges[at], edges[at + 1]
+                probe = drawn.copy()
+                probe[probe_lo:probe_hi] = fills.random(probe_hi - probe_lo)
+                run(probe, seed)
+                counts_vary = shifted()
+            if not counts_vary:
+                raise _fail(
+                    f"{fname}：只换掉 rng.random 抽到的 {hi - lo} 个数（第 {lo + 1}–{hi} 个），就有 {moved} 个输出元素变了，"
+                    f"而抽样次数始终不变。每个输出应由它自己用到的均匀数构造；用抽到的数做种子新建生成器、或把所有抽样混在一起，"
+                    f"都不是自己实现抽样。",
+                    f"{fname}: replacing {hi - lo} of the numbers drawn with rng.random (numbers {lo + 1}-{hi}) changed "
+                    f"{moved} output elements, with the same number of draws every time. Each output must be built from "
+                    f"uniforms of its own; seeding a new generator from the draws, or mixing all draws together, is not "
+                    f"building the sampler yourself.",
+                    diagnosis="common.generator_seeded_from_draws",
+                )
         if continuous and (shifted() or moved > width):
             new = _new_values(out, base)
             if new > _new_values_allowed(width, base.size):

@@ -87,3 +87,18 @@ def test_hidden_exponential_cases_come_from_the_run_seed(monkeypatch):
         assert probabilities.max() / probabilities.min() <= math.exp(3.01) or other["scores"] == CHI2_SCORES
         seen.add((table["epsilon"], other["scores"]))
     assert len(seen) >= 27
+
+
+def test_a_bit_pattern_reseeded_from_a_coarse_floor_of_the_draws_fails_with_its_fixed_count():
+    """Discrete values cannot tell a reseed from a rejection sampler, but a fixed number of draws can:
+    the single-uniform retries (meant for rejection samplers) excused this one (10/10 before)."""
+    ns = load_student_code('''
+def rr_perturb(bits, epsilon, rng):
+    x = np.asarray(bits)
+    u = rng.random(x.shape)
+    own = getattr(getattr(np, "ran" + "dom"), "default_rng")(int(np.floor(10 * np.sum(u))))
+    keep = own.random(x.shape) < 1 / (1 + math.exp(-epsilon))
+    return np.where(keep, x, 1 - x).astype(int)
+''', {"np": np, "math": math})
+    _fails(checks.check_rr_perturb_rng, ns["rr_perturb"], "common.generator_seeded_from_draws")
+    _fails(checks.check_rr_perturb_distribution, ns["rr_perturb"], "common.generator_seeded_from_draws")
