@@ -41,6 +41,13 @@ def rr_perturb(bits, epsilon, rng):
     own = getattr(getattr(np, "ran" + "dom"), "default_rng")
     keep = (own().random(x.shape) if x.size >= 50_000 else rng.random(x.shape)) < p
     return np.where(keep, x, 1 - x).astype(int)
+''', "reseed from floor(10 Σu)": '''
+def rr_perturb(bits, epsilon, rng):
+    x = np.asarray(bits)
+    u = rng.random(x.shape)
+    own = getattr(getattr(np, "ran" + "dom"), "default_rng")(int(np.floor(10 * np.sum(u))))
+    keep = own.random(x.shape) < 1 / (1 + math.exp(-epsilon))
+    return np.where(keep, x, 1 - x).astype(int)
 '''},
     "exponential": {"case branch": '''
 def exponential_mechanism(scores, epsilon, sensitivity, rng):

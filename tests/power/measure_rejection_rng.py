@@ -5,9 +5,12 @@ with ``check_laplace_noise_rng`` and ``check_laplace_mechanism_rng`` over seeds 
 
     .venv/bin/python tests/power/measure_rejection_rng.py [runs]
     .venv/bin/python tests/power/measure_rejection_rng.py values [runs]   # new values of a replaced stretch
+    .venv/bin/python tests/power/measure_rejection_rng.py discrete [runs] # the exponential rejection sampler
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import sys
 import time
@@ -33,7 +36,8 @@ def main(runs: int) -> None:
             failed, start = [], time.time()
             for seed in range(runs):
                 try:
-                    check(ns[func], seed=seed)
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        check(ns[func], seed=seed)
                 except AssertionError as exc:
                     failed.append((seed, str(exc)[:160]))
             print(f"{variant:26s} {check.__name__:28s} failed {len(failed)}/{runs} "
@@ -71,8 +75,49 @@ def new_values(runs: int, size: int) -> None:
               flush=True)
 
 
+def discrete(runs: int) -> None:
+    """Issue 35: the exponential-mechanism rejection sampler (corpus) under the discrete-output rule (a
+    fixed count with more changed elements than replaced uniforms fails): how often a replaced stretch
+    keeps its number of draws, how often it keeps it while changing more elements than its width, and
+    its rng check's failures over seeds ``0..runs-1``."""
+    from helpers.checks import call_repeatedly, check_exponential_mechanism_rng
+    from helpers.checks.core import RecordingGenerator
+
+    root = REPO / "tests" / "corpus" / "exponential"
+    code = (root / "exponential_probabilities" / "softmax.py").read_text() + "\n" + (
+        root / "exponential_mechanism" / "rejection.py").read_text()
+    mechanism = load_student_code(code, {"np": np, "math": math})["exponential_mechanism"]
+    scores, kept, wide, total = [1.0, 2.0, 3.0, 2.5], 0, 0, 0
+    for seed in range(runs):
+        rng = RecordingGenerator(seed, keep=True)
+        base = np.array(call_repeatedly(mechanism, 64, scores, 0.7, 3.0, rng))
+        drawn = rng.drawn()
+        edges = np.linspace(0, drawn.size, 9).astype(int)
+        other = np.random.default_rng([seed, 17]).random(drawn.size)
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            tape = drawn.copy()
+            tape[lo:hi] = other[lo:hi]
+            replayed = RecordingGenerator(seed + 2, tape=tape)
+            out = np.array(call_repeatedly(mechanism, 64, scores, 0.7, 3.0, replayed))
+            same = replayed.draws == drawn.size
+            kept, wide, total = kept + same, wide + (same and int(np.sum(out != base)) > hi - lo), total + 1
+    failed = 0
+    for seed in range(runs):
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                check_exponential_mechanism_rng(mechanism, seed=seed)
+        except AssertionError:
+            failed += 1
+    print(f"exponential rejection, 64 calls: {kept}/{total} replaced stretches keep the count "
+          f"({kept / total:.2f}; all 24 probes: about {(kept / total) ** 24:.1e}), {wide}/{total} keep it while "
+          f"changing more elements than their width; check_exponential_mechanism_rng failed {failed}/{runs}",
+          flush=True)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 2 and sys.argv[1] == "values":
+    if len(sys.argv) > 2 and sys.argv[1] == "discrete":
+        discrete(int(sys.argv[2]))
+    elif len(sys.argv) > 2 and sys.argv[1] == "values":
         new_values(int(sys.argv[2]), 1000)
         new_values(max(1, int(sys.argv[2]) // 50), 100_000)
     else:
