@@ -283,7 +283,11 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
 
     Bins with expected count below 5 are merged. False-failure probability for
     a correct implementation: ``ALPHA`` = 1e-6 (asymptotic chi-square; every
-    bin has an expected count of at least 5, here at least 130).
+    bin has an expected count of at least 5, here at least 130). The calls are
+    made in :data:`_CHUNKS` batches with a generator each, and one batch chosen by
+    the seed must be built from the draws served for it (``judged`` draws checks of
+    :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; they add
+    less than 1e-9).
     """
     name = "check_exponential_mechanism_distribution"
     seed = check_seed(name + repr((scores, epsilon, sensitivity, n)), seed)

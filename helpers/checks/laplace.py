@@ -198,7 +198,10 @@ def check_laplace_noise_distribution(laplace_noise: Callable, seed: int | None =
 
     False-failure probability for a correct implementation: ``ALPHA`` = 1e-6.
     Defaults: b = 3/0.7 ≈ 4.29, 100,000 samples (detects a 5% scale error,
-    see ``tests/power/RESULTS.md``).
+    see ``tests/power/RESULTS.md``). The values judged must be built from the
+    draws served for them (``judged`` draws checks of
+    :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; they add
+    less than 1e-9).
     """
     name = "check_laplace_noise_distribution"
     seed = check_seed(name + repr((b, size)), seed)

@@ -179,7 +179,10 @@ def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None,
     """Exact binomial tests of the keep rate among true 1s and among true 0s.
 
     Two two-sided tests at ``ALPHA / 2`` each: false-failure probability for a
-    correct implementation <= ``ALPHA`` = 1e-6 in total.
+    correct implementation <= ``ALPHA`` = 1e-6 in total. The answers judged must be
+    built from the draws served for them (``judged`` draws checks of
+    :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; they add
+    less than 1e-9).
     """
     name = "check_rr_perturb_distribution"
     seed = check_seed(name + repr((epsilon, n, ones, shape)), seed)
