@@ -1,8 +1,9 @@
 """Issue 35, section 1: the rule "built from the served ``rng.random``" holds for the calls whose
 outputs are judged (the distribution checks), a moved stretch is judged by its values, and the
 generator task's cells need a generator built from the draws. Each hostile sampler below passed
-every check of its function on the code before (measured in-process: 10/10 for the size-branching
-and coarse-reseed samplers of all three assignments' generators, 7/10 for ``np.random.laplace``)."""
+every check of its function on the code before (in-process, and through the sandboxed grader: 10/10
+for size branching in all three generators and for the coarse reseeds of ``laplace_noise`` and
+``rr_perturb``, 7/10 for ``np.random.laplace``; see tests/power/RESULTS.md, issue 35)."""
 
 from __future__ import annotations
 
