@@ -4,6 +4,7 @@ and ``exponential_mechanism``.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -23,7 +24,7 @@ from helpers.checks.core import (
     call_repeatedly,
     check_seed,
 )
-from helpers.checks.forbidden import _check_no_forbidden, _check_rng_discipline
+from helpers.checks.forbidden import _check_built_from_draws, _check_no_forbidden, _check_replayed, _check_rng_discipline
 from helpers.checks.reference import TABLE_6_4, TABLE_6_4_SCORES
 from helpers.checks.reference import reference_exponential_probabilities as _exp_probs
 from helpers.checks.stats import _merge_bins, chi_square_test
@@ -223,9 +224,15 @@ def check_exponential_mechanism_basics(exponential_mechanism: Callable) -> None:
     out = _index_or_fail(_call(exponential_mechanism, [5.0], 1.0, 1.0, rng, rng=rng), 1, "[5], 1, 1, rng")
     # ε = 0 is valid (Table 6-4's column): every candidate equally likely. Twenty outputs all alike
     # have probability 4 × 4⁻²⁰ < 10⁻¹¹ for a uniform choice; a sampler dividing by ε crashes here.
+    uniform = RecordingGenerator(17, keep=True)
     zero = [_index_or_fail(o, 4, "[30, 25, 8, 2], 0.0, 1, rng")
-            for o in _call(exponential_mechanism, [30.0, 25.0, 8.0, 2.0], 0.0, 1.0, rng, rng=rng, repeat=20)]
-    _after_call(exponential_mechanism, rng)
+            for o in _call(exponential_mechanism, [30.0, 25.0, 8.0, 2.0], 0.0, 1.0, uniform, rng=uniform, repeat=20)]
+    _after_call(exponential_mechanism, uniform)
+    # The sampler's points need choices built from the draws (issue 35): the same draws again, the same
+    # 20 choices (two independent uniform runs agree with probability 4⁻²⁰).
+    _check_replayed(exponential_mechanism,
+                    lambda r: call_repeatedly(exponential_mechanism, 20, [30.0, 25.0, 8.0, 2.0], 0.0, 1.0, r),
+                    uniform.drawn(), zero)
     if len(set(zero)) == 1:
         raise _fail(
             f"ε = 0 时指数机制应在 4 个候选中均匀选择，但 20 次都输出 {zero[0]}。",
@@ -262,6 +269,9 @@ def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None
             "ValueError for ε < 0, Δq = 0, empty scores, ε = nan")
 
 
+#: Batches of the distribution check's calls, each with a generator of its own (one is judged for its draws).
+_CHUNKS = 20
+
 #: Scores for the chi-square test: spread so that a factor 2 or Δ mistake moves mass.
 CHI2_SCORES = (0.0, 4.0, 8.0, 12.0, 16.0, 20.0, 6.0)
 
@@ -273,18 +283,34 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
 
     Bins with expected count below 5 are merged. False-failure probability for
     a correct implementation: ``ALPHA`` = 1e-6 (asymptotic chi-square; every
-    bin has an expected count of at least 5, here at least 130).
+    bin has an expected count of at least 5, here at least 130). The calls are
+    made in :data:`_CHUNKS` batches with a generator each, and one batch chosen by
+    the seed must be built from the draws served for it (``judged`` draws checks of
+    :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; they add
+    less than 1e-9).
     """
     name = "check_exponential_mechanism_distribution"
     seed = check_seed(name + repr((scores, epsilon, sensitivity, n)), seed)
-    rng = RecordingGenerator(seed)
     k = len(scores)
     scores_list = list(scores)
     counts = np.zeros(k, dtype=np.int64)
     args_text = f"{scores_list}, {epsilon:g}, {sensitivity:g}, rng"
-    for out in _call(exponential_mechanism, scores_list, epsilon, sensitivity, rng, rng=rng, repeat=n):
-        counts[_index_or_fail(out, k, args_text)] += 1
-    _after_call(exponential_mechanism, rng)
+    # The choices judged below must be built from the draws served for them (issue 35). The n calls are
+    # made in _CHUNKS batches, each with a generator of its own, so that the draws of one batch are
+    # known: one batch chosen by the seed is replayed, changed and nudged in the second sandbox (all n
+    # calls again and again cost a correct submission 2 s of CPU per check).
+    batches = []
+    for index, size in enumerate(np.diff(np.linspace(0, n, _CHUNKS + 1).astype(int))):
+        rng = RecordingGenerator(seed * _CHUNKS + index, keep=True)
+        chosen = [_index_or_fail(out, k, args_text) for out in
+                  _call(exponential_mechanism, scores_list, epsilon, sensitivity, rng, rng=rng, repeat=int(size))]
+        _after_call(exponential_mechanism, rng)
+        np.add.at(counts, chosen, 1)
+        batches.append((int(size), rng, chosen))
+    size, rng, chosen = batches[int(np.random.default_rng([seed, 31]).integers(len(batches)))]
+    _check_built_from_draws(exponential_mechanism,
+                            lambda r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
+                            rng.drawn(), np.array(chosen, dtype=float), seed, judged=True)
     expected_p = _exp_probs(np.array(scores), epsilon, sensitivity)
     observed, expected = _merge_bins(counts, expected_p * n)
     result = chi_square_test(observed, expected)
@@ -313,6 +339,32 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
         )
     _say(name, seed, text + " -> OK",
          zh=f"输出频率与 exp(εq/(2Δq)) 的概率相符（{n} 次抽样，卡方检验 p = {result.pvalue:.3g}）")
+
+
+def hidden_mechanism_cases(seed: int | None = None) -> list[dict]:
+    """The two ``{"scores", "epsilon", "sensitivity"}`` of the hidden
+    ``check_exponential_mechanism_distribution``, drawn from the run's seed (issue 35: fixed hidden
+    cases can be recognised and answered by a ready-made sampler; as laplace's and randomized
+    response's, no fixed argument marks them).
+
+    First, Table 6-4's scores (30, 25, 8, 2) with Δq = 1 and ε = 0.1 (the table's column) with
+    probability 1/10, else log-uniform on [0.05, 1]. Second, the visible case with probability 1/10,
+    else 3 to 8 candidates with ε log-uniform on [0.2, 3], Δq on [0.3, 3] and scores
+    ``x · 2Δq/ε`` (two decimals) for x uniform on [0, 3], so that the largest probability is at most
+    e³ times the smallest: every candidate is seen about 100 times or more in 10,000 draws.
+    """
+    g = np.random.default_rng(check_seed("hidden_mechanism_cases", seed))
+
+    def log_uniform(lo: float, hi: float) -> float:
+        return float(f"{math.exp(g.uniform(math.log(lo), math.log(hi))):.3g}")
+
+    table = {"scores": tuple(TABLE_6_4_SCORES), "epsilon": 0.1 if g.random() < 0.1 else log_uniform(0.05, 1.0),
+             "sensitivity": 1.0}
+    if g.random() < 0.1:
+        return [table, {"scores": CHI2_SCORES, "epsilon": EPSILON, "sensitivity": SENSITIVITY}]
+    epsilon, sensitivity = log_uniform(0.2, 3.0), log_uniform(0.3, 3.0)
+    scores = tuple(round(float(x) * 2 * sensitivity / epsilon, 2) for x in g.uniform(0, 3, int(g.integers(3, 9))))
+    return [table, {"scores": scores, "epsilon": epsilon, "sensitivity": sensitivity}]
 
 
 def check_exponential_mechanism_rng(exponential_mechanism: Callable, seed: int | None = None) -> None:

@@ -230,12 +230,50 @@ def _check_rng_discipline(func: Callable, call: Callable[[np.random.Generator], 
          zh=f"相同种子给出相同输出，不同种子给出不同输出；rng.random 调用了 {rng.calls} 次；输出由抽到的随机数构成")
 
 
+def _check_replayed(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray, base: Any) -> None:
+    """``call``'s output ``base`` came from the uniforms ``drawn`` it was served: handed the same
+    draws again, where ``func.elsewhere()`` sends the call (in grading a second sandbox, which never
+    saw them), it gives the same output. A cheap part of :func:`_check_built_from_draws` for checks
+    whose points belong to building the sampler but that make only a few small calls (issue 35:
+    ``np.random.laplace`` kept the points of every cell but the rng ones)."""
+    fname = getattr(func, "__name__", "function")
+    if drawn.size == 0:
+        raise _fail(
+            f"{fname} 没有使用传入的 rng（rng.random 一个数也没有抽）。请用 rng.random(...) 产生均匀随机数，再自己变换；"
+            f"不要用 np.random.*、自己新建的生成器或现成的抽样器。",
+            f"{fname} drew nothing from the rng it was given. Draw uniforms with rng.random(...) and transform them "
+            f"yourself; no np.random.*, no generator of your own, no ready-made sampler.",
+            diagnosis="common.rng_unused",
+        )
+    base = np.asarray(base, dtype=float)
+    elsewhere = getattr(func, "elsewhere", None)
+    with elsewhere() if callable(elsewhere) else contextlib.nullcontext():
+        rng = RecordingGenerator(_REPLAY_SEED, tape=drawn)
+        out = np.asarray(_call(lambda: call(rng), rng=rng, name=fname), dtype=float)
+        _after_call(func, rng)
+    if out.shape != base.shape or not np.array_equal(out, base, equal_nan=True):
+        raise _fail(
+            f"{fname}：把同样的 rng.random 抽样再给一次，输出却不同。输出必须只由 rng.random 给出的数决定"
+            f"（不能来自 np.random.*、自己新建的生成器或现成的抽样器）。",
+            f"{fname}: handed the same rng.random draws again, it returned a different output. The output must depend "
+            f"only on the numbers rng.random gives (not on np.random.*, a generator of your own or a ready-made sampler).",
+            diagnosis="common.output_not_from_draws",
+        )
+
+
+#: Seed of the generator behind a replay's tape (only reached when the replay draws more than the tape holds).
+_REPLAY_SEED = 0x5EED
+
+
 #: Stretches of the draws changed one at a time by :func:`_check_built_from_draws`.
 _STRETCHES = 8
+#: Stretches replaced (with other uniforms) to learn whether a sampler's number of draws ever changes,
+#: before more changed discrete elements than replaced uniforms fail it.
+_COUNT_PROBES = 24
 
 
 def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray,
-                            base: np.ndarray, seed: int) -> None:
+                            base: np.ndarray, seed: int, *, judged: bool = False) -> None:
     """The output is a function of the uniforms drawn, each output element built from its own.
 
     Replaying the same uniforms (from a generator of another seed, so nothing
@@ -274,6 +312,23 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     What it cannot see: a seed so coarse
     (``int(u * 10**5)``) that neither nudge changes it, or a fixed
     generator's numbers with the draws added at a negligible weight.
+
+    A replaced stretch that changed the count or more elements than it has uniforms is judged by
+    the output's *values* when they are continuous (more than half distinct): a rejection sampler
+    puts the same values in other places (later rounds read shifted draws) and re-decides some
+    acceptances, a generator reseeded from the draws makes every value new; at most
+    :func:`_new_values_allowed` values absent from the original output may appear (red team,
+    issue 35: the single-uniform moves let a sampler seeded once from ``floor(Σu)`` through, as one
+    move of 0.01 leaves such a floor unchanged). Discrete outputs (bits, indices) keep the
+    single-uniform moves: their values cannot tell a reseed from a rejection.
+
+    ``judged``: the output of a call whose values a statistical check judges (the distribution
+    checks), not of a call made to test the rule: the rule must hold for the outputs that earn the
+    points, whatever their size or arguments (issue 35: a sampler honest at the rng checks' small
+    sizes and a ready-made one from its own OS-seeded generator at the distribution checks' 100,000
+    values had full marks). No draws at all fail; the exact replay, one stretch chosen by ``seed``
+    and the two nudges (not the other seven stretches) all run where ``func.elsewhere()`` sends
+    them, the second sandbox, which never saw these draws.
     """
     fname = getattr(func, "__name__", "function")
 
@@ -286,20 +341,37 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
         used.append(object.__getattribute__(rng, "draws"))
         return np.asarray(out, dtype=float)
 
-    def shifted():
-        # A sampler whose number of draws depends on their values (rejection sampling, a loop
-        # until a condition holds) reads every later element's draws shifted once one changes:
-        # such a run says nothing about mixing, so it is not judged (a seeded or mixing sampler
-        # with a fixed number of draws, the case these checks are for, is still judged).
-        return used[-1] != drawn.size
-
     def changed(out):
         if out.shape != base.shape:
             return base.size
         return int(np.sum(~((out == base) | (np.isnan(out) & np.isnan(base)))))
 
     if drawn.size == 0:
+        if judged:
+            raise _fail(
+                f"{fname} 没有使用传入的 rng（rng.random 一个数也没有抽）：被检验分布的输出必须由 rng.random 给出的均匀数构造，"
+                f"不能来自 np.random.*、自己新建的生成器或现成的抽样器。",
+                f"{fname} drew nothing from the rng it was given: the output whose distribution is tested must be built "
+                f"from the uniforms rng.random gives, not from np.random.*, a generator of your own or a ready-made sampler.",
+                diagnosis="common.rng_unused",
+            )
         return
+    elsewhere = getattr(func, "elsewhere", None)
+    with elsewhere() if judged and callable(elsewhere) else contextlib.nullcontext():
+        _judge_draws(func, run, used, changed, drawn, base, seed, judged)
+
+
+def _judge_draws(func, run, used, changed, drawn, base, seed, judged) -> None:
+    """The replay, stretches and nudges of :func:`_check_built_from_draws`."""
+    fname = getattr(func, "__name__", "function")
+
+    def shifted():
+        # A sampler whose number of draws depends on their values (rejection sampling, a loop
+        # until a condition holds) reads every later element's draws shifted once one changes:
+        # such a run says nothing about mixing by positions (a seeded or mixing sampler with a
+        # fixed number of draws, the case the positions are for, is still judged by them).
+        return used[-1] != drawn.size
+
     replay = run(drawn, seed + 2)
     if changed(replay):
         raise _fail(
@@ -313,12 +385,63 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     edges = np.linspace(0, drawn.size, min(_STRETCHES, drawn.size) + 1).astype(int)
     other = np.random.default_rng([seed, 17]).random(drawn.size)
     moves = np.random.default_rng([seed, 23])
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    stretches = list(zip(edges[:-1], edges[1:]))
+    if judged:
+        stretches = [stretches[int(moves.integers(len(stretches)))]]
+    continuous = np.unique(base[np.isfinite(base)]).size > base.size // 2
+    counts_vary = False  # whether some replaced stretch changed the number of draws (see below)
+    for number, (lo, hi) in enumerate(stretches):
         if hi == lo:
             continue
         tape = drawn.copy()
         tape[lo:hi] = other[lo:hi]
-        moved, width = changed(run(tape, seed)), hi - lo
+        out = run(tape, seed)
+        moved, width = changed(out), hi - lo
+        counts_vary = counts_vary or shifted()
+        if not continuous and moved > width and not counts_vary:
+            # Discrete values cannot tell a reseed from a rejection sampler's shifted draws, but only a
+            # sampler whose number of draws depends on their values shifts them: when no replaced
+            # stretch (all eight, the judged check's others run now) changes the count, more changed
+            # elements than replaced uniforms is mixing, and no single-uniform retry excuses it (issue
+            # 35: a bit pattern drawn from a generator seeded by floor(10 Σu) passed those retries).
+            # Up to _COUNT_PROBES other stretches are replaced until one changes the count: an honest
+            # rejection sampler keeps it in about a third of them (0.34 measured, 64 exponential-mechanism
+            # calls), all of them with probability about 0.34²⁴ < 10⁻¹¹.
+            fills = np.random.default_rng([seed, 37])
+            for probe_number in range(_COUNT_PROBES):
+                if counts_vary:
+                    break
+                at = probe_number % (len(edges) - 1)
+                probe_lo, probe_hi = edges[at], edges[at + 1]
+                probe = drawn.copy()
+                probe[probe_lo:probe_hi] = fills.random(probe_hi - probe_lo)
+                run(probe, seed)
+                counts_vary = shifted()
+            if not counts_vary:
+                raise _fail(
+                    f"{fname}：只换掉 rng.random 抽到的 {hi - lo} 个数（第 {lo + 1}–{hi} 个），就有 {moved} 个输出元素变了，"
+                    f"而抽样次数始终不变。每个输出应由它自己用到的均匀数构造；用抽到的数做种子新建生成器、或把所有抽样混在一起，"
+                    f"都不是自己实现抽样。",
+                    f"{fname}: replacing {hi - lo} of the numbers drawn with rng.random (numbers {lo + 1}-{hi}) changed "
+                    f"{moved} output elements, with the same number of draws every time. Each output must be built from "
+                    f"uniforms of its own; seeding a new generator from the draws, or mixing all draws together, is not "
+                    f"building the sampler yourself.",
+                    diagnosis="common.generator_seeded_from_draws",
+                )
+        if continuous and (shifted() or moved > width):
+            new = _new_values(out, base)
+            if new > _new_values_allowed(width, base.size):
+                raise _fail(
+                    f"{fname}：只换掉 rng.random 抽到的 {hi - lo} 个数（第 {lo + 1}–{hi} 个），输出中就有 {new} 个值"
+                    f"（共 {base.size} 个）是原输出里没有的新值，最多允许 {_new_values_allowed(width, base.size)} 个。"
+                    f"拒绝抽样换了抽样次数，也只是把同样的值放到别的位置；用抽到的数做种子新建生成器，所有值都会变。",
+                    f"{fname}: replacing {hi - lo} of the numbers drawn with rng.random (numbers {lo + 1}-{hi}) made "
+                    f"{new} of the {base.size} output values new (absent from the original output; at most "
+                    f"{_new_values_allowed(width, base.size)} allowed). A rejection sampler that draws another number of "
+                    f"uniforms puts the same values in other places; a generator seeded from the draws makes them all new.",
+                    diagnosis="common.generator_seeded_from_draws",
+                )
+            continue
         for _ in range(_SPARSE_TRIES if shifted() or moved > width else 0):
             # The count changed, or more elements than uniforms did: a vectorised rejection sampler
             # hands the draws of a later round to the elements still rejected (one acceptance that
@@ -364,7 +487,7 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     # nothing. Nudges of random size in [nudge/2, nudge] and random sign cannot be undone.
     elsewhere = getattr(func, "elsewhere", None)
     pattern = np.random.default_rng([seed, 29])
-    with elsewhere() if callable(elsewhere) else contextlib.nullcontext():
+    with elsewhere() if callable(elsewhere) and not judged else contextlib.nullcontext():
         for nudge, share in _NUDGES:
             out = run(_nudged(drawn, nudge, pattern), seed)
             for _ in range(_SPARSE_TRIES if shifted() else 0):
@@ -418,6 +541,25 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
                     f"is not building the sampler yourself.",
                     diagnosis="common.sampler_seeded_per_element",
                 )
+
+
+def _new_values(out: np.ndarray, base: np.ndarray) -> int:
+    """How many elements of ``out`` hold a value that no element of ``base`` holds."""
+    if out.shape != base.shape:
+        return base.size
+    return int(np.sum(~np.isin(out.ravel(), base.ravel())))
+
+
+def _new_values_allowed(width: int, size: int) -> int:
+    """Most new values (:func:`_new_values`) a run with ``width`` replaced uniforms may show.
+
+    Each replaced uniform can make at most one value new; a rejection sampler whose later rounds
+    read shifted draws also re-decides acceptances there, which brings values never accepted
+    before: measured for the course's Cauchy-proposal samplers (``tests/power/measure_rejection_rng.py``),
+    at most 1.06 × ``width`` in all, i.e. 41% of the elements, against the allowance ``width`` +
+    ``size``/4 (63% for 1,000 Laplace values); a generator reseeded from the draws makes ~100% new.
+    """
+    return width + size // 4
 
 
 #: (largest nudge of every uniform, share of the outputs' interquartile range an element may move) of

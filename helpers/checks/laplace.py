@@ -23,7 +23,7 @@ from helpers.checks.core import (
     _short,
     check_seed,
 )
-from helpers.checks.forbidden import _check_no_forbidden, _check_rng_discipline
+from helpers.checks.forbidden import _check_built_from_draws, _check_no_forbidden, _check_replayed, _check_rng_discipline
 from helpers.checks.stats import ks_test
 
 
@@ -171,10 +171,12 @@ def _ks_laplace(x: np.ndarray, b: float, name: str, seed: int, fname: str, conte
 def check_laplace_noise_basics(laplace_noise: Callable) -> None:
     """Shapes, dtype, finiteness; ValueError for b <= 0. Deterministic."""
     for size, shape in ((5, (5,)), ((3, 4), (3, 4)), (1, (1,))):
-        rng = RecordingGenerator(1)
+        rng = RecordingGenerator(1, keep=True)
         out = _call(laplace_noise, 2.0, size, rng, rng=rng)
         _after_call(laplace_noise, rng)
         _as_float_array(out, "laplace_noise", shape)
+        if size == (3, 4):  # the generator's points need a generator built from the draws (issue 35)
+            _check_replayed(laplace_noise, lambda r: laplace_noise(2.0, (3, 4), r), rng.drawn(), out)
     rng = RecordingGenerator(2)
     _expect_value_error(laplace_noise, (0.0, 5, rng), "b 必须 > 0", "b must be > 0")
     _expect_value_error(laplace_noise, (-1.5, 5, rng), "b 必须 > 0", "b must be > 0")
@@ -196,16 +198,21 @@ def check_laplace_noise_distribution(laplace_noise: Callable, seed: int | None =
 
     False-failure probability for a correct implementation: ``ALPHA`` = 1e-6.
     Defaults: b = 3/0.7 ≈ 4.29, 100,000 samples (detects a 5% scale error,
-    see ``tests/power/RESULTS.md``).
+    see ``tests/power/RESULTS.md``). The values judged must be built from the
+    draws served for them (``judged`` draws checks of
+    :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; they add
+    less than 1e-9).
     """
     name = "check_laplace_noise_distribution"
     seed = check_seed(name + repr((b, size)), seed)
-    rng = RecordingGenerator(seed)
+    rng = RecordingGenerator(seed, keep=True)
     out = _call(laplace_noise, b, size, rng, rng=rng)
     _after_call(laplace_noise, rng)
     shape = (size,) if isinstance(size, int) else tuple(size)
     x = _as_float_array(out, "laplace_noise", shape)
     _ks_laplace(x, b, name, seed, "laplace_noise", f"laplace_noise(b = {b:.4g})")
+    # The values just judged must be built from the draws served for them (issue 35).
+    _check_built_from_draws(laplace_noise, lambda r: laplace_noise(b, size, r), rng.drawn(), x, seed, judged=True)
 
 
 #: Shapes of 100,000 samples the hidden distribution check chooses from (the visible 100,000 among them).

@@ -22,7 +22,7 @@ from helpers.checks.core import (
     _short,
     check_seed,
 )
-from helpers.checks.forbidden import _check_no_forbidden, _check_rng_discipline
+from helpers.checks.forbidden import _check_built_from_draws, _check_no_forbidden, _check_replayed, _check_rng_discipline
 from helpers.checks.reference import reference_keep_probability as _keep
 from helpers.checks.stats import binomial_test
 
@@ -119,6 +119,12 @@ def check_rr_perturb_basics(rr_perturb: Callable) -> None:
         out = _call(rr_perturb, bits, 1.0, rng, rng=rng)
         _after_call(rr_perturb, rng)
         _rr_output(out, np.shape(bits), f"{_short(bits)}, 1.0, rng")
+    # The sampler's points need answers built from the draws (issue 35): 64 bits at ε = 0.1 (each
+    # flipped with probability 0.475) replayed from the same draws must come out the same.
+    bits, rng = np.arange(64) % 2, RecordingGenerator(19, keep=True)
+    out = _rr_output(_call(rr_perturb, bits, 0.1, rng, rng=rng), bits.shape, f"{_short(bits)}, 0.1, rng")
+    _after_call(rr_perturb, rng)
+    _check_replayed(rr_perturb, lambda r: rr_perturb(bits, 0.1, r), rng.drawn(), out)
     # A huge ε (the notebook makes ε = 800 a required case of the keep probability): e^ε overflows a
     # float past ε ≈ 709.8, while the keep probability is 1 in floating point, so every bit is kept.
     bits = np.array([0, 1, 1, 0, 1, 0, 0, 1])
@@ -173,11 +179,14 @@ def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None,
     """Exact binomial tests of the keep rate among true 1s and among true 0s.
 
     Two two-sided tests at ``ALPHA / 2`` each: false-failure probability for a
-    correct implementation <= ``ALPHA`` = 1e-6 in total.
+    correct implementation <= ``ALPHA`` = 1e-6 in total. The answers judged must be
+    built from the draws served for them (``judged`` draws checks of
+    :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; they add
+    less than 1e-9).
     """
     name = "check_rr_perturb_distribution"
     seed = check_seed(name + repr((epsilon, n, ones, shape)), seed)
-    rng = RecordingGenerator(seed)
+    rng = RecordingGenerator(seed, keep=True)
     n_ones = int(round(n * ones))
     bits = np.zeros(n, dtype=np.int64)
     bits[np.random.default_rng(seed ^ 0x5EED).permutation(n)[:n_ones]] = 1
@@ -186,6 +195,8 @@ def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None,
     out = _call(rr_perturb, bits, epsilon, rng, rng=rng)
     _after_call(rr_perturb, rng)
     out = _rr_output(out, bits.shape, f"bits of shape {bits.shape}, {epsilon:g}, rng")
+    # The answers judged below must be built from the draws served for them (issue 35).
+    _check_built_from_draws(rr_perturb, lambda r: rr_perturb(bits, epsilon, r), rng.drawn(), out, seed, judged=True)
     p = _keep(epsilon)
     kept1 = int(np.sum(out[bits == 1] == 1))
     kept0 = int(np.sum(out[bits == 0] == 0))
