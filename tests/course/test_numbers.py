@@ -330,7 +330,7 @@ def test_printed_claims_of_the_executed_notebooks(monkeypatch):
     rappor = "\n".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "stream")
     reported = re.search(r"报告的候选：\s*(\[.*\])", rappor).group(1)
     assert "csdn.net" not in reported and "github.com" not in reported and "baidu.com" in reported
-    assert re.search(r"csdn.net:NNLS 给出 \d+，只有 0\.\d\d 个标准差", rappor)
+    assert re.search(r"csdn.net[:：]NNLS 给出 \d+，只有 0\.\d\d 个标准差", rappor)
     assert "33.0 个标准差" in rappor and "1,344,063 （淹没）" in rappor
 
 
