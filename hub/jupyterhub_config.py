@@ -183,6 +183,8 @@ else:
     c.JupyterHub.authenticator_class = CoursePAMAuthenticator
     c.PAMAuthenticator.check_account = True   # (CoursePAMAuthenticator reads PAMAuthenticator's config)
     c.CoursePAMAuthenticator.exempt_accounts = set(instructors)
+    # who may log in: the roster provisioning last applied, read at each login (hub/roster_ops.py)
+    c.CoursePAMAuthenticator.roster_file = str(SRV / "roster.json")
     for _trait, _variable in (("source_burst", "DP_HUB_LOGIN_SOURCE_BURST"), ("source_refill", "DP_HUB_LOGIN_SOURCE_REFILL"),
                               ("account_burst", "DP_HUB_LOGIN_ACCOUNT_BURST"),
                               ("account_refill", "DP_HUB_LOGIN_ACCOUNT_REFILL")):
@@ -273,6 +275,19 @@ c.JupyterHub.services = [
     },
 ]
 
+# provisioning (root) removes a student from the running hub through its API (hub/roster_ops.py): a
+# token only root can read, kept in the hub's 0700 state folder
+_provision_token = STATE / "provision-api-token"
+if not _provision_token.exists():
+    import secrets
+
+    _provision_token.touch(mode=0o600)
+    _provision_token.write_text(secrets.token_hex(32))
+_provision_token.chmod(0o600)
+c.JupyterHub.services.append({"name": "provision", "api_token": _provision_token.read_text().strip()})
+c.JupyterHub.load_roles.append({"name": "provision", "services": ["provision"],
+                                "scopes": ["admin:users", "admin:servers"]})
+
 if os.environ.get("DP_HUB_LOAD_TOKEN"):     # hub/load.py only: a service that starts and uses servers
     c.JupyterHub.services.append({"name": "load-test", "api_token": os.environ["DP_HUB_LOAD_TOKEN"]})
     c.JupyterHub.load_roles.append({"name": "load-test", "services": ["load-test"],
@@ -321,6 +336,7 @@ else:
     c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
     c.CourseSpawner.home_images = str(SRV / "homes")
     c.CourseSpawner.log_dir = str(LOGS / "servers")
+(STATE / "hub-api-url").write_text(c.JupyterHub.hub_bind_url)    # for hub/roster_ops.py
 c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
 c.Spawner.notebook_dir = "~"
 c.Spawner.default_url = "/lab/tree/course"

@@ -71,6 +71,7 @@ import time
 from pathlib import Path
 
 import oslock
+import roster_ops
 from oslock import has_demo_password, password_set, restrict_checkout, set_password  # noqa: F401  (provision.*)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -395,7 +396,7 @@ def _mount_targets() -> list[str]:
         return [line.split()[1].replace("\\040", " ") for line in handle]
 
 
-def stop_class(srv: Path, roster: list[dict]) -> list[str]:
+def stop_class(srv: Path, roster: list[dict], *, exchange: bool = True) -> list[str]:
     """Stop what runs of the roster's class as a reboot would, with the hub already stopped; what it did.
 
     Every roster member's server and what it left (the processes of each ``dphub-*`` cgroup of
@@ -440,7 +441,7 @@ def stop_class(srv: Path, roster: list[dict]) -> list[str]:
             if run_tool(["umount", target]):
                 run_tool(["umount", "--lazy", target])
             done.append(f"unmounted {target}")
-    if os.path.ismount(srv / "exchange"):
+    if exchange and os.path.ismount(srv / "exchange"):
         unmount_exchange(srv)
         done.append(f"unmounted {srv / 'exchange'}")
     return done
@@ -636,20 +637,21 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
         why_not = mount_inbound_spaces(srv, roster, grader, size_bytes(INBOUND_LIMIT))
         if why_not:
             print(f"warning: students share the exchange's inbound/ ({why_not}): one can fill it for all")
+    state = Path(os.environ.get("DP_HUB_STATE", srv / "hub"))
+    # against the roster provisioning last applied: who left (server stopped, tokens revoked, account locked)
+    removed = roster_ops.apply(srv, state, roster, stop_class)
     if locked:
         print(f"removed the demo passwords of: {', '.join(locked)}")
         # Whoever logged in with a demo password keeps cookies and API tokens (red team: a token made
-        # during the demo still answered): forget every session and token of the hub.
-        state = Path(os.environ.get("DP_HUB_STATE", srv / "hub"))
-        for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):
-            if (state / name).exists():
-                (state / name).unlink()
-                print(f"removed {state / name}: every session and API token of the demo is void")
+        # during the demo still answered): void them, keep the servers' records (hub/roster_ops.py).
+        for line in roster_ops.void_demo_sessions(state):
+            print(line)
     if without:
         print(f"no password yet (cannot log in): {', '.join(without)}; set them with "
               "`sudo passwd ID` or `sudo chpasswd < FILE` (lines ID:PASSWORD), "
               "or use LTI 1.3 (hub/README.md)")
-    for line in oslock.lock(srv, [p["id"] for p in roster if p["role"] == "student"]):
+    gone = [i for i, role in removed.items() if role == "student" and _user_exists(i)]     # doors stay closed
+    for line in oslock.lock(srv, [p["id"] for p in roster if p["role"] == "student"] + gone):
         print(line)
     changes = restrict_checkout(REPO)
     for change in changes:

@@ -316,7 +316,7 @@ class People:
 class Student:
     """A person logged in over HTTP (password, then an API token) with a kernel in their server."""
 
-    def __init__(self, hub: dict, name: str):
+    def __init__(self, hub: dict, name: str, password: str | None = None):
         import requests
 
         self.hub, self.name = hub, name
@@ -333,7 +333,7 @@ class Student:
         sent_over_http()
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', login.text).group(1)
         done = http.post(f"{hub['local']}/hub/login", headers=hub["headers"], allow_redirects=False,
-                         data={"username": name, "password": f"demo-{name}", "_xsrf": xsrf})
+                         data={"username": name, "password": password or f"demo-{name}", "_xsrf": xsrf})
         assert done.status_code == 302, (done.status_code, done.text[:300])
         sent_over_http()
         #: the hub's login cookies of this person (what they could set in someone else's browser)
