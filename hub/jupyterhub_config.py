@@ -57,8 +57,13 @@ COURSE_ID = "dp-course"
 GRADER = f"grader-{COURSE_ID}"
 SRV = Path(os.environ.get("DP_HUB_SRV", "/srv/dp-course"))
 # students' servers and the Formgrader run from the course's Python that provisioning built
-# outside the checkout (the hub itself runs as root from the checkout's .venv)
-VENV_BIN = Path(os.environ.get("DP_HUB_VENV", SRV / "venv")) / "bin"
+# outside the checkout (the hub itself runs as root from the checkout's .venv): the version that
+# provisioning recorded as current (hub/upgrade.py), read again at every server start (_lab_settings)
+sys.path.insert(0, str(HUB))
+import upgrade  # noqa: E402  (hub/upgrade.py)
+
+VENV_DEFAULT = Path(os.environ.get("DP_HUB_VENV", SRV / "venv"))
+VENV_BIN = upgrade.current(SRV, VENV_DEFAULT) / "bin"
 STATE = Path(os.environ.get("DP_HUB_STATE", SRV / "hub"))
 ROSTER = Path(os.environ.get("DP_HUB_ROSTER", HUB / "roster.csv"))
 IP = os.environ.get("DP_HUB_IP", "127.0.0.1")
@@ -384,19 +389,27 @@ _overrides = {
         "items": [{"command": "help:open",
                    "args": {"url": _formgrader_url(), "text": "Formgrader", "newBrowserTab": True}}]}]}},
 }
-for _role, _settings in _overrides.items():
-    _dir = LAB_SETTINGS / _role
-    (_dir / "settings").mkdir(parents=True, exist_ok=True)
-    (_dir / "settings" / "overrides.json").write_text(json.dumps(_settings, indent=1), encoding="utf-8")
-    for _part in _lab_app.iterdir():
-        if _part.name == "settings":
+
+
+def _lab_dir(role: str, lab_app: Path, name: str) -> Path:
+    """``LAB_SETTINGS/<name>``: the role's overrides, and links to the JupyterLab application ``lab_app``."""
+    folder = LAB_SETTINGS / name
+    (folder / "settings").mkdir(parents=True, exist_ok=True)
+    (folder / "settings" / "overrides.json").write_text(json.dumps(_overrides[role], indent=1), encoding="utf-8")
+    for part in lab_app.iterdir():
+        if part.name == "settings":
             continue
-        if (_dir / _part.name).is_symlink():  # an earlier run's link may point at another Python
-            (_dir / _part.name).unlink()
-        if not (_dir / _part.name).exists():
-            (_dir / _part.name).symlink_to(_part)
-    for _path in (LAB_SETTINGS, _dir, _dir / "settings"):
-        _path.chmod(0o755)
+        if (folder / part.name).is_symlink() and os.readlink(folder / part.name) != str(part):
+            (folder / part.name).unlink()       # an earlier run's link may point at another Python
+        if not (folder / part.name).exists():
+            (folder / part.name).symlink_to(part)
+    for path in (LAB_SETTINGS, folder, folder / "settings"):
+        path.chmod(0o755)
+    return folder
+
+
+for _role in _overrides:
+    _lab_dir(_role, _lab_app, _role)
 
 
 # The checkout is 0700: the extension is copied where every person's server can read it.
@@ -408,7 +421,14 @@ for _path in (_extensions.parent, *_extensions.rglob("*"), _extensions):
 
 def _lab_settings(spawner) -> None:
     role = "instructor" if spawner.user.name in instructors else "student"
-    spawner.environment = {**spawner.environment, "JUPYTERLAB_DIR": str(LAB_SETTINGS / role)}
+    # the course's Python current now: after an upgrade (or a rollback) since the hub started, this start
+    # runs the new version, with its own JupyterLab application; running servers keep theirs (hub/upgrade.py)
+    venv = upgrade.current(SRV, VENV_DEFAULT)
+    lab_dir = LAB_SETTINGS / role if venv == VENV_BIN.parent else \
+        _lab_dir(role, venv / "share" / "jupyter" / "lab", f"{role}-{venv.name}")
+    spawner.cmd = [str(venv / "bin" / "jupyterhub-singleuser")]
+    spawner.environment = {**spawner.environment, "PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+                           "JUPYTERLAB_DIR": str(lab_dir)}
 
 
 c.Spawner.pre_spawn_hook = _lab_settings

@@ -26,12 +26,15 @@ import json
 import os
 import pwd
 import secrets
+import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.support.hubserver import LEDGER, Student, course_venv
+from tests.support.hubserver import LEDGER, ROOT, Student, course_venv
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("hub")]
 
@@ -215,3 +218,65 @@ def test_demo_to_real_passwords_keeps_every_server(hub, term):
     assert _servers(ALICE) == servers[ALICE]
     with pytest.raises(AssertionError):
         Student(hub, BOB)                           # his demo password is gone
+
+
+def _stop_server(student: Student) -> None:
+    student.hub_api("DELETE", f"/users/{student.name}/server")
+    deadline = time.monotonic() + 120
+    while student.hub_api("GET", f"/users/{student.name}").json().get("servers", {}).get(""):
+        assert time.monotonic() < deadline, f"{student.name}'s server did not stop"
+        time.sleep(0.5)
+
+
+def test_an_upgrade_keeps_running_servers_and_rolls_back(hub, term, tmp_path):
+    """A changed requirements.txt: the new course Python beside the running one, used from the next start.
+
+    The new version is a hard-linked copy of the current one stamped for the changed requirements
+    (what a build would leave; a real build takes minutes), so provisioning finds it built and switches
+    to it: what is checked is that nothing of the running version changes, that running servers keep
+    running from it, that a new start uses the new one, and that the rollback brings the old one back.
+    """
+    import provision
+    import upgrade
+
+    if not provision.has_demo_password(ALICE):      # after the switch to real passwords: the demo's again
+        term.provision()
+    base = course_venv()
+    alice, bob = Student(hub, ALICE), Student(hub, BOB)
+    alice.start()
+    alice.run("kept = 'upgrade'")
+    running = _servers(ALICE)
+    stamp = base / ".dp-course-requirements"
+    before = (stamp.read_text(), (base / "bin" / "python").lstat().st_ino, stamp.stat().st_ino)
+    changed = tmp_path / "requirements.txt"
+    changed.write_text((ROOT / "requirements.txt").read_text() + "# an upgrade (tests/hub/test_class_term.py)\n")
+    os.environ["DP_HUB_REQUIREMENTS"] = str(changed)
+    new = Path(f"{base}-py-{upgrade.stamp_for(base)[:12]}")
+    try:
+        subprocess.run(["cp", "-al", str(base), str(new)], check=True)
+        (new / ".dp-course-requirements").unlink()
+        (new / ".dp-course-requirements").write_text(upgrade.stamp_for(new))
+        term.server.env["DP_HUB_REQUIREMENTS"] = str(changed)
+        said = term.provision()
+        assert f"course Python: {new} (was {base})" in said, said
+        after = (stamp.read_text(), (base / "bin" / "python").lstat().st_ino, stamp.stat().st_ino)
+        assert after == before, "the running course Python was rebuilt under the running servers"
+        assert alice.run("print(kept)").strip() == "upgrade" and _servers(ALICE) == running
+        _stop_server(bob)
+        bob.start()                                         # his next start: the new version
+        cmdline = (Path("/proc") / str(_servers(BOB)[0]) / "cmdline").read_bytes()
+        assert f"{new}/bin/".encode() in cmdline, cmdline
+        rolled = subprocess.run([sys.executable, str(ROOT / "hub" / "upgrade.py"), "rollback", "--srv",
+                                 str(term.server.srv)], capture_output=True, text=True)
+        assert rolled.returncode == 0 and f"course Python: {base} again" in rolled.stdout, rolled.stdout + rolled.stderr
+        _stop_server(bob)
+        bob.start()                                         # after the rollback: the earlier version
+        cmdline = (Path("/proc") / str(_servers(BOB)[0]) / "cmdline").read_bytes()
+        assert f"{base}/bin/".encode() in cmdline and f"{new}/".encode() not in cmdline, cmdline
+        assert alice.run("print(kept)").strip() == "upgrade" and _servers(ALICE) == running
+    finally:
+        os.environ.pop("DP_HUB_REQUIREMENTS", None)
+        term.server.env.pop("DP_HUB_REQUIREMENTS", None)
+        term.provision()                                    # back to the checkout's requirements.txt
+        _stop_server(bob)
+        shutil.rmtree(new, ignore_errors=True)
