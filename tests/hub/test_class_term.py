@@ -154,6 +154,9 @@ def test_a_student_added_and_removed_while_classmates_work(hub, term):
     dora = Student(hub, DORA)                       # no restart of the hub: she logs in and works
     dora.start()
     assert dora.run("print(6 * 7)").strip() == "42"
+    logs = term.server.srv / "logs"                 # her server's log and the Formgrader's in files (issue 38)
+    assert (logs / "servers" / f"{DORA}.log").stat().st_size > 0
+    assert (logs / "formgrader" / "formgrader.log").stat().st_size > 0
     space = term.server.exchange / "dp-course" / "inbound" / DORA
     planted = subprocess.run(["runuser", "-u", DORA, "--", "bash", "-c",
                               f'd="{space}/{DORA}+laplace+2026-11-29 06:00:00.000000 UTC+abcd"; mkdir "$d" && '
@@ -249,7 +252,7 @@ def test_an_upgrade_keeps_running_servers_and_rolls_back(hub, term, tmp_path):
     stamp = base / ".dp-course-requirements"
     before = (stamp.read_text(), (base / "bin" / "python").lstat().st_ino, stamp.stat().st_ino)
     changed = tmp_path / "requirements.txt"
-    changed.write_text((ROOT / "requirements.txt").read_text() + "# an upgrade (tests/hub/test_class_term.py)\n")
+    changed.write_text(f"-r {ROOT / 'requirements.txt'}\n# an upgrade (tests/hub/test_class_term.py)\n")
     os.environ["DP_HUB_REQUIREMENTS"] = str(changed)
     new = Path(f"{base}-py-{upgrade.stamp_for(base)[:12]}")
     try:
