@@ -36,11 +36,17 @@ Then the course itself, as nbgrader's "Using nbgrader with JupyterHub" docs lay 
   world-readable: it has been checked for solutions and hidden tests;
 - the course's Python, which runs every student's server and the Formgrader: the
   virtualenv ``SRV/venv`` (``--venv``), built from ``requirements.txt`` with a base
-  interpreter every account can run (rebuilt only when requirements.txt or the
-  interpreter change), with ``VENV/app/`` (a root-owned copy of the course package:
+  interpreter every account can run (a new version beside it when requirements.txt or the
+  interpreter change, running servers keep theirs: hub/upgrade.py, hub/README.md "Upgrades"),
+  with ``VENV/app/`` (a root-owned copy of the course package:
   ``autograder/``, ``helpers/``, ``course/data/``, ``nbgrader_templates/``,
   ``pyproject.toml``, refreshed on every run) installed editable;
   ``SRV/jupyter/{student,grader}`` (copies of hub/jupyter/) and ``SRV/grade.sh``.
+
+Roster changes (``hub/roster_ops.py``): someone added gets all of the above, someone no longer on the
+roster is removed (her hub user, server and tokens; a student's OS account locked, her files and grades
+kept), printed; ``SRV/roster.json`` records the roster applied. After a demo, its logins and tokens are
+voided, the hub's database kept (hub/README.md, "Roster changes", "Demo to real passwords").
 
 Outside the course's own folders: the students' accounts become hub-only (``hub/oslock.py``:
 no ssh, cron, at or su for them, no login shell; printed, and undone by ``--stop``), and the

@@ -82,6 +82,13 @@ def _traces(name: str) -> list[str]:
     return left
 
 
+def _exists(name: str) -> bool:
+    try:
+        return bool(pwd.getpwnam(name))
+    except KeyError:
+        return False
+
+
 def _shadow(name: str) -> list[str]:
     return subprocess.run(["getent", "shadow", name], capture_output=True, text=True, check=True).stdout.split(":")
 
@@ -127,7 +134,7 @@ def term(class_server, _running_hub):
     """The class with its hub running and the demo's passwords (an earlier module may have stopped it)."""
     t = Term(class_server)
     ledger = json.loads((class_server.srv / LEDGER).read_text())     # the session's teardown removes them
-    ledger["accounts"] = sorted(set(ledger["accounts"]) | {DORA, EVE})
+    ledger["accounts"] = sorted(set(ledger["accounts"]) | {n for n in (DORA, EVE) if not _exists(n)})
     (class_server.srv / LEDGER).write_text(json.dumps(ledger))
     if class_server.proc is None:
         t.provision()

@@ -12,7 +12,8 @@ Ctrl-C (SIGINT to its process group), which must end it without a traceback.
 The modules use it in collection order on one xdist worker (``xdist_group("hub")``):
 ``tests/browser/test_hub_e2e.py`` (Collect must still succeed: it runs before the attacks plant
 refused folders in the inbound), ``tests/browser/test_hub_isolation.py``,
-``tests/hub/test_exchange_attacks.py`` (its last hub test stops the hub and provisions again).
+``tests/hub/test_class_term.py`` (restarts the hub, adds and removes students; leaves the hub running with
+the demo's passwords), ``tests/hub/test_exchange_attacks.py`` (its last hub test stops the hub and provisions again).
 
 The session leaves the machine as it found it (issue 26): at its end, also after a failure or
 Ctrl-C (pytest runs the finalizer; SIGTERM is turned into Ctrl-C), ``teardown`` stops the hub,
