@@ -34,6 +34,8 @@ RECORD = "roster.json"
 API_TOKEN = "provision-api-token"
 #: the hub's own API address, written by jupyterhub_config.py at each start
 API_URL = "hub-api-url"
+#: straight to the hub's own address, never through an http_proxy of root's environment
+_open = urllib.request.build_opener(urllib.request.ProxyHandler({})).open
 
 
 def load_record(srv: Path) -> dict:
@@ -81,8 +83,7 @@ def _hub_api(state: Path):
     try:
         url = (state / API_URL).read_text().strip().rstrip("/") + "/hub/api"
         token = (state / API_TOKEN).read_text().strip()
-        urllib.request.urlopen(urllib.request.Request(url + "/", headers={"Authorization": f"token {token}"}),
-                               timeout=5).read()
+        _open(urllib.request.Request(url + "/", headers={"Authorization": f"token {token}"}), timeout=5).read()
     except (OSError, urllib.error.URLError, ValueError):
         return None
     return url, token
@@ -92,7 +93,7 @@ def _call(api, method: str, path: str) -> int:
     url, token = api
     request = urllib.request.Request(url + path, method=method, headers={"Authorization": f"token {token}"})
     try:
-        with urllib.request.urlopen(request, timeout=120) as answer:
+        with _open(request, timeout=120) as answer:
             return answer.status
     except urllib.error.HTTPError as error:
         return error.code

@@ -120,7 +120,10 @@ class Term:
 
     def collect_as_course(self, student: str) -> subprocess.CompletedProcess:
         """nbgrader collect (the Formgrader's Collect) for one student, as the course account."""
-        srv, venv = self.server.srv, course_venv()
+        import upgrade
+
+        srv = self.server.srv
+        venv = upgrade.current(srv, course_venv())          # the course Python the class runs now
         env = {"HOME": pwd.getpwnam("grader-dp-course").pw_dir, "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                "PATH": f"{venv / 'bin'}:/usr/bin:/bin", "NBGRADER_EXCHANGE": str(srv / "exchange"),
                "JUPYTER_CONFIG_PATH": str(srv / "jupyter" / "grader")}
@@ -252,12 +255,13 @@ def test_an_upgrade_keeps_running_servers_and_rolls_back(hub, term, tmp_path):
     if not provision.has_demo_password(ALICE):      # after the switch to real passwords: the demo's again
         term.provision()
     base = course_venv()
+    running_python = upgrade.current(term.server.srv, base)     # base, unless an earlier upgrade left another
     alice, bob = Student(hub, ALICE), Student(hub, BOB)
     alice.start()
     alice.run("kept = 'upgrade'")
     running = _servers(ALICE)
-    stamp = base / ".dp-course-requirements"
-    before = (stamp.read_text(), (base / "bin" / "python").lstat().st_ino, stamp.stat().st_ino)
+    stamp = running_python / ".dp-course-requirements"
+    before = (stamp.read_text(), (running_python / "bin" / "python").lstat().st_ino, stamp.stat().st_ino)
     changed = tmp_path / "requirements.txt"
     changed.write_text(f"-r {ROOT / 'requirements.txt'}\n# an upgrade (tests/hub/test_class_term.py)\n")
     os.environ["DP_HUB_REQUIREMENTS"] = str(changed)
@@ -268,8 +272,8 @@ def test_an_upgrade_keeps_running_servers_and_rolls_back(hub, term, tmp_path):
         (new / ".dp-course-requirements").write_text(upgrade.stamp_for(new))
         term.server.env["DP_HUB_REQUIREMENTS"] = str(changed)
         said = term.provision()
-        assert f"course Python: {new} (was {base})" in said, said
-        after = (stamp.read_text(), (base / "bin" / "python").lstat().st_ino, stamp.stat().st_ino)
+        assert f"course Python: {new} (was {running_python})" in said, said
+        after = (stamp.read_text(), (running_python / "bin" / "python").lstat().st_ino, stamp.stat().st_ino)
         assert after == before, "the running course Python was rebuilt under the running servers"
         assert alice.run("print(kept)").strip() == "upgrade" and _servers(ALICE) == running
         _stop_server(bob)
@@ -278,11 +282,12 @@ def test_an_upgrade_keeps_running_servers_and_rolls_back(hub, term, tmp_path):
         assert f"{new}/bin/".encode() in cmdline, cmdline
         rolled = subprocess.run([sys.executable, str(ROOT / "hub" / "upgrade.py"), "rollback", "--srv",
                                  str(term.server.srv)], capture_output=True, text=True)
-        assert rolled.returncode == 0 and f"course Python: {base} again" in rolled.stdout, rolled.stdout + rolled.stderr
+        assert rolled.returncode == 0 and f"course Python: {running_python} again" in rolled.stdout, \
+            rolled.stdout + rolled.stderr
         _stop_server(bob)
         bob.start()                                         # after the rollback: the earlier version
         cmdline = (Path("/proc") / str(_servers(BOB)[0]) / "cmdline").read_bytes()
-        assert f"{base}/bin/".encode() in cmdline and f"{new}/".encode() not in cmdline, cmdline
+        assert f"{running_python}/bin/".encode() in cmdline and f"{new}/".encode() not in cmdline, cmdline
         assert alice.run("print(kept)").strip() == "upgrade" and _servers(ALICE) == running
     finally:
         os.environ.pop("DP_HUB_REQUIREMENTS", None)
