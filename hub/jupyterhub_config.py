@@ -57,8 +57,13 @@ COURSE_ID = "dp-course"
 GRADER = f"grader-{COURSE_ID}"
 SRV = Path(os.environ.get("DP_HUB_SRV", "/srv/dp-course"))
 # students' servers and the Formgrader run from the course's Python that provisioning built
-# outside the checkout (the hub itself runs as root from the checkout's .venv)
-VENV_BIN = Path(os.environ.get("DP_HUB_VENV", SRV / "venv")) / "bin"
+# outside the checkout (the hub itself runs as root from the checkout's .venv): the version that
+# provisioning recorded as current (hub/upgrade.py), read again at every server start (_lab_settings)
+sys.path.insert(0, str(HUB))
+import upgrade  # noqa: E402  (hub/upgrade.py)
+
+VENV_DEFAULT = Path(os.environ.get("DP_HUB_VENV", SRV / "venv"))
+VENV_BIN = upgrade.current(SRV, VENV_DEFAULT) / "bin"
 STATE = Path(os.environ.get("DP_HUB_STATE", SRV / "hub"))
 ROSTER = Path(os.environ.get("DP_HUB_ROSTER", HUB / "roster.csv"))
 IP = os.environ.get("DP_HUB_IP", "127.0.0.1")
@@ -183,6 +188,8 @@ else:
     c.JupyterHub.authenticator_class = CoursePAMAuthenticator
     c.PAMAuthenticator.check_account = True   # (CoursePAMAuthenticator reads PAMAuthenticator's config)
     c.CoursePAMAuthenticator.exempt_accounts = set(instructors)
+    # who may log in: the roster provisioning last applied, read at each login (hub/roster_ops.py)
+    c.CoursePAMAuthenticator.roster_file = str(SRV / "roster.json")
     for _trait, _variable in (("source_burst", "DP_HUB_LOGIN_SOURCE_BURST"), ("source_refill", "DP_HUB_LOGIN_SOURCE_REFILL"),
                               ("account_burst", "DP_HUB_LOGIN_ACCOUNT_BURST"),
                               ("account_refill", "DP_HUB_LOGIN_ACCOUNT_REFILL")):
@@ -273,6 +280,19 @@ c.JupyterHub.services = [
     },
 ]
 
+# provisioning (root) removes a student from the running hub through its API (hub/roster_ops.py): a
+# token only root can read, kept in the hub's 0700 state folder
+_provision_token = STATE / "provision-api-token"
+if not _provision_token.exists():
+    import secrets
+
+    _provision_token.touch(mode=0o600)
+    _provision_token.write_text(secrets.token_hex(32))
+_provision_token.chmod(0o600)
+c.JupyterHub.services.append({"name": "provision", "api_token": _provision_token.read_text().strip()})
+c.JupyterHub.load_roles.append({"name": "provision", "services": ["provision"],
+                                "scopes": ["admin:users", "admin:servers"]})
+
 if os.environ.get("DP_HUB_LOAD_TOKEN"):     # hub/load.py only: a service that starts and uses servers
     c.JupyterHub.services.append({"name": "load-test", "api_token": os.environ["DP_HUB_LOAD_TOKEN"]})
     c.JupyterHub.load_roles.append({"name": "load-test", "services": ["load-test"],
@@ -321,6 +341,7 @@ else:
     c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
     c.CourseSpawner.home_images = str(SRV / "homes")
     c.CourseSpawner.log_dir = str(LOGS / "servers")
+(STATE / "hub-api-url").write_text(c.JupyterHub.hub_bind_url)    # for hub/roster_ops.py
 c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
 c.Spawner.notebook_dir = "~"
 c.Spawner.default_url = "/lab/tree/course"
@@ -368,19 +389,27 @@ _overrides = {
         "items": [{"command": "help:open",
                    "args": {"url": _formgrader_url(), "text": "Formgrader", "newBrowserTab": True}}]}]}},
 }
-for _role, _settings in _overrides.items():
-    _dir = LAB_SETTINGS / _role
-    (_dir / "settings").mkdir(parents=True, exist_ok=True)
-    (_dir / "settings" / "overrides.json").write_text(json.dumps(_settings, indent=1), encoding="utf-8")
-    for _part in _lab_app.iterdir():
-        if _part.name == "settings":
+
+
+def _lab_dir(role: str, lab_app: Path, name: str) -> Path:
+    """``LAB_SETTINGS/<name>``: the role's overrides, and links to the JupyterLab application ``lab_app``."""
+    folder = LAB_SETTINGS / name
+    (folder / "settings").mkdir(parents=True, exist_ok=True)
+    (folder / "settings" / "overrides.json").write_text(json.dumps(_overrides[role], indent=1), encoding="utf-8")
+    for part in lab_app.iterdir():
+        if part.name == "settings":
             continue
-        if (_dir / _part.name).is_symlink():  # an earlier run's link may point at another Python
-            (_dir / _part.name).unlink()
-        if not (_dir / _part.name).exists():
-            (_dir / _part.name).symlink_to(_part)
-    for _path in (LAB_SETTINGS, _dir, _dir / "settings"):
-        _path.chmod(0o755)
+        if (folder / part.name).is_symlink() and os.readlink(folder / part.name) != str(part):
+            (folder / part.name).unlink()       # an earlier run's link may point at another Python
+        if not (folder / part.name).exists():
+            (folder / part.name).symlink_to(part)
+    for path in (LAB_SETTINGS, folder, folder / "settings"):
+        path.chmod(0o755)
+    return folder
+
+
+for _role in _overrides:
+    _lab_dir(_role, _lab_app, _role)
 
 
 # The checkout is 0700: the extension is copied where every person's server can read it.
@@ -392,7 +421,14 @@ for _path in (_extensions.parent, *_extensions.rglob("*"), _extensions):
 
 def _lab_settings(spawner) -> None:
     role = "instructor" if spawner.user.name in instructors else "student"
-    spawner.environment = {**spawner.environment, "JUPYTERLAB_DIR": str(LAB_SETTINGS / role)}
+    # the course's Python current now: after an upgrade (or a rollback) since the hub started, this start
+    # runs the new version, with its own JupyterLab application; running servers keep theirs (hub/upgrade.py)
+    venv = upgrade.current(SRV, VENV_DEFAULT)
+    lab_dir = LAB_SETTINGS / role if venv == VENV_BIN.parent else \
+        _lab_dir(role, venv / "share" / "jupyter" / "lab", f"{role}-{venv.name}")
+    spawner.cmd = [str(venv / "bin" / "jupyterhub-singleuser")]
+    spawner.environment = {**spawner.environment, "PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+                           "JUPYTERLAB_DIR": str(lab_dir)}
 
 
 c.Spawner.pre_spawn_hook = _lab_settings

@@ -17,13 +17,14 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ipaddress
+import json
 import math
 import time
 
 import pamela
 from jupyterhub.auth import PAMAuthenticator
 from tornado import web
-from traitlets import Float, Integer, Set
+from traitlets import Float, Integer, Set, Unicode
 
 PAM_FAIL_DELAY = 10          # <security/_pam_types.h>
 _DELAY_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p)
@@ -135,6 +136,19 @@ class CoursePAMAuthenticator(NoDelayPAMAuthenticator):
     account_burst = Integer(10, config=True, help="failed logins an account may have at once")
     account_refill = Float(60.0, config=True, help="seconds after which an account may fail once more")
     exempt_accounts = Set(config=True, help="accounts without the per-account cap (the instructors)")
+    roster_file = Unicode("", config=True, help="the roster provisioning applied (SRV/roster.json, hub/roster_ops.py), "
+                                                "read at every login: who may log in; empty or unreadable: allowed_users")
+
+    def check_allowed(self, username, authentication=None):
+        # Read at each login, so that a roster change (`sudo make hub`) takes effect without a restart of
+        # the hub; JupyterHub's own allowed_users is fixed at its start and grows with every user in its
+        # database (a removed student could still log in).
+        try:
+            with open(self.roster_file, encoding="utf-8") as handle:
+                people = json.load(handle)["people"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return super().check_allowed(username, authentication)
+        return username in people
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

@@ -36,11 +36,17 @@ Then the course itself, as nbgrader's "Using nbgrader with JupyterHub" docs lay 
   world-readable: it has been checked for solutions and hidden tests;
 - the course's Python, which runs every student's server and the Formgrader: the
   virtualenv ``SRV/venv`` (``--venv``), built from ``requirements.txt`` with a base
-  interpreter every account can run (rebuilt only when requirements.txt or the
-  interpreter change), with ``VENV/app/`` (a root-owned copy of the course package:
+  interpreter every account can run (a new version beside it when requirements.txt or the
+  interpreter change, running servers keep theirs: hub/upgrade.py, hub/README.md "Upgrades"),
+  with ``VENV/app/`` (a root-owned copy of the course package:
   ``autograder/``, ``helpers/``, ``course/data/``, ``nbgrader_templates/``,
   ``pyproject.toml``, refreshed on every run) installed editable;
   ``SRV/jupyter/{student,grader}`` (copies of hub/jupyter/) and ``SRV/grade.sh``.
+
+Roster changes (``hub/roster_ops.py``): someone added gets all of the above, someone no longer on the
+roster is removed (her hub user, server and tokens; a student's OS account locked, her files and grades
+kept), printed; ``SRV/roster.json`` records the roster applied. After a demo, its logins and tokens are
+voided, the hub's database kept (hub/README.md, "Roster changes", "Demo to real passwords").
 
 Outside the course's own folders: the students' accounts become hub-only (``hub/oslock.py``:
 no ssh, cron, at or su for them, no login shell; printed, and undone by ``--stop``), and the
@@ -58,8 +64,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import fcntl
-import hashlib
 import os
 import pwd
 import re
@@ -71,6 +75,8 @@ import time
 from pathlib import Path
 
 import oslock
+import roster_ops
+from upgrade import APP_PARTS, base_python, build_course_python, root_only  # noqa: F401  (provision.*)
 from oslock import has_demo_password, password_set, restrict_checkout, set_password  # noqa: F401  (provision.*)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -161,124 +167,6 @@ def fill_gradebook(course: Path, roster: list[dict], grader: pwd.struct_passwd) 
                                             last_name=person["last_name"])
     for path in course.glob("gradebook.db*"):
         os.chown(path, grader.pw_uid, grader.pw_gid)
-
-
-def _world_reachable(path: Path) -> bool:
-    """Every folder from / to ``path`` lets others traverse it, and ``path`` lets them read."""
-    path = Path(os.path.realpath(path))
-    return all(parent.stat().st_mode & 0o001 for parent in path.parents) and bool(path.stat().st_mode & 0o004)
-
-
-def base_python() -> str:
-    """An interpreter of this Python version that every account can run (not one under /root)."""
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    candidates = [os.path.join(sys.base_prefix, "bin", version), f"/usr/bin/{version}", f"/usr/local/bin/{version}"]
-    for candidate in candidates:
-        if os.path.exists(candidate) and _world_reachable(Path(candidate)) and \
-                _world_reachable(Path(os.path.realpath(candidate)).parents[1] / "lib" / version / "os.py"):
-            return candidate
-    raise PermissionError(f"no {version} that every account can run (tried {', '.join(candidates)}): "
-                          f"install one (Debian: apt-get install {version} {version}-venv) or run "
-                          "provisioning with a Python outside /root")
-
-
-APP_PARTS = ("pyproject.toml", "autograder", "helpers", "course/data", "nbgrader_templates")
-
-
-def root_only(path: Path) -> None:
-    """Raise ``PermissionError`` unless no account but root can replace ``path`` or what it holds.
-
-    Every existing component from ``/`` down to ``path`` must be a real folder (no symlink) owned
-    by root; one that others may write into (``/tmp``, ``/var/tmp``) only with the sticky bit, and
-    ``path`` itself never. The course's Python and the course folders run as every student and as
-    the course account: a student who had created ``path`` (or a symlink by its name) in a shared
-    folder before provisioning would otherwise have provisioning adopt her folder (red team: a
-    planted ``/var/tmp/dp-course-venv-*`` with matching stamps became the Formgrader's Python).
-    """
-    current = Path("/")
-    for part in Path(os.path.abspath(path)).parts[1:]:
-        current = current / part
-        try:
-            st = os.lstat(current)
-        except FileNotFoundError:
-            return          # provisioning creates the rest, as root
-        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode) or st.st_uid != 0:
-            what = "a symlink" if stat.S_ISLNK(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode) else "a file"
-            try:
-                owner = pwd.getpwuid(st.st_uid).pw_name
-            except KeyError:
-                owner = f"uid {st.st_uid}"
-            raise PermissionError(f"{current} is {what} owned by {owner}: refused (remove it, or choose a folder "
-                                  "only root can write)")
-        loose = st.st_mode & 0o022
-        if loose and (current == Path(os.path.abspath(path)) or not st.st_mode & stat.S_ISVTX):
-            raise PermissionError(f"{current} is writable by others (mode {stat.S_IMODE(st.st_mode):o}): "
-                                  "refused (choose a folder only root can write)")
-
-
-def _root_lock(path: str):
-    """Open (create) the lock file ``path`` as root's own, never through a symlink or someone's file."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    if os.fstat(fd).st_uid != 0:
-        os.close(fd)
-        raise PermissionError(f"{path} is not root's own: refused (remove it)")
-    return os.fdopen(fd, "w")
-
-
-def build_course_python(venv: Path) -> Path:
-    """The course's virtualenv ``venv`` with the course package copied into ``venv/app``; returns its python.
-
-    The packages are installed only when requirements.txt or the interpreter change (a
-    stamp file); the copy of the course package is refreshed on every run (installed
-    editable, so a refreshed copy needs no reinstall unless pyproject.toml changed).
-    """
-    base = base_python()
-    want = hashlib.sha256(b"".join([(REPO / "requirements.txt").read_bytes(), base.encode(),
-                                    str(venv).encode()])).hexdigest()
-    root_only(venv)
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    python = venv / "bin" / "python"
-    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    with _root_lock(f"{venv}.lock") as lock:       # several provisionings may share one venv (tests)
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        root_only(venv)
-        stamp = venv / ".dp-course-requirements"
-        if not (stamp.exists() and stamp.read_text() == want and python.exists()):
-            print(f"building the course's Python in {venv} (from requirements.txt; a few minutes)")
-            shutil.rmtree(venv, ignore_errors=True)
-            venv.mkdir(mode=0o755)      # fails if someone created it meanwhile (never adopted)
-            subprocess.run([base, "-m", "venv", str(venv)], check=True)
-            # a current pip first: venv's bundled one (23.2 with Python 3.11) resolves the
-            # requirements in 30 s, pip 26 in 10 s; not fatal, the bundled pip installs them too
-            subprocess.run([*pip, "--upgrade", "pip"], capture_output=True)
-            subprocess.run([*pip, "-r", str(REPO / "requirements.txt")], check=True, capture_output=True)
-            stamp.write_text(want)
-        app = venv / "app"
-        ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
-        shutil.rmtree(app, ignore_errors=True)
-        for part in APP_PARTS:
-            src = REPO / part
-            if src.is_dir():
-                shutil.copytree(src, app / part, ignore=ignore)
-            elif src.exists():
-                (app / part).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, app / part)
-        app_stamp = venv / ".dp-course-app"
-        project = hashlib.sha256((REPO / "pyproject.toml").read_bytes() + b"compat").hexdigest()
-        if not (app_stamp.exists() and app_stamp.read_text() == project):
-            # compat: a path entry, so that a folder named autograder/ in the working directory
-            # (grade.sh's output in the course root) cannot shadow the package as a namespace package
-            result = subprocess.run([*pip, "--no-deps", "--config-settings", "editable_mode=compat", "-e", str(app)],
-                                    capture_output=True, text=True)
-            if result.returncode:
-                raise RuntimeError(f"installing the course package into {venv} failed:\n{result.stderr[-3000:]}")
-            app_stamp.write_text(project)
-        for root, dirs, files in os.walk(app):
-            os.chmod(root, 0o755)
-            for f in files:
-                os.chmod(os.path.join(root, f), 0o644)
-        os.chmod(venv, 0o755)
-    return python
 
 
 def install_configs(srv: Path) -> None:
@@ -395,7 +283,7 @@ def _mount_targets() -> list[str]:
         return [line.split()[1].replace("\\040", " ") for line in handle]
 
 
-def stop_class(srv: Path, roster: list[dict]) -> list[str]:
+def stop_class(srv: Path, roster: list[dict], *, exchange: bool = True) -> list[str]:
     """Stop what runs of the roster's class as a reboot would, with the hub already stopped; what it did.
 
     Every roster member's server and what it left (the processes of each ``dphub-*`` cgroup of
@@ -440,7 +328,7 @@ def stop_class(srv: Path, roster: list[dict]) -> list[str]:
             if run_tool(["umount", target]):
                 run_tool(["umount", "--lazy", target])
             done.append(f"unmounted {target}")
-    if os.path.ismount(srv / "exchange"):
+    if exchange and os.path.ismount(srv / "exchange"):
         unmount_exchange(srv)
         done.append(f"unmounted {srv / 'exchange'}")
     return done
@@ -612,7 +500,7 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
     fill_gradebook(course, roster, grader)
 
     bundle = build_bundle(srv)
-    python = build_course_python(Path(venv) if venv else srv / "venv")
+    python = build_course_python(Path(venv) if venv else srv / "venv", srv)     # hub/upgrade.py
     install_configs(srv)
     locked, without = [], []
     for person in roster:
@@ -636,20 +524,21 @@ def provision(roster_path: Path, srv: Path, *, demo_passwords: bool = False, res
         why_not = mount_inbound_spaces(srv, roster, grader, size_bytes(INBOUND_LIMIT))
         if why_not:
             print(f"warning: students share the exchange's inbound/ ({why_not}): one can fill it for all")
+    state = Path(os.environ.get("DP_HUB_STATE", srv / "hub"))
+    # against the roster provisioning last applied: who left (server stopped, tokens revoked, account locked)
+    removed = roster_ops.apply(srv, state, roster, stop_class)
     if locked:
         print(f"removed the demo passwords of: {', '.join(locked)}")
         # Whoever logged in with a demo password keeps cookies and API tokens (red team: a token made
-        # during the demo still answered): forget every session and token of the hub.
-        state = Path(os.environ.get("DP_HUB_STATE", srv / "hub"))
-        for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):
-            if (state / name).exists():
-                (state / name).unlink()
-                print(f"removed {state / name}: every session and API token of the demo is void")
+        # during the demo still answered): void them, keep the servers' records (hub/roster_ops.py).
+        for line in roster_ops.void_demo_sessions(state):
+            print(line)
     if without:
         print(f"no password yet (cannot log in): {', '.join(without)}; set them with "
               "`sudo passwd ID` or `sudo chpasswd < FILE` (lines ID:PASSWORD), "
               "or use LTI 1.3 (hub/README.md)")
-    for line in oslock.lock(srv, [p["id"] for p in roster if p["role"] == "student"]):
+    gone = [i for i, role in removed.items() if role == "student" and _user_exists(i)]     # doors stay closed
+    for line in oslock.lock(srv, [p["id"] for p in roster if p["role"] == "student"] + gone):
         print(line)
     changes = restrict_checkout(REPO)
     for change in changes:

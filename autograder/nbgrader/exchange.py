@@ -60,7 +60,7 @@ from dateutil.tz import gettz
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError, default
 from nbgrader.utils import check_mode, get_username
-from traitlets import Integer
+from traitlets import Integer, Unicode
 
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: a FIFO swapped in after the check must not hang the collector
@@ -272,6 +272,10 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
     uid_base = Integer(
         0, help="0: a student's uid is that of their OS account (/etc/passwd). Otherwise: uid_for(name, "
                 "uid_base), the uid their pod runs as (Kubernetes, hub/z2jh/values.yaml).").tag(config=True)
+    roster_file = Unicode(
+        "", help="the class's roster as provisioning applied it (SRV/roster.json of hub/roster_ops.py): the "
+                 "folders of ids not among its students are skipped, with a log line (a student removed from "
+                 "the class). Empty or missing: every student's folder is taken.").tag(config=True)
 
     def init_src(self):
         if self.coursedir.course_id == "":
@@ -301,6 +305,12 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
                 self.refused.append(f"{space}/: unreadable for the course account ({error.strerror})")
         pattern_records = [{"username": name.rsplit("/", 1)[-1].split("+", 1)[0], "filename": name}
                            for name in names if fnmatch.fnmatch(name.rsplit("/", 1)[-1], pattern)]
+        on_roster = self._students()
+        if on_roster is not None:
+            for record in [r for r in pattern_records if r["username"] not in on_roster]:
+                self.log.warning("Skipped %s: %s is not on the class's roster (%s)", record["filename"],
+                                 record["username"], self.roster_file)
+                pattern_records.remove(record)
         valid = []
         for record in pattern_records:
             try:
@@ -320,6 +330,16 @@ class ExchangeCollect(_Checked, default.ExchangeCollect):
                 on_time = [r for r in records if r["timestamp"] <= self.duedate]
                 records = on_time or records
             self.src_records.append(records[0])
+
+    def _students(self) -> set[str] | None:
+        """The students on the roster file, or None (no roster file: everyone's folder is taken)."""
+        try:
+            with open(self.roster_file, encoding="utf-8") as handle:
+                return set(json.load(handle)["students"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            self.fail(f"{self.roster_file} cannot be read ({error}): provision the class again (sudo make hub)")
 
     def _maker(self, record: dict) -> str:
         """Whose a submission folder is: its owner (the account that made it), whatever its name says."""

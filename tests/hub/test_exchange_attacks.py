@@ -453,9 +453,11 @@ def test_provisioning_again_removes_demo_passwords_and_a_planted_exchange(klass)
     again = subprocess.run([arg for arg in klass["provision"] if arg != "--reset"], env=server.env,
                            capture_output=True, text=True)
     assert again.returncode == 0, again.stdout + again.stderr
-    if server.hub_ran:      # the demo's logins and API tokens are void with the passwords
-        assert "every session and API token of the demo is void" in again.stdout, again.stdout
-        assert not (c.srv / "hub" / "jupyterhub.sqlite").exists()
+    if server.hub_ran:      # the demo's logins and API tokens are void with the passwords, the hub's database kept
+        assert "every login cookie of the demo is void" in again.stdout, again.stdout
+        assert "API and OAuth token(s) of the demo deleted" in again.stdout, again.stdout
+        assert (c.srv / "hub" / "jupyterhub.sqlite").exists(), "the hub's database was deleted (servers orphaned)"
+        assert not (c.srv / "hub" / "jupyterhub_cookie_secret").exists()
     assert "moved to" in again.stdout
     assert course.stat().st_uid == pwd.getpwnam(GRADER).pw_uid
     assert not (course / "outbound" / ASSIGNMENT).exists()

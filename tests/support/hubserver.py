@@ -12,7 +12,8 @@ Ctrl-C (SIGINT to its process group), which must end it without a traceback.
 The modules use it in collection order on one xdist worker (``xdist_group("hub")``):
 ``tests/browser/test_hub_e2e.py`` (Collect must still succeed: it runs before the attacks plant
 refused folders in the inbound), ``tests/browser/test_hub_isolation.py``,
-``tests/hub/test_exchange_attacks.py`` (its last hub test stops the hub and provisions again).
+``tests/hub/test_class_term.py`` (restarts the hub, adds and removes students; leaves the hub running with
+the demo's passwords), ``tests/hub/test_exchange_attacks.py`` (its last hub test stops the hub and provisions again).
 
 The session leaves the machine as it found it (issue 26): at its end, also after a failure or
 Ctrl-C (pytest runs the finalizer; SIGTERM is turned into Ctrl-C), ``teardown`` stops the hub,
@@ -316,7 +317,7 @@ class People:
 class Student:
     """A person logged in over HTTP (password, then an API token) with a kernel in their server."""
 
-    def __init__(self, hub: dict, name: str):
+    def __init__(self, hub: dict, name: str, password: str | None = None):
         import requests
 
         self.hub, self.name = hub, name
@@ -333,7 +334,7 @@ class Student:
         sent_over_http()
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', login.text).group(1)
         done = http.post(f"{hub['local']}/hub/login", headers=hub["headers"], allow_redirects=False,
-                         data={"username": name, "password": f"demo-{name}", "_xsrf": xsrf})
+                         data={"username": name, "password": password or f"demo-{name}", "_xsrf": xsrf})
         assert done.status_code == 302, (done.status_code, done.text[:300])
         sent_over_http()
         #: the hub's login cookies of this person (what they could set in someone else's browser)

@@ -24,6 +24,9 @@ from autograder.nbgrader.exchange import configure  # noqa: E402
 # refusing (not warning about) anything else; release never reuses a planted folder
 # (hub/README.md, "The exchange").
 configure(c)
+# a student removed from the class (hub/roster_ops.py): her folders are no longer collected. This file is
+# SRV/jupyter/grader/nbgrader_config.py on the class server, the roster SRV/roster.json.
+c.ExchangeCollect.roster_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "roster.json")
 if os.environ.get("DP_EXCHANGE_UID_BASE"):      # Kubernetes: uids from hub names (hub/z2jh/)
     c.ExchangeCollect.uid_base = int(os.environ["DP_EXCHANGE_UID_BASE"])
 
