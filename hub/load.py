@@ -227,12 +227,19 @@ class KernelViews:
     async def execute(self, code: str, timeout: float) -> None:
         msg_id = self.send("execute_request", {"code": code, "silent": False, "store_history": True,
                                                "user_expressions": {}, "allow_stdin": False, "stop_on_error": True})
-        while True:
+        replied = idle = False
+        # The reply (shell) can arrive before the cell's last iopub messages (the widgets' comm_open):
+        # done when both the reply and the kernel's idle status for this request are in.
+        while not (replied and idle):
             msg = await self.read(timeout)
-            if msg.get("parent_header", {}).get("msg_id") == msg_id and msg["msg_type"] == "execute_reply":
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "execute_reply":
                 if msg["content"]["status"] != "ok":
                     raise RuntimeError(f"cell failed: {msg['content'].get('ename')}: {msg['content'].get('evalue')}")
-                return
+                replied = True
+            elif msg["msg_type"] == "status" and msg["content"].get("execution_state") == "idle":
+                idle = True
 
     async def pump(self, seconds: float) -> None:
         end = time.perf_counter() + seconds
@@ -253,7 +260,9 @@ async def move_slider(hub: Hub, name: str, kernel_id: str, cells: list[str], *, 
     try:
         for code in cells:
             await views.execute(code, timeout)
-        slider = next(c for c, state in views.models.items() if state.get("description") == "ε")
+        slider = next((c for c, state in views.models.items() if state.get("description") == "ε"), None)
+        if slider is None:
+            raise RuntimeError(f"no ε slider among the widgets: {sorted({str(s.get('_model_name')) for s in views.models.values()})}")
         options = len(views.models[slider].get("_options_labels", ())) or 21
         for canvas in views.canvas_ids():           # what the figure's view sends when it is created
             for kind in ("initialized", "send_image_mode", "refresh"):
