@@ -548,8 +548,14 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
         flush(force=True)
         if tasks:
             with open(log_dir / "workers.log", "ab") as log:
-                _run_pool(tasks, jobs=jobs, spec_line=json.dumps(spec), expected=expected, notebooks=notebooks,
-                          per_task=per_task, on_result=on_result, log=log)
+                try:
+                    _run_pool(tasks, jobs=jobs, spec_line=json.dumps(spec), expected=expected, notebooks=notebooks,
+                              per_task=per_task, on_result=on_result, log=log)
+                except BaseException:
+                    # Ctrl-C, SIGTERM, a crash: every row already reported on stderr is written before
+                    # the grader stops (flush() writes at most once a second while grading).
+                    flush(force=True)
+                    raise
         flush(force=True)
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)

@@ -15,7 +15,8 @@ from tests.browser.test_slides import ARGS, CHROMIUM, DECKS, built  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [pytest.mark.browser]
+# `make slides` writes slides/html/: every module that builds it runs on one worker, one after another.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("slides")]
 
 
 @pytest.fixture(scope="module")

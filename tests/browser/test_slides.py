@@ -39,7 +39,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disa
         "--disable-component-update", "--disable-sync"]
 DECKS = ["2h-1", "2h-2", "4h-1", "4h-2", "4h-3", "4h-4"]
 
-pytestmark = [pytest.mark.browser]
+# `make slides` writes slides/html/: every module that builds it runs on one worker, one after another.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("slides")]
 
 _spec = importlib.util.spec_from_file_location("slides_build", ROOT / "slides" / "build.py")
 slides_build = importlib.util.module_from_spec(_spec)

@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "slides"))
 import pdf  # noqa: E402  (slides/pdf.py)
 
-pytestmark = [pytest.mark.browser]
+# `make slides` writes slides/html/: every module that builds it runs on one worker, one after another.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("slides")]
 
 
 def test_every_deck_prints_to_a_pdf_and_a_broken_figure_is_refused(built, tmp_path):  # noqa: F811

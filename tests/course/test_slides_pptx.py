@@ -43,6 +43,10 @@ def test_markdown_runs():
         ("- ", ""), ("粗", "bold"), (" 与 ", ""), ("code", "code"), (" 和 ε", "")]
 
 
+# `make slides` writes slides/html/: every module that builds it runs on one worker, one after another.
+pytestmark = [pytest.mark.xdist_group("slides")]
+
+
 @pytest.fixture(scope="module")
 def built():
     result = subprocess.run(["make", "slides"], cwd=ROOT, capture_output=True, text=True, timeout=900)

@@ -396,7 +396,7 @@ def test_reboot_and_restore_lose_nothing(klass, graded):
     record, theirs = course_record(c.course), c.entries()
     assert record["rows"]["grade"] and record["feedback"] and any(e.startswith(f"{ALICE}/") for e in theirs)
     stamps = {p.parent.parent.name: p.read_text() for p in (c.course / "submitted").glob(f"*/{ASSIGNMENT}/timestamp.txt")}
-    assert set(stamps) == {ALICE, BOB, CAROL}
+    assert {ALICE, BOB, CAROL} <= set(stamps)       # the shared class may hold other students' work too
     saved = backup.backup(c.srv, roster, Path(tempfile.mkdtemp(prefix="dp-hub-backup-", dir="/var/tmp")))
     try:
         provision.stop_class(c.srv, roster)          # a reboot
