@@ -87,7 +87,7 @@ class Hub:
     def __init__(self, names: list[str]):
         self.srv = Path(tempfile.mkdtemp(prefix="dp-load-", dir="/var/tmp"))   # not /tmp: servers get a private one
         self.srv.chmod(0o755)
-        roster = self.srv / "roster.csv"
+        roster = self.roster = self.srv / "roster.csv"
         with open(roster, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(["id", "name", "role"])
@@ -115,6 +115,10 @@ class Hub:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
         self.log.close()
+        # The students' servers outlive a stopped hub on purpose (cleanup_servers = False): stop them
+        # as `provision.py --stop` does, before their course root goes.
+        for line in provision.stop_class(self.srv, provision.read_roster(self.roster)):
+            print(line, file=sys.stderr)
         shutil.rmtree(self.srv, ignore_errors=True)
 
 
