@@ -34,10 +34,26 @@ def _nginx(tmp: Path) -> str:
 
 
 def _certificate(folder: Path, name: str, hosts: list[str]) -> None:
-    san = ",".join(f"DNS:{h}" for h in hosts)
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={hosts[0]}",
-                    "-addext", f"subjectAltName={san}", "-keyout", str(folder / f"{name}.key"),
-                    "-out", str(folder / f"{name}.crt")], check=True, capture_output=True)
+    """A self-signed certificate for ``hosts`` (the venv's ``cryptography``: no openssl CLI needed)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0])])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now)
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(h) for h in hosts]), critical=False)
+            .sign(key, hashes.SHA256()))
+    (folder / f"{name}.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / f"{name}.key").write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                                           serialization.PrivateFormat.PKCS8,
+                                                           serialization.NoEncryption()))
 
 
 def test_the_nginx_sample_passes_nginx_t(tmp_path):
