@@ -30,7 +30,8 @@ def print_decks(html: Path, out: Path, chromium: str = CHROMIUM) -> list[Path]:
     """Print every deck of ``html`` to ``out/<deck>.pdf``; returns the files written.
 
     Refuses (``RuntimeError``) when a deck's print view shows no page or a formula KaTeX could not
-    typeset, or when a figure did not load: a PDF handed to 150 students must be whole.
+    typeset, or when a figure did not load, is drawn less than 100 px tall or runs off its page (the
+    print view once pushed the figures 250 px below the page): a PDF handed to 150 students must be whole.
     """
     from playwright.sync_api import sync_playwright
 
@@ -50,11 +51,14 @@ def print_decks(html: Path, out: Path, chromium: str = CHROMIUM) -> list[Path]:
                     slides: document.querySelectorAll('.slides section').length,
                     pages: document.querySelectorAll('.pdf-page').length,
                     tex: document.querySelectorAll('.tex-error').length,
-                    images: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)})""")
+                    images: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)
+                        || i.getBoundingClientRect().height < 100
+                        || i.getBoundingClientRect().bottom > i.closest('.pdf-page').getBoundingClientRect().bottom + 2)
+                    .map(i => i.src)})""")
                 if problems["tex"] or problems["images"] or problems["pages"] < problems["slides"]:
                     raise RuntimeError(f"{deck.name}: {problems['pages']} pages for {problems['slides']} slides, "
                                        f"{problems['tex']} formula(s) not typeset, "
-                                       f"figures not loaded: {problems['images'][:5]}")
+                                       f"figures not loaded or not on their page: {problems['images'][:5]}")
                 target = out / f"{deck.stem}.pdf"
                 page.pdf(path=str(target), width="1280px", height="720px", print_background=True)
                 written.append(target)
