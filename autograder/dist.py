@@ -36,7 +36,7 @@ LECTURER_README = """# 差分隐私课程 · 教师包 / Differential privacy co
 
 | 文件夹 / folder | 内容 / contents |
 |---|---|
-| `slides/` | 六套课堂幻灯片（2 课时 2 套、4 课时 4 套）：双击 `slides/index.html` 离线打开（F 全屏，S 演讲者视图）；`slides/pdf/` 每套一个 PDF（可上传到学习通、雨课堂、Moodle）；`slides/pptx/` 可编辑的 PowerPoint/WPS 文件（若已生成）/ the decks, offline; PDFs; editable PPTX |
+| `slides/` | 六套课堂幻灯片（2 课时 2 套、4 课时 4 套）：双击 `slides/index.html` 离线打开（F 全屏，S 演讲者视图）；`slides/pdf/` 每套一个 PDF（可上传到学习通、雨课堂、Moodle）；`slides/<课次>.pptx` 可编辑的 PowerPoint/WPS 文件 / the decks, offline; PDFs; editable PPTX beside each deck |
 | `guide/` | 教师指南（`teacher-guide.html` 用浏览器打开，`.md` 为原文）与试卷、评分细则（`exam/`，若已生成）/ the teacher's guide, exam papers and rubrics |
 | `grader/` | 自动评分程序：在 Linux 或 Windows 的 WSL2 中运行（见 `grader/autograder/README.md`）/ the sandboxed grader: Linux or WSL2 |
 
@@ -105,12 +105,11 @@ def lecturer_pack(course: Path, out: Path, tag: str) -> Path:
     with tempfile.TemporaryDirectory(prefix="lecturer-pack-") as tmp:
         root = Path(tmp) / f"dp-course-lecturer-{tag}"
         shutil.copytree(html, root / "slides", ignore=IGNORE)
-        for kind in ("pdf", "pptx"):
-            made = sorted((course / "slides" / kind).glob(f"*.{kind}"))
-            if made:
-                (root / "slides" / kind).mkdir(parents=True)
-                for path in made:
-                    shutil.copy2(path, root / "slides" / kind / path.name)
+        pdfs = sorted((course / "slides" / "pdf").glob("*.pdf"))   # the PPTX files are in html/ already
+        if pdfs:
+            (root / "slides" / "pdf").mkdir(parents=True)
+            for path in pdfs:
+                shutil.copy2(path, root / "slides" / "pdf" / path.name)
         guide = root / "guide"
         guide.mkdir()
         for name in ("teacher-guide.md", "class_report.png"):

@@ -40,6 +40,7 @@ def test_the_lecturer_pack_opens_offline_and_its_grader_imports_from_itself(pack
     top = packs["lecturer"]
     assert "请勿发给学生" in (top / "README.md").read_text(encoding="utf-8")
     assert sorted(p.stem for p in (top / "slides" / "pdf").glob("*.pdf")) == sorted(DECKS)
+    assert sorted(p.stem for p in (top / "slides").glob("*.pptx")) == sorted(DECKS)
     guide = (top / "guide" / "teacher-guide.html").read_text(encoding="utf-8")
     assert "<table>" in guide and "教师指南" in guide
     papers = {p.name for p in (top / "guide" / "exam").glob("*.html")}
