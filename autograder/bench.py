@@ -143,7 +143,24 @@ def marginal_seconds(course: Path, assignment: str, tmp: Path, *, jobs: int, tim
         times[n] = time.perf_counter() - start
         full = full and all(r["score"] == r["max_score"] and r["status"] == "ok" for r in rep["submissions"])
     return {"one": times[1], "many": times[copies], "copies": copies,
-            "per_submission": (times[copies] - times[1]) / (copies - 1), "full_marks": full}
+            "per_submission": (times[copies] - times[1]) / (copies - 1), "full_marks": full,
+            **cpu_seconds(rep["submissions"])}
+
+
+def cpu_seconds(rows) -> dict:
+    """Median CPU seconds per submission of ``rows`` (a report's): the sandboxes' (the student's code
+    and its runner, counted by their cgroups) and the trusted worker's (checks, draws served,
+    feedback). Unlike wall time, these do not depend on what else the machine runs: at ``--jobs N``
+    on N free cores, a submission costs about their sum / N of wall time."""
+    sandbox, judge = [], []
+    for row in rows:
+        for notebook in (row.get("timings") or {}).values():
+            cpu = notebook.get("cpu") or {}
+            if None not in (cpu.get("visible"), cpu.get("hidden"), notebook.get("judge_cpu")):
+                sandbox.append(cpu["visible"] + cpu["hidden"])
+                judge.append(notebook["judge_cpu"])
+    middle = (lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan"))
+    return {"sandbox_cpu": middle(sandbox), "judge_cpu": middle(judge)}
 
 
 def compare_nbgrader(course: Path, assignment: str, tmp: Path, args, corpus_dir: Path | None) -> bool:
@@ -231,6 +248,9 @@ def main(argv=None) -> int:
             print(f"{assignment}: 1 reference submission {m['one']:6.1f} s, {m['copies']} of them "
                   f"{m['many']:6.1f} s: {m['per_submission']:5.2f} s per submission "
                   f"(1,000 in {m['per_submission'] * 1000 / 60:4.1f} min); all full marks: {m['full_marks']}")
+            print(f"  CPU per submission (median): sandboxes {m['sandbox_cpu']:.2f} s, trusted worker "
+                  f"{m['judge_cpu']:.2f} s; on {args.jobs} free cores about "
+                  f"{(m['sandbox_cpu'] + m['judge_cpu']) / args.jobs:.2f} s of wall time each")
             if not args.no_nbgrader:
                 ok = compare_nbgrader(course, assignment, tmp, args, corpus_dir) and ok
         if args.reps > 0:

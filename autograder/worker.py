@@ -218,6 +218,7 @@ def grade_one(task: dict, spec: dict) -> dict:
                                         f"is {scorer.MAX_CELLS}); remove the extra cells and submit again")
                 continue
             source, release = spec["sources"][name], spec["releases"][name]
+            judge_cpu = time.process_time()  # the trusted side's own cost of this notebook (bench, report)
             try:
                 nb, issues = sanitize.sanitize_notebook(student, release, name=Path(name).stem)
             except Exception as exc:  # noqa: BLE001 - nbformat accepted it, we cannot rebuild it
@@ -250,6 +251,7 @@ def grade_one(task: dict, spec: dict) -> dict:
                 result["feedback"][name] = feedback.feedback_html(executed, hidden)
             except feedback.FeedbackWithheld as exc:
                 result["errors"].append(f"feedback withheld: {str(exc)[:200]}")
+            result["timings"][name]["judge_cpu"] = round(time.process_time() - judge_cpu, 3)
     except Exception:  # noqa: BLE001 - one broken submission must not stop the batch
         result["errors"].append("autograder: " + traceback.format_exc().strip().splitlines()[-1][:200])
     for cell in expected_cells(spec["sources"]):

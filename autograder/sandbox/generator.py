@@ -202,7 +202,13 @@ class ServedGenerator:
             kind = {"TypeError": TypeError, "ValueError": ValueError}.get(reply.get("type"), ValueError)
             raise kind(str(reply["error"]))
         if "plan" in reply:
-            d.update(_plan=reply["plan"], _cycle=reply["cycle"], _pos=0, _plan_data=data)
+            plan = reply["plan"]
+            if type(plan) is dict:  # finite scalars sent as one float64 array: handed out as Python floats
+                plan = wire.decode(plan, data)
+                if not isinstance(plan, np.ndarray) or plan.dtype != np.float64 or plan.ndim != 1:
+                    raise GraderRngError("rng: bad answer from the grader")
+                plan = plan.tolist()
+            d.update(_plan=plan, _cycle=reply["cycle"], _pos=0, _plan_data=data)
         value = wire.decode(reply["value"], data)
         if "own" in reply:
             # Many exchanges in one call (a loop whose draws depend on the data): the rest of the call

@@ -293,14 +293,19 @@ def _serve(request, data, namespace, call_timeout):
     func = namespace.get(request["call"])
     _arm(min(call_timeout * count, float(request.get("timeout", call_timeout))))
     try:
+        if repeat is not None:  # decoded once; every call gets its own copy (see _copier)
+            fresh = _copier((wire.decode(request["args"], data, generators),
+                             wire.decode(request["kwargs"], data, generators)))
         for step in range(count):
             _begin_step(generators, step)
-            found = [] if repeat is None else None
-            args = wire.decode(request["args"], data, generators, found)
-            kwargs = wire.decode(request["kwargs"], data, generators, found)
-            if found is not None:
+            if repeat is None:
+                found = []
+                args = wire.decode(request["args"], data, generators, found)
+                kwargs = wire.decode(request["kwargs"], data, generators, found)
                 known = {id(c): index for index, c in enumerate(found)}
                 containers, before = found, [_snapshot(c, generators, known) for c in found]
+            else:
+                args, kwargs = fresh()
             result = func(*args, **kwargs)
             try:
                 returned_generators = []
@@ -350,6 +355,32 @@ def _serve(request, data, namespace, call_timeout):
         reply.pop("mutated", None)
         reply["error"] = {"type": "ValueError", "message": f"{request['call']} returned too much data: {exc}"}
         _send(reply)
+
+
+def _copier(value):
+    """A function that returns a fresh copy of decoded plain data ``value``, as a new decoding would
+    give it (new lists, dicts and arrays; numbers, strings and generators shared, as they cannot be
+    changed in place), or ``None`` where ``value`` itself can be shared.
+
+    Decoding the arguments afresh for each of a repeat's calls cost most of a small function's time
+    (20 floats: 22 µs a call, 12 µs with this); the decoded original is never handed to student code.
+    """
+    kind = type(value)
+    if kind is np.ndarray:
+        return value.copy
+    if kind is list or kind is tuple:
+        parts = [_copier(v) for v in value]
+        if not any(parts):
+            return value.copy if kind is list else (lambda: value)
+        if kind is list:
+            return lambda: [p() if p else v for p, v in zip(parts, value)]
+        return lambda: tuple([p() if p else v for p, v in zip(parts, value)])
+    if kind is dict:
+        parts = {k: _copier(v) for k, v in value.items()}
+        if not any(parts.values()):
+            return value.copy
+        return lambda: {k: (p() if p else value[k]) for k, p in parts.items()}
+    return None
 
 
 def _begin_step(generators, step):

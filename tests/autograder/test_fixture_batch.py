@@ -164,6 +164,15 @@ def check_every_row(graded, tmp_path):
         if float(row["score"]) != sum(c["score"] for c in result["cells"]):
             problems.append(f"{student}: score is not the sum of the trusted cell scores")
     assert not problems, "\n".join(problems)
+    # The trusted worker's own CPU time per notebook is recorded: python -m autograder.bench reports it.
+    from autograder.bench import cpu_seconds
+
+    correct = graded["results"]["01_correct"]
+    timing = next(iter(correct["timings"].values()))
+    assert 0 < timing["judge_cpu"] < 60, timing
+    if timing["cpu"]["visible"] is not None:  # measured by the sandboxes' cgroups
+        assert cpu_seconds([correct]) == {"judge_cpu": timing["judge_cpu"],
+                                          "sandbox_cpu": timing["cpu"]["visible"] + timing["cpu"]["hidden"]}
 
 
 def check_repairs_are_recorded(graded, tmp_path):

@@ -542,6 +542,12 @@ def nested(d, xs):
     xs[:] = [list(xs)]
     return None
 
+def count_nested(pair, extra):
+    pair[0]["xs"].append(0)
+    pair[1][0].append(0)
+    extra["k"][0] += 1
+    return len(pair[0]["xs"]), len(pair[1][0]), float(extra["k"][0][0])
+
 def open_ledger(total):
     return {"total": total, "spent": []}
 
@@ -574,7 +580,7 @@ def repeat_box():
     box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
     names = ["pick", "grow", "flaky", "cheat", "late", "nap", "kind", "unbound", "state", "keep", "reuse", "scalars",
              "mixed", "exp_loop", "shuffled", "pair_loop", "clip_in_place", "charge_then_refuse", "nested",
-             "open_ledger", "spend", "bad_spend", "blob", "wobble", "blobs"]
+             "count_nested", "open_ledger", "spend", "bad_spend", "blob", "wobble", "blobs"]
     box.send({"cells": [REPEAT_CODE], "files": {}, "graded": names,
               "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
     box.recv(30, "cell")
@@ -763,6 +769,12 @@ def test_mutated_arguments_come_back_as_in_one_process(repeat_box):
     assert Proxy(repeat_box, "nested", 30.0)(d, xs) is None
     assert inner["xs"] == [1] and d["inner"] is inner and arr.tolist() == [99.0, 0.0] and d["arr"] is arr
     assert xs == [[1, 2]]
+    # A repeat decodes its arguments once and copies them for each call: nothing nested leaks either.
+    d = {"inner": {"xs": []}, "arr": np.zeros(2)}
+    assert call_repeatedly(Proxy(repeat_box, "nested", 30.0), 3, d, [1, 2]) == [None] * 3
+    assert d["inner"]["xs"] == [] and d["arr"].tolist() == [0.0, 0.0]
+    count = Proxy(repeat_box, "count_nested", 30.0)
+    assert call_repeatedly(count, 4, ({"xs": [1]}, [[2]]), {"k": [np.zeros(1)]}) == [(2, 2, 1.0)] * 4
     assert repeat_box.alive
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from typing import Any, Callable
 
@@ -156,6 +157,7 @@ def _new_state(make_accountant: Callable, total: float) -> dict:
     return _state_result(total)(_call(make_accountant, total))
 
 
+@functools.lru_cache(maxsize=256, typed=True)  # made once per argument, not per call of a batch
 def _state_result(total: float) -> Callable[[Any], dict]:
     return lambda state: _plain_state(state, f"make_accountant({total!r})")
 
@@ -167,6 +169,7 @@ def _count(answer_count: Callable, state: dict, epsilon: float, rng: np.random.G
     return _count_result(threshold, epsilon)(out)
 
 
+@functools.lru_cache(maxsize=256, typed=True)  # made once per argument, not per call of a batch
 def _count_result(threshold: float, epsilon: float) -> Callable[[Any], tuple[float, dict]]:
     """The check of what ``answer_count(state, values, threshold, epsilon, rng)`` returned."""
     where = f"answer_count(state, values, {threshold:g}, {epsilon!r}, rng)"
@@ -193,6 +196,7 @@ def _histogram(answer_histogram: Callable, state: dict, labels: np.ndarray, k: i
     return _histogram_result(k, epsilon)(out)
 
 
+@functools.lru_cache(maxsize=256, typed=True)  # made once per argument, not per call of a batch
 def _histogram_result(k: int, epsilon: float) -> Callable[[Any], tuple[np.ndarray, dict]]:
     """The check of what ``answer_histogram(state, labels, k, epsilon, rng)`` returned."""
     where = f"answer_histogram(state, labels, {k}, {epsilon!r}, rng)"

@@ -105,5 +105,9 @@ def _private_mean_repeated(private_mean: Callable, values: Any, lower: float, up
     outs = []
     for start in range(0, n, BATCH):
         outs += _call(private_mean, arg, lower, upper, epsilon, rng, name="private_mean", repeat=min(BATCH, n - start))
+    if all(type(out) is float for out in outs):  # the usual case, checked at once: same outcome as below
+        checked = np.array(outs, dtype=float)
+        if np.all(np.isfinite(checked)) and np.all(checked >= lower) and np.all(checked <= upper):
+            return outs
     shown = f"private_mean({_short(values)}, {lower:g}, {upper:g}, {epsilon:g}, rng)"
     return [_mean_output(out, lower, upper, shown) for out in outs]

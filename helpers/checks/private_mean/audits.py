@@ -265,10 +265,10 @@ def _dataset_noise_test(outputs_select: np.ndarray, draw_final: Callable[[int], 
     if not candidates:
         return {"bound": 0.0, "events": []}
 
-    def probabilities(u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
+    def probabilities(u1: np.ndarray, u2: np.ndarray, which=None) -> np.ndarray:
         a, b = delta / (u1 * epsilon), 1.0 / (u2 * epsilon)
         rows = []
-        for y, upper_tail in candidates:
+        for y, upper_tail in (candidates if which is None else [candidates[i] for i in which]):
             # P(Y < y) = P(-Y > -y), and -Y has the same form with -total (-L₁ is Laplace too): computed
             # directly, since 1 - P(Y > y) rounds to 0 for a far lower tail (an over-noised split).
             rows.append(exceedance(y, total, count, a, b) if upper_tail else exceedance(-y, -total, count, a, b))
@@ -298,7 +298,7 @@ def _dataset_noise_test(outputs_select: np.ndarray, draw_final: Callable[[int], 
 
     def rejected(scale: float) -> bool:
         s1, s2 = _null_splits(scale)
-        p = probabilities(s1, s2)[keep]
+        p = probabilities(s1, s2, keep)  # only the chosen events' rows (the others were computed and dropped)
         pvalues = np.array([bdtr(k, n, row) for k, row in zip(counts, p)])
         return bool(np.all(np.min(pvalues, axis=0) < alpha / k_events))
 
