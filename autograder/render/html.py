@@ -186,6 +186,13 @@ def _budgeted_tree():
     return Builder
 
 
+#: Cleaned fragments by their text, kept for the next submissions a worker grades: most of a feedback
+#: page is the assignment's own Markdown, the same for every student (bleach's parse of it was about a
+#: third of rendering a page). At most ``_CACHE_ITEMS`` fragments of at most ``_CACHE_CHARS`` each.
+_CACHE: dict[str, str] = {}
+_CACHE_ITEMS, _CACHE_CHARS = 512, 64_000
+
+
 def clean_html(text: str) -> str:
     """Allowlist-clean an HTML fragment (bleach): no script, style, handlers or unsafe URLs.
 
@@ -194,6 +201,21 @@ def clean_html(text: str) -> str:
     or whose parse would build more than its budget (:func:`_budgeted_tree`), is returned escaped
     (shown as its text).
     """
+    import html
+
+    text = str(text)
+    cached = _CACHE.get(text)
+    if cached is not None:
+        return cached
+    cleaned = _clean(text)
+    if len(text) <= _CACHE_CHARS:
+        if len(_CACHE) >= _CACHE_ITEMS:
+            _CACHE.pop(next(iter(_CACHE)))  # the oldest: a class's own cells do not push the assignment's out for long
+        _CACHE[text] = cleaned
+    return cleaned
+
+
+def _clean(text: str) -> str:
     import html
 
     if _too_costly(tag_load(text)):
