@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 import unicodedata
 import zlib
 from typing import Any, Callable
@@ -443,6 +444,52 @@ def _short(value: Any) -> str:
 def _after_call(func: Callable, rng: RecordingGenerator) -> None:
     if rng.forbidden:
         raise _forbidden_message(getattr(func, "__name__", "function"), rng.forbidden)
+
+
+def _names_used(code) -> set:
+    """Every global name a code object (its nested functions' included) refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_used(const)
+    return names
+
+
+def _calls_name(func: Callable, name: str) -> bool:
+    """Whether ``func``'s code refers to ``name`` (read from its code object, never run; in grading
+    the proxy's stand-in code, :mod:`autograder.standins`)."""
+    code = getattr(func, "__code__", None)
+    return code is not None and name in _names_used(code)
+
+
+def _caller_function(name: str) -> Callable | None:
+    """The function ``name`` where the check was called: the test cell's namespace, which holds the
+    notebook's own function, or in grading the proxy of the student's function in the same sandbox as
+    the function checked (hidden blocks included). ``None`` when there is no such callable.
+
+    For the checks of a function that may call another graded function (``rr_perturb`` calls
+    ``rr_keep_probability``): on a failure the judge asks that function for its value itself, on the
+    check's own arguments, and names the function the evidence points to (issue 35, §5).
+    """
+    frame = sys._getframe(2)   # 0: here, 1: the check, 2: its caller (the test cell)
+    try:
+        found = frame.f_globals.get(name)
+    finally:
+        del frame
+    return found if callable(found) else None
+
+
+def _ask(func: Callable | None, *args) -> tuple[Any, str | None]:
+    """``(func(*args), None)``, or ``(None, "<exception name>")`` when it raises (also
+    ``NotImplementedError``: a template); ``(None, None)`` without ``func``. One call, no message:
+    what the student's helper returns is evidence for a message, never a verdict of its own."""
+    if func is None:
+        return None, None
+    try:
+        with np.errstate(all="ignore"):
+            return func(*_fresh(args)), None
+    except Exception as error:  # noqa: BLE001 - any failure of the helper is a fact about it
+        return None, type(error).__name__
 
 
 def _expect_value_error(func: Callable, args: tuple, why_zh: str, why_en: str) -> None:
