@@ -516,6 +516,46 @@ def _expect_value_error(func: Callable, args: tuple, why_zh: str, why_en: str) -
     )
 
 
+def _expect_value_error_via(func: Callable, args: tuple, why_zh: str, why_en: str, helper: Callable | None,
+                            helper_args: tuple, helper_name: str, diagnosis: str) -> None:
+    """:func:`_expect_value_error` for a function that may leave checking these arguments to the
+    student's ``helper`` (``rr_perturb`` to ``rr_keep_probability``): when ``func`` does not raise
+    ValueError (or raises something else), its code calls ``helper_name`` (read, never run) and the
+    judge's own call ``helper(*helper_args)`` does not raise ValueError either (it returns, or raises
+    what ``func`` raised), the failure is said of the helper, with ``diagnosis`` (issue 35, §5). A
+    helper that does raise ValueError leaves the failure with ``func``, and the message says so."""
+    try:
+        _expect_value_error(func, args, why_zh, why_en)
+        return
+    except AssertionError as caught:
+        failure = caught
+    name = getattr(func, "__name__", "function")
+    if getattr(failure, "diagnosis", None) not in ("common.no_value_error", "common.nan_accepted",
+                                                   "common.wrong_exception") or not _calls_name(func, helper_name):
+        raise failure
+    got, error = _ask(helper, *helper_args)
+    shown = ", ".join(_short(a) for a in helper_args)
+    if error == "ValueError":
+        raise _fail(failure.zh + f"（你的 {helper_name}({shown}) 抛出了 ValueError，是正确的，所以错误在 {name} 本身："
+                    f"它没有把这个 ValueError 传出来。）",
+                    failure.en + f" (Your {helper_name}({shown}) raises ValueError, which is right, so the mistake is in "
+                    f"{name} itself: the ValueError does not come out of it.)", diagnosis=failure.diagnosis) from None
+    wrong_exception = failure.diagnosis == "common.wrong_exception"
+    if (got is None and error is None) or (wrong_exception and not (error and f"raised {error}:" in failure.en)) \
+            or (not wrong_exception and error is not None):
+        raise failure
+    said_zh = f"抛出的也是 {error}" if error else f"也没有抛出 ValueError（返回了 {_short(got)}）"
+    said_en = f"raises {error} too" if error else f"does not raise ValueError either (it returned {_short(got)})"
+    raise _fail(
+        f"错误多半在 {helper_name}，不在 {name}：{name} 调用了你的 {helper_name}，靠它检查参数，而 {helper_name}({shown}) "
+        f"{said_zh}。先让 {helper_name} 对这个参数抛出 ValueError（它自己的测试应该也没通过）。{name} 的测试结果：{failure.zh}",
+        f"The mistake is most likely in {helper_name}, not {name}: {name} calls your {helper_name} and leaves checking "
+        f"the arguments to it, and {helper_name}({shown}) {said_en}. Make {helper_name} raise ValueError for this argument "
+        f"first (its own test should fail too). {name}'s test said: {failure.en}",
+        diagnosis=diagnosis,
+    ) from None
+
+
 # --- running student code outside a notebook ----------------------------------------
 
 

@@ -20,6 +20,7 @@ from helpers.checks.core import (
     _caller_function,
     _calls_name,
     _expect_value_error,
+    _expect_value_error_via,
     _fail,
     _passed,
     _say,
@@ -339,8 +340,11 @@ def check_exponential_mechanism_basics(exponential_mechanism: Callable, *,
             "int indices in range, one candidate, ε = 0 (uniform), scores 1e6 (no overflow)")
 
 
-def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None:
-    """ValueError for ε < 0, Δq <= 0 and empty scores."""
+def check_exponential_mechanism_invalid(exponential_mechanism: Callable, *,
+                                        probabilities: Callable | None = None) -> None:
+    """ValueError for ε < 0, Δq <= 0 and empty scores (``probabilities``: as :func:`check_exponential_mechanism_basics`;
+    a mechanism may leave these checks to it)."""
+    probs = probabilities if probabilities is not None else _caller_function(PROBS)
     rng = RecordingGenerator(8)
     for args, zh, en in (
         (([1.0, 2.0], -1.0, 1.0, rng), "ε 不能为负", "epsilon must be >= 0"),
@@ -348,7 +352,8 @@ def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None
         (([], 1.0, 1.0, rng), "候选集不能为空", "scores must not be empty"),
         (([1.0, 2.0], float("nan"), 1.0, rng), "ε 必须是有限数", "epsilon must be finite"),
     ):
-        _expect_value_error(exponential_mechanism, args, zh, en)
+        _expect_value_error_via(exponential_mechanism, args, zh, en, probs, args[:3], PROBS,
+                                "exponential.probabilities_inherited")
     _passed("check_exponential_mechanism_invalid", "ε < 0、Δq = 0、空分数、ε = nan 都抛出 ValueError",
             "ValueError for ε < 0, Δq = 0, empty scores, ε = nan")
 

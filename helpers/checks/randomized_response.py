@@ -19,6 +19,7 @@ from helpers.checks.core import (
     _caller_function,
     _calls_name,
     _expect_value_error,
+    _expect_value_error_via,
     _fail,
     _passed,
     _say,
@@ -173,7 +174,11 @@ def check_rr_perturb_basics(rr_perturb: Callable, *, keep_probability: Callable 
         ((np.array([0, 1, 1]), 0.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
         ((np.array([0, 1, 1]), -1.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
     ):
-        _expect_value_error(rr_perturb, args, zh, en)
+        if args[1] > 0:  # the bits are rr_perturb's to check
+            _expect_value_error(rr_perturb, args, zh, en)
+        else:  # ε may be left to rr_keep_probability (the notebook's solution does)
+            _expect_value_error_via(rr_perturb, args, zh, en, keep, (args[1],), KEEP,
+                                    "randomized_response.keep_probability_inherited")
     _passed("check_rr_perturb_basics", "返回形状为 (5,)、(2, 3)、(4,) 的 0/1 整数数组；ε = 800 时保留全部比特；比特为 2、-1 与 ε <= 0 抛出 ValueError",
             "integer 0/1 arrays of shapes (5,), (2, 3), (4,); every bit kept at ε = 800; ValueError for bits 2, -1 and ε <= 0")
 
@@ -246,10 +251,13 @@ def _number(value: Any) -> float | None:
     return float(array.reshape(-1)[0]) if array.size == 1 else None
 
 
-def check_rr_perturb_invalid(rr_perturb: Callable) -> None:
-    """ValueError for NaN ε and for a fractional bit."""
+def check_rr_perturb_invalid(rr_perturb: Callable, *, keep_probability: Callable | None = None) -> None:
+    """ValueError for NaN ε and for a fractional bit (``keep_probability``: as :func:`check_rr_perturb_basics`)."""
+    keep = keep_probability if keep_probability is not None else _caller_function(KEEP)
     rng = RecordingGenerator(10)
-    _expect_value_error(rr_perturb, (np.array([0, 1]), float("nan"), rng), "ε 必须是有限正数", "epsilon must be a finite number > 0")
+    _expect_value_error_via(rr_perturb, (np.array([0, 1]), float("nan"), rng), "ε 必须是有限正数",
+                            "epsilon must be a finite number > 0", keep, (float("nan"),), KEEP,
+                            "randomized_response.keep_probability_inherited")
     _expect_value_error(rr_perturb, (np.array([0.0, 0.5, 1.0]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1")
     _passed("check_rr_perturb_invalid", "ε = nan 与比特 0.5 抛出 ValueError", "ValueError for ε = nan and bit 0.5")
 

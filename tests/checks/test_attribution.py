@@ -158,3 +158,36 @@ def test_right_probabilities_leave_the_failure_with_exponential_mechanism(mechan
     assert failure.diagnosis != "exponential.probabilities_inherited"
     assert failure.zh.startswith("exponential_mechanism 的输出频率")
     assert "所以错误在 exponential_mechanism 本身的抽样" in failure.zh and "exponential_mechanism's own sampling" in failure.en
+
+
+def test_a_missing_value_error_of_the_helper_is_said_of_the_helper():
+    """rr_perturb and exponential_mechanism may leave checking ε to the helper (the notebook's own
+    rr_perturb does): a helper that accepts ε = 0 (or ε < 0) is named, not its caller."""
+    import helpers.checks.exponential as exponential
+
+    ns = _corpus_ns("randomized_response", rr_keep_probability="no_validation", rr_perturb="where")
+    failure = _as_a_test_cell("check_rr_perturb_basics", "rr_perturb", ns)
+    assert failure.diagnosis == "randomized_response.keep_probability_inherited"
+    assert failure.zh.startswith("错误多半在 rr_keep_probability，不在 rr_perturb") and "ValueError" in failure.zh
+    ns = _corpus_ns("exponential", exponential_probabilities="no_validation", exponential_mechanism="cumsum_search")
+    failure = _caught(lambda: exponential.check_exponential_mechanism_invalid(
+        ns["exponential_mechanism"], probabilities=ns["exponential_probabilities"]))
+    assert failure.diagnosis == "exponential.probabilities_inherited"
+    assert failure.en.startswith("The mistake is most likely in exponential_probabilities, not exponential_mechanism")
+
+
+def test_a_caller_that_swallows_the_helpers_value_error_is_named():
+    ns = _corpus_ns("randomized_response", rr_keep_probability="logistic")
+    load_student_code(
+        "def rr_perturb(bits, epsilon, rng):\n"
+        "    x = np.asarray(bits)\n"
+        "    if not np.all((x == 0) | (x == 1)):\n"
+        "        raise ValueError('bits')\n"
+        "    try:\n"
+        "        p = rr_keep_probability(epsilon)\n"
+        "    except ValueError:\n"
+        "        p = 0.5\n"
+        "    return np.where(rng.random(x.shape) < p, x, 1 - x).astype(int)\n", ns)
+    failure = _as_a_test_cell("check_rr_perturb_basics", "rr_perturb", ns)
+    assert failure.diagnosis == "common.no_value_error"
+    assert failure.zh.startswith("rr_perturb(") and "所以错误在 rr_perturb 本身" in failure.zh
