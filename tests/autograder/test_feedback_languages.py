@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup   # nbconvert's own dependency; html.parser: no lxml needed
 
 from autograder import scorer, worker
 from autograder.render import feedback
@@ -50,7 +50,7 @@ def _check_failure(zh: str = ZH, en: str = EN, lang: str | None = None) -> dict:
 
 def _failure_area(page: str):
     """The output area of the test cell: its outputs, in order, as parsed elements."""
-    soup = BeautifulSoup(page, "lxml")
+    soup = BeautifulSoup(page, "html.parser")
     area = [o for o in soup.select(".jp-OutputArea-output") if "check failed" in o.get_text()
             or o.find("details") is not None]
     assert area, "no failure output on the page"
@@ -117,8 +117,8 @@ def test_a_hidden_failure_is_folded_and_keeps_its_message_out():
     nb = _executed(error, hidden_failed=True)
     assert "message" not in nb.cells[1].metadata.get("autograder", {})
     page = feedback.feedback_html(nb, [])
-    assert "-19" not in BeautifulSoup(page, "lxml").get_text()
-    soup = BeautifulSoup(page, "lxml")
+    assert "-19" not in BeautifulSoup(page, "html.parser").get_text()
+    soup = BeautifulSoup(page, "html.parser")
     fold = soup.find("details", class_="dp-other-lang")
     assert fold.find("summary").get_text(strip=True) == "English"
     assert "a hidden test of test_perturb_distribution failed" in fold.get_text()
@@ -131,7 +131,7 @@ def test_the_formgrader_copy_keeps_the_parts_and_renders_the_same_fold():
     copy = feedback.gradebook_notebook(_executed(_check_failure()))
     nbformat.validate(copy)
     assert copy.cells[1].metadata["autograder"]["message"]["zh"] == ZH
-    soup = BeautifulSoup(feedback.feedback_html(copy, []), "lxml")
+    soup = BeautifulSoup(feedback.feedback_html(copy, []), "html.parser")
     assert soup.find("details", class_="dp-other-lang").find("pre").get_text() == EN
 
 
@@ -140,5 +140,5 @@ def test_the_folded_text_is_text(en):
     """Whatever a message quotes (a student's exception text) is escaped in the fold: the page passes
     the sanitizer's final scan (no FeedbackWithheld) and shows it as text."""
     page = feedback.feedback_html(_executed(_check_failure(en=en)), [])
-    fold = BeautifulSoup(page, "lxml").find("details", class_="dp-other-lang")
+    fold = BeautifulSoup(page, "html.parser").find("details", class_="dp-other-lang")
     assert fold.find("pre").get_text() == en and fold.find("script") is None and fold.find("img") is None
