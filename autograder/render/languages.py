@@ -33,7 +33,7 @@ def page_language() -> str:
     return get_lang()
 
 
-def bilingual(cell, output) -> tuple[str, str, str] | None:
+def bilingual(cell: dict, output: dict) -> tuple[str, str, str] | None:
     """``(lang, zh, en)`` of a bilingual failure in ``output``, an error output of ``cell``; ``None``
     for any other output (shown as it is).
 
@@ -41,16 +41,19 @@ def bilingual(cell, output) -> tuple[str, str, str] | None:
     parts in the test cell's ``metadata.autograder.message`` (:func:`autograder.worker.executed_notebook`,
     from what the trusted side caught), used only when they spell the output's message exactly, so
     the page never shows anything the output did not. Without them (a notebook nbgrader executed) a
-    message of one Chinese line and one line without Chinese is split there. The generic failure of a
-    hidden test (``feedback.HIDDEN_FAILED``) is split at its " / ". ``lang`` is the one recorded where the
-    check ran, else :func:`page_language`.
+    message of one Chinese line and one line without Chinese is split there. The grader's own
+    one-liners (a hidden test's generic failure, ``feedback.HIDDEN_FAILED``; the Formgrader's
+    ``formgrader.FAILED``) are split at their " / ". ``lang`` is the one recorded where the check
+    ran, else :func:`page_language`.
     """
     if output.get("output_type") != "error":
         return None
     ename, evalue = output.get("ename"), source_text(output.get("evalue", ""))
-    if ename == "HiddenTestFailed" and " / " in evalue:
+    if ename in ("HiddenTestFailed", "TestFailed") and " / " in evalue:  # the grader's own one-liners
         zh, en = evalue.split(" / ", 1)
-        return page_language(), zh, en
+        if _HAN.search(zh) and not _HAN.search(en):
+            return page_language(), zh.strip(), en.strip()
+        return None
     if ename != "CheckFailure":
         return None
     meta = (cell.get("metadata") or {}).get("autograder")
@@ -67,7 +70,7 @@ def bilingual(cell, output) -> tuple[str, str, str] | None:
     return None
 
 
-def folded_outputs(output, parts: tuple[str, str, str]) -> tuple[dict, dict]:
+def folded_outputs(output: dict, parts: tuple[str, str, str]) -> tuple[dict, dict]:
     """The error output showing the message in its first language only, and an HTML output after it
     holding the other language in a closed ``<details>`` (summary: that language's name). Nothing is
     wrapped at a fixed width: the browser breaks the lines (a Chinese word is never cut by a newline)."""

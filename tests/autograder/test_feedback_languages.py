@@ -142,3 +142,18 @@ def test_the_folded_text_is_text(en):
     page = feedback.feedback_html(_executed(_check_failure(en=en)), [])
     fold = BeautifulSoup(page, "html.parser").find("details", class_="dp-other-lang")
     assert fold.find("pre").get_text() == en and fold.find("script") is None and fold.find("img") is None
+
+
+def test_the_formgraders_own_failure_line_is_folded_and_an_english_reason_is_not():
+    """formgrader.FAILED ("未通过 / failed (trusted grader)") folds its English; a reason in English only
+    (a row's status, "error: timeout") is shown as it is."""
+    from autograder.nbgrader.formgrader import FAILED
+
+    for text, folded in ((FAILED, True), ("error: timeout", False)):
+        nb = _executed(None)
+        nb.cells[1].outputs = [nbformat.v4.new_output("error", ename="TestFailed", evalue=text, traceback=[text])]
+        soup = BeautifulSoup(feedback.feedback_html(nb, []), "html.parser")
+        fold = soup.find("details", class_="dp-other-lang")
+        assert (fold is not None) == folded, text
+        if folded:
+            assert fold.find("pre").get_text() == "failed (trusted grader)" and "未通过" in soup.get_text()
