@@ -178,6 +178,19 @@ def _audits() -> list[dict]:
             if r.claimed_epsilon is not None and math.isfinite(r.epsilon)]
 
 
+def _languages(exc: BaseException) -> dict:
+    """A check's verdict in its two languages, ``{"zh", "en", "lang"}`` (``{}`` for other errors): the
+    feedback page shows ``lang`` first and folds the other (:func:`autograder.render.languages.bilingual`).
+    ``lang`` is the language the notebook shows the message in (``helpers.i18n.get_lang`` where the
+    check ran: ``DP_COURSE_LANG``, or a ``set_lang`` of the source's setup cell; Chinese by default)."""
+    zh, en = getattr(exc, "zh", None), getattr(exc, "en", None)
+    if type(zh) is not str or type(en) is not str:
+        return {}
+    from helpers.i18n import get_lang
+
+    return {"zh": zh[:TEXT_CAP], "en": en[:TEXT_CAP], "lang": get_lang()}
+
+
 def _run_trusted(code: str, namespace: dict, filename: str) -> tuple[str, dict | None]:
     """Run instructor code; ``(captured output, error or None)``."""
     out = io.StringIO()
@@ -188,6 +201,7 @@ def _run_trusted(code: str, namespace: dict, filename: str) -> tuple[str, dict |
             exec(compile(to_python(code), filename, "exec"), namespace)
     except BaseException as exc:  # noqa: BLE001 - any failure of the cell is a failed test
         error = {"ename": type(exc).__name__[:100], "evalue": str(exc)[:TEXT_CAP], "diagnosis": diagnosis_of(exc)}
+        error.update(_languages(exc))
         if isinstance(exc, KeyboardInterrupt):
             raise
     finally:

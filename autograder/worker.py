@@ -174,6 +174,9 @@ def executed_notebook(student_nb, scored: dict):
             elif error:
                 outputs.append(nbformat.v4.new_output("error", ename=error["ename"], evalue=error["evalue"],
                                                       traceback=[error_text(error)]))
+                if error.get("zh") is not None:  # the feedback page shows one language, the other folded
+                    cell.metadata.setdefault("autograder", {})["message"] = {
+                        "zh": error["zh"], "en": error["en"], "lang": error["lang"]}
             cell.metadata.setdefault("autograder", {}).update(score=test["score"], points=test["points"])
         else:
             report = scored["student_cells"].get(index)

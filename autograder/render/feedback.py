@@ -27,7 +27,8 @@ template itself did not write, an ``on*`` attribute or a ``javascript:`` URL
 raises :class:`FeedbackWithheld`. An instructor cell that would still show a
 hidden-test line is redacted (:func:`redact_hidden`), never the whole page.
 Math is rendered to MathML when the page is made (:mod:`autograder.render.mathml`: no
-script, no network), long lines wrap, and the score (total and per test) heads the page.
+script, no network), long lines wrap, and the score (total and per test) heads the page. A failed
+check's message shows in the notebook's language, the other folded (:mod:`autograder.render.languages`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from nbconvert.filters.markdown_mistune import InvalidNotebook
 
 from autograder.cells import source_text
 from autograder.render.html import clean_html, strip_remote_markdown, strip_remote_svg
+from autograder.render.languages import bilingual, folded_outputs
 from autograder.render.mathml import MathToMathML
 
 BEGIN = "### BEGIN HIDDEN TESTS"
@@ -137,6 +139,8 @@ def leaked_lines(path: Path, secret_lines) -> list[str]:
 
 # --- safe HTML --------------------------------------------------------------------------
 
+#: Longest part of a bilingual message kept in the Formgrader's copy (the scorer's cap of a message).
+TEXT_PART = 32_000
 #: Largest image (base64 characters) shown; larger ones become a note.
 MAX_IMAGE_CHARS = 2 * 1024 * 1024
 #: Largest text, HTML, Markdown or LaTeX output kept (characters); longer ones are cut.
@@ -319,11 +323,18 @@ def safe_notebook(nb, hidden: list[str] | None = None):
             for output in cell.get("outputs", []) or []:
                 if found and output.get("output_type") == "error":
                     output = dict(output, traceback=[error_text(output)])
-                shown = safe_output(output, budget) if budget[0] > 0 else None
-                if shown is None:
-                    omitted = omitted or budget[0] <= 0
-                    continue
-                new.outputs.append(shown)
+                parts = bilingual(cell, output)
+                fold = None
+                if parts is not None:  # the notebook's language first, the other folded
+                    output, fold = folded_outputs(output, parts)
+                for piece in (output, fold):
+                    if piece is None:
+                        continue
+                    shown = safe_output(piece, budget) if budget[0] > 0 else None
+                    if shown is None:
+                        omitted = omitted or budget[0] <= 0
+                        break
+                    new.outputs.append(shown)
             if omitted:
                 new.outputs.append(note_output("(more output not shown: feedback size limit / 输出过多，未显示)"))
             count = cell.get("execution_count")
@@ -631,6 +642,13 @@ def gradebook_notebook(nb):
             cell["outputs"] = [o for o in (safe_output(o, budget, inline_svg_ok=False)
                                            for o in cell.get("outputs", []) or []) if o is not None]
         keep = {k: v for k, v in cell.get("metadata", {}).items() if k == "nbgrader"}
+        message = (cell.get("metadata", {}).get("autograder") or {}).get("message") \
+            if isinstance(cell.get("metadata", {}).get("autograder"), dict) else None
+        if cell.get("cell_type") == "code" and _instructor(cell) and isinstance(message, dict) and all(
+                type(message.get(k)) is str for k in ("zh", "en", "lang")):
+            # nbgrader's Generate feedback renders this copy (CourseFeedbackExporter): the parts let it
+            # fold the other language too (bilingual checks them against the output's message)
+            keep["autograder"] = {"message": {k: message[k][:TEXT_PART] for k in ("zh", "en", "lang")}}
         cell["metadata"] = keep
     nb.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info")}
     return nb

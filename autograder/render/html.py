@@ -73,7 +73,7 @@ ALLOWED_TAGS = frozenset({
     "details", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "kbd",
     "li", "ol", "p", "pre", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
     "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var", "img", "center"})
-ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align"], "a": ["href"], "img": img_attribute,  # no remote src
+ALLOWED_ATTRIBUTES = {"*": ["class", "title", "align", "lang"], "a": ["href"], "img": img_attribute,  # no remote src
                       "td": ["colspan", "rowspan"],
                       "th": ["colspan", "rowspan"], "col": ["span"], "colgroup": ["span"]}
 

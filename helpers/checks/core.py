@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 import unicodedata
 import zlib
 from typing import Any, Callable
@@ -445,6 +446,52 @@ def _after_call(func: Callable, rng: RecordingGenerator) -> None:
         raise _forbidden_message(getattr(func, "__name__", "function"), rng.forbidden)
 
 
+def _names_used(code) -> set:
+    """Every global name a code object (its nested functions' included) refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_used(const)
+    return names
+
+
+def _calls_name(func: Callable, name: str) -> bool:
+    """Whether ``func``'s code refers to ``name`` (read from its code object, never run; in grading
+    the proxy's stand-in code, :mod:`autograder.standins`)."""
+    code = getattr(func, "__code__", None)
+    return code is not None and name in _names_used(code)
+
+
+def _caller_function(name: str) -> Callable | None:
+    """The function ``name`` where the check was called: the test cell's namespace, which holds the
+    notebook's own function, or in grading the proxy of the student's function in the same sandbox as
+    the function checked (hidden blocks included). ``None`` when there is no such callable.
+
+    For the checks of a function that may call another graded function (``rr_perturb`` calls
+    ``rr_keep_probability``): on a failure the judge asks that function for its value itself, on the
+    check's own arguments, and names the function the evidence points to (issue 35, §5).
+    """
+    frame = sys._getframe(2)   # 0: here, 1: the check, 2: its caller (the test cell)
+    try:
+        found = frame.f_globals.get(name)
+    finally:
+        del frame
+    return found if callable(found) else None
+
+
+def _ask(func: Callable | None, *args) -> tuple[Any, str | None]:
+    """``(func(*args), None)``, or ``(None, "<exception name>")`` when it raises (also
+    ``NotImplementedError``: a template); ``(None, None)`` without ``func``. One call, no message:
+    what the student's helper returns is evidence for a message, never a verdict of its own."""
+    if func is None:
+        return None, None
+    try:
+        with np.errstate(all="ignore"):
+            return func(*_fresh(args)), None
+    except Exception as error:  # noqa: BLE001 - any failure of the helper is a fact about it
+        return None, type(error).__name__
+
+
 def _expect_value_error(func: Callable, args: tuple, why_zh: str, why_en: str) -> None:
     name = getattr(func, "__name__", "function")
     shown = ", ".join(_short(a) for a in args if not isinstance(a, np.random.Generator))
@@ -467,6 +514,46 @@ def _expect_value_error(func: Callable, args: tuple, why_zh: str, why_en: str) -
         f"{name}({shown}) did not raise ValueError; expected one ({why_en}). {hint_en}",
         diagnosis="common.nan_accepted" if "nan" in shown else "common.no_value_error",
     )
+
+
+def _expect_value_error_via(func: Callable, args: tuple, why_zh: str, why_en: str, helper: Callable | None,
+                            helper_args: tuple, helper_name: str, diagnosis: str) -> None:
+    """:func:`_expect_value_error` for a function that may leave checking these arguments to the
+    student's ``helper`` (``rr_perturb`` to ``rr_keep_probability``): when ``func`` does not raise
+    ValueError (or raises something else), its code calls ``helper_name`` (read, never run) and the
+    judge's own call ``helper(*helper_args)`` does not raise ValueError either (it returns, or raises
+    what ``func`` raised), the failure is said of the helper, with ``diagnosis`` (issue 35, §5). A
+    helper that does raise ValueError leaves the failure with ``func``, and the message says so."""
+    try:
+        _expect_value_error(func, args, why_zh, why_en)
+        return
+    except AssertionError as caught:
+        failure = caught
+    name = getattr(func, "__name__", "function")
+    if getattr(failure, "diagnosis", None) not in ("common.no_value_error", "common.nan_accepted",
+                                                   "common.wrong_exception") or not _calls_name(func, helper_name):
+        raise failure
+    got, error = _ask(helper, *helper_args)
+    shown = ", ".join(_short(a) for a in helper_args)
+    if error == "ValueError":
+        raise _fail(failure.zh + f"（你的 {helper_name}({shown}) 抛出了 ValueError，是正确的，所以错误在 {name} 本身："
+                    f"它没有把这个 ValueError 传出来。）",
+                    failure.en + f" (Your {helper_name}({shown}) raises ValueError, which is right, so the mistake is in "
+                    f"{name} itself: the ValueError does not come out of it.)", diagnosis=failure.diagnosis) from None
+    wrong_exception = failure.diagnosis == "common.wrong_exception"
+    if (got is None and error is None) or (wrong_exception and not (error and f"raised {error}:" in failure.en)) \
+            or (not wrong_exception and error is not None):
+        raise failure
+    said_zh = f"抛出的也是 {error}" if error else f"也没有抛出 ValueError（返回了 {_short(got)}）"
+    said_en = f"raises {error} too" if error else f"does not raise ValueError either (it returned {_short(got)})"
+    raise _fail(
+        f"错误多半在 {helper_name}，不在 {name}：{name} 调用了你的 {helper_name}，靠它检查参数，而 {helper_name}({shown}) "
+        f"{said_zh}。先让 {helper_name} 对这个参数抛出 ValueError（它自己的测试应该也没通过）。{name} 的测试结果：{failure.zh}",
+        f"The mistake is most likely in {helper_name}, not {name}: {name} calls your {helper_name} and leaves checking "
+        f"the arguments to it, and {helper_name}({shown}) {said_en}. Make {helper_name} raise ValueError for this argument "
+        f"first (its own test should fail too). {name}'s test said: {failure.en}",
+        diagnosis=diagnosis,
+    ) from None
 
 
 # --- running student code outside a notebook ----------------------------------------

@@ -15,8 +15,12 @@ from helpers.checks.core import (
     SENSITIVITY,
     RecordingGenerator,
     _after_call,
+    _ask,
     _call,
+    _caller_function,
+    _calls_name,
     _expect_value_error,
+    _expect_value_error_via,
     _fail,
     _passed,
     _say,
@@ -83,16 +87,7 @@ def _compare_probs(got: np.ndarray, scores, epsilon, sensitivity, rtol: float, a
     expected = _exp_probs(np.asarray(scores, dtype=float), epsilon, sensitivity)
     if np.allclose(got, expected, rtol=rtol, atol=atol):
         return
-    guess_zh, guess_en = "检查公式 Pr[r] ∝ exp(ε q / (2Δq))", "check the formula Pr[r] ∝ exp(ε q / (2Δq))"
-    guess_id = "exponential.formula_wrong"
-    if np.all(np.isfinite(got)):
-        for key, (zh, en, alt) in _exp_alternatives(np.asarray(scores, dtype=float), epsilon, sensitivity).items():
-            if alt.shape == got.shape and np.allclose(got, alt, rtol=1e-6, atol=1e-9):
-                guess_zh, guess_en, guess_id = zh, en, key
-                break
-    else:
-        guess_zh, guess_en = "结果含 nan/inf：是否在 exp 之前没有减去最大值（溢出）？", "result contains nan/inf: subtract the maximum logit before exp (overflow)?"
-        guess_id = "exponential.overflow"
+    guess_zh, guess_en, guess_id = _probs_guess(got, scores, epsilon, sensitivity)
     np_print = np.get_printoptions()
     np.set_printoptions(precision=4, suppress=False)
     try:
@@ -104,6 +99,80 @@ def _compare_probs(got: np.ndarray, scores, epsilon, sensitivity, rtol: float, a
         )
     finally:
         np.set_printoptions(**np_print)
+
+
+def _probs_guess(got: np.ndarray, scores, epsilon: float, sensitivity: float) -> tuple[str, str, str]:
+    """The likely mistake of probabilities ``got``: (Chinese, English, diagnosis id)."""
+    if not np.all(np.isfinite(got)):
+        return ("结果含 nan/inf：是否在 exp 之前没有减去最大值（溢出）？",
+                "result contains nan/inf: subtract the maximum logit before exp (overflow)?", "exponential.overflow")
+    for key, (zh, en, alt) in _exp_alternatives(np.asarray(scores, dtype=float), epsilon, sensitivity).items():
+        if alt.shape == got.shape and np.allclose(got, alt, rtol=1e-6, atol=1e-9):
+            return zh, en, key
+    return "检查公式 Pr[r] ∝ exp(ε q / (2Δq))", "check the formula Pr[r] ∝ exp(ε q / (2Δq))", "exponential.formula_wrong"
+
+
+#: The student's function exponential_mechanism may call (the notebook suggests it): a failure of the
+#: mechanism is said of it when the evidence points there (issue 35, §5).
+PROBS = "exponential_probabilities"
+
+
+def _name_the_probabilities(mechanism: Callable, probabilities: Callable | None, scores, epsilon: float,
+                            sensitivity: float, failure: AssertionError, follows: Callable) -> AssertionError:
+    """``failure`` of ``exponential_mechanism`` on ``(scores, ε, Δq)``, said of the function the evidence points to.
+
+    The judge asks the student's ``exponential_probabilities`` for the same arguments itself (one
+    call). Right probabilities: the mistake is the mechanism's own, and the message says so. Wrong
+    ones (or an exception), the mechanism's code calls ``exponential_probabilities`` (read, never
+    run) and what the mechanism did follows them (``follows(probabilities, error)``: its frequencies
+    fit them, they are no distribution to sample from, or it failed with the same exception): the
+    mistake is ``exponential_probabilities``'s, id ``exponential.probabilities_inherited``.
+    Otherwise ``failure`` unchanged.
+    """
+    if not hasattr(failure, "zh"):
+        return failure
+    got, error = _ask(probabilities, list(scores), epsilon, sensitivity)
+    try:
+        own = None if got is None else np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        own = None
+    expected = _exp_probs(np.asarray(scores, dtype=float), epsilon, sensitivity)
+    args = f"{list(scores)}, {epsilon:g}, {sensitivity:g}"
+    if error is None and own is not None and own.shape == expected.shape and np.allclose(own, expected, rtol=1e-6, atol=1e-12):
+        return _fail(failure.zh + f"（你的 exponential_probabilities({args}) 返回的概率是正确的，所以错误在 exponential_mechanism 本身的抽样。）",
+                     failure.en + f" (Your exponential_probabilities({args}) returns the right probabilities, so the mistake "
+                     f"is in exponential_mechanism's own sampling.)", diagnosis=failure.diagnosis)
+    if (got is None and error is None) or not _calls_name(mechanism, PROBS):
+        return failure
+    usable = own is not None and own.shape == expected.shape and bool(np.all(np.isfinite(own)))
+    valid = usable and bool(np.all(own >= 0)) and abs(float(own.sum()) - 1.0) <= 1e-6
+    if error is None and not valid:
+        follows_zh = "这不是一个概率分布（非负、和为 1），exponential_mechanism 无法按它正确抽样。"
+        follows_en = "That is no probability distribution (non-negative, summing to 1): exponential_mechanism cannot sample from it."
+    elif follows(own if usable else None, error):
+        follows_zh, follows_en = (("exponential_mechanism 抛出的正是这个异常。", "exponential_mechanism fails with that very exception.")
+                                  if error else ("exponential_mechanism 的结果与这组概率相符，按它抽样的做法没有发现问题。",
+                                                 "What exponential_mechanism did fits these probabilities; sampling from them showed no problem."))
+    else:
+        return failure
+    if error:
+        said_zh, said_en = f"抛出了 {error}", f"raises {error}"
+        guess_zh = guess_en = None
+    else:
+        said_zh = said_en = f"= {np.round(own, 4) if own is not None and own.shape == expected.shape else _short(got)}"
+        guess_zh, guess_en, _ = _probs_guess(own, scores, epsilon, sensitivity) if own is not None and own.shape == expected.shape \
+            else ("返回的不是每个候选一个概率的数组", "it does not return one probability per candidate", None)
+    return _fail(
+        f"错误多半在 exponential_probabilities，不在 exponential_mechanism：exponential_mechanism 调用了你的 "
+        f"exponential_probabilities，而 exponential_probabilities({args}) {said_zh}，正确的概率是 {np.round(expected, 4)}。"
+        f"{follows_zh}{'可能的错误：' + guess_zh.rstrip('。？') + '。' if guess_zh else ''}先修正 exponential_probabilities"
+        f"（它自己的测试应该也没通过）。exponential_mechanism 的测试结果：{failure.zh}",
+        f"The mistake is most likely in exponential_probabilities, not exponential_mechanism: exponential_mechanism "
+        f"calls your exponential_probabilities, and exponential_probabilities({args}) {said_en}, while the right "
+        f"probabilities are {np.round(expected, 4)}. {follows_en} {'Likely mistake: ' + guess_en.rstrip('.?') + '. ' if guess_en else ''}"
+        f"Fix exponential_probabilities first (its own test should fail too). exponential_mechanism's test said: {failure.en}",
+        diagnosis="exponential.probabilities_inherited",
+    )
 
 
 def check_exponential_probabilities_table(exponential_probabilities: Callable) -> None:
@@ -215,18 +284,34 @@ def _index_or_fail(out: Any, k: int, args_text: str) -> int:
     return int(out)
 
 
-def check_exponential_mechanism_basics(exponential_mechanism: Callable) -> None:
-    """Returns an int index in range; one candidate ⇒ 0; huge score gap ⇒ the best. Deterministic in effect."""
+def check_exponential_mechanism_basics(exponential_mechanism: Callable, *,
+                                       probabilities: Callable | None = None) -> None:
+    """Returns an int index in range; one candidate ⇒ 0; huge score gap ⇒ the best. Deterministic in effect.
+
+    ``probabilities``: the student's ``exponential_probabilities`` (default: the one where the check
+    is called), asked for the same arguments when the mechanism fails (:func:`_name_the_probabilities`).
+    """
+    probs = probabilities if probabilities is not None else _caller_function(PROBS)
+
+    def call(scores: list, epsilon: float, gen: RecordingGenerator, repeat: int | None = None):
+        try:
+            return _call(exponential_mechanism, scores, epsilon, 1.0, gen, rng=gen, repeat=repeat)
+        except AssertionError as failure:
+            if getattr(failure, "diagnosis", None) != "common.crashed":
+                raise
+            raise _name_the_probabilities(exponential_mechanism, probs, scores, epsilon, 1.0, failure,
+                                          lambda own, error: error is not None and f"raised {error}:" in failure.en) from None
+
     rng = RecordingGenerator(7)
-    for out in _call(exponential_mechanism, [30.0, 25.0, 8.0, 2.0], 1.0, 1.0, rng, rng=rng, repeat=20):
+    for out in call([30.0, 25.0, 8.0, 2.0], 1.0, rng, repeat=20):
         _index_or_fail(out, 4, "[30, 25, 8, 2], 1, 1, rng")
     _after_call(exponential_mechanism, rng)
-    out = _index_or_fail(_call(exponential_mechanism, [5.0], 1.0, 1.0, rng, rng=rng), 1, "[5], 1, 1, rng")
+    out = _index_or_fail(call([5.0], 1.0, rng), 1, "[5], 1, 1, rng")
     # ε = 0 is valid (Table 6-4's column): every candidate equally likely. Twenty outputs all alike
     # have probability 4 × 4⁻²⁰ < 10⁻¹¹ for a uniform choice; a sampler dividing by ε crashes here.
     uniform = RecordingGenerator(17, keep=True)
     zero = [_index_or_fail(o, 4, "[30, 25, 8, 2], 0.0, 1, rng")
-            for o in _call(exponential_mechanism, [30.0, 25.0, 8.0, 2.0], 0.0, 1.0, uniform, rng=uniform, repeat=20)]
+            for o in call([30.0, 25.0, 8.0, 2.0], 0.0, uniform, repeat=20)]
     _after_call(exponential_mechanism, uniform)
     # The sampler's points need choices built from the draws (issue 35): the same draws again, the same
     # 20 choices (two independent uniform runs agree with probability 4⁻²⁰).
@@ -234,29 +319,32 @@ def check_exponential_mechanism_basics(exponential_mechanism: Callable) -> None:
                     lambda r: call_repeatedly(exponential_mechanism, 20, [30.0, 25.0, 8.0, 2.0], 0.0, 1.0, r),
                     uniform.drawn(), zero)
     if len(set(zero)) == 1:
-        raise _fail(
+        raise _name_the_probabilities(exponential_mechanism, probs, [30.0, 25.0, 8.0, 2.0], 0.0, 1.0, _fail(
             f"ε = 0 时指数机制应在 4 个候选中均匀选择，但 20 次都输出 {zero[0]}。",
             f"at ε = 0 the exponential mechanism chooses uniformly among the 4 candidates, but all 20 outputs were {zero[0]}.",
             diagnosis="exponential.epsilon_zero_not_uniform",
-        )
+        ), lambda own, error: own is not None and not np.allclose(own, 0.25))
     with np.errstate(all="ignore"):
         # exp(-5e5) underflows to 0: the best candidate is the only possible output.
-        for out in _call(exponential_mechanism, [0.0, 1e6, 3.0], 1.0, 1.0, rng, rng=rng, repeat=20):
+        for out in call([0.0, 1e6, 3.0], 1.0, rng, repeat=20):
             out = _index_or_fail(out, 3, "[0, 1e6, 3], 1, 1, rng")
             if out != 1:
-                raise _fail(
+                raise _name_the_probabilities(exponential_mechanism, probs, [0.0, 1e6, 3.0], 1.0, 1.0, _fail(
                     f"分数 [0, 1e6, 3]、ε = 1 时，输出 {out} 的概率小于 e^(-499998)，实际上只能输出 1（最高分）。是否溢出，或下标错位？",
                     f"with scores [0, 1e6, 3] and ε = 1, output {out} has probability below e^(-499998): only 1 "
                     f"(the best) is possible. Overflow, or an index off by one?",
                     diagnosis="exponential.best_not_certain",
-                )
+                ), lambda own, error: own is not None and own[out] > 0)
     _after_call(exponential_mechanism, rng)
     _passed("check_exponential_mechanism_basics", "返回范围内的整数下标；只有一个候选、ε = 0（均匀）、分数为 1e6（不溢出）都正确",
             "int indices in range, one candidate, ε = 0 (uniform), scores 1e6 (no overflow)")
 
 
-def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None:
-    """ValueError for ε < 0, Δq <= 0 and empty scores."""
+def check_exponential_mechanism_invalid(exponential_mechanism: Callable, *,
+                                        probabilities: Callable | None = None) -> None:
+    """ValueError for ε < 0, Δq <= 0 and empty scores (``probabilities``: as :func:`check_exponential_mechanism_basics`;
+    a mechanism may leave these checks to it)."""
+    probs = probabilities if probabilities is not None else _caller_function(PROBS)
     rng = RecordingGenerator(8)
     for args, zh, en in (
         (([1.0, 2.0], -1.0, 1.0, rng), "ε 不能为负", "epsilon must be >= 0"),
@@ -264,7 +352,8 @@ def check_exponential_mechanism_invalid(exponential_mechanism: Callable) -> None
         (([], 1.0, 1.0, rng), "候选集不能为空", "scores must not be empty"),
         (([1.0, 2.0], float("nan"), 1.0, rng), "ε 必须是有限数", "epsilon must be finite"),
     ):
-        _expect_value_error(exponential_mechanism, args, zh, en)
+        _expect_value_error_via(exponential_mechanism, args, zh, en, probs, args[:3], PROBS,
+                                "exponential.probabilities_inherited")
     _passed("check_exponential_mechanism_invalid", "ε < 0、Δq = 0、空分数、ε = nan 都抛出 ValueError",
             "ValueError for ε < 0, Δq = 0, empty scores, ε = nan")
 
@@ -278,7 +367,8 @@ CHI2_SCORES = (0.0, 4.0, 8.0, 12.0, 16.0, 20.0, 6.0)
 
 def check_exponential_mechanism_distribution(exponential_mechanism: Callable, seed: int | None = None, *,
                                              scores: tuple = CHI2_SCORES, epsilon: float = EPSILON,
-                                             sensitivity: float = SENSITIVITY, n: int = 10_000) -> None:
+                                             sensitivity: float = SENSITIVITY, n: int = 10_000,
+                                             probabilities: Callable | None = None) -> None:
     """Chi-square goodness of fit of ``n`` draws against exp(εq/(2Δq)).
 
     Bins with expected count below 5 are merged. False-failure probability for
@@ -287,8 +377,11 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
     made in :data:`_CHUNKS` batches with a generator each, and one batch chosen by
     the seed must be built from the draws served for it (``judged`` draws checks of
     :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; they add
-    less than 1e-9).
+    less than 1e-9). On a failure the message names the function the evidence points to: the
+    student's ``exponential_probabilities`` (``probabilities``; default: the one where the check is
+    called) is asked for the same arguments (:func:`_name_the_probabilities`).
     """
+    probs = probabilities if probabilities is not None else _caller_function(PROBS)
     name = "check_exponential_mechanism_distribution"
     seed = check_seed(name + repr((scores, epsilon, sensitivity, n)), seed)
     k = len(scores)
@@ -327,7 +420,16 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
         else:
             guess_zh, guess_en = "抽样方法有误（检查累积概率与下标的对应）", "the sampling step is wrong (check how cumulative probabilities map to indices)"
             guess_id = "exponential.sampling_wrong"
-        raise _fail(
+        def fits(own, error):  # the counts, tested against the student's own probabilities at the same level
+            if own is None or np.any(own < 0) or not own.sum() > 0:
+                return False
+            own = own / own.sum()
+            if np.any((own == 0) & (counts > 0)):
+                return False
+            observed, expected = _merge_bins(counts, own * n)
+            return observed.size < 2 or chi_square_test(observed, expected).pvalue >= ALPHA
+
+        raise _name_the_probabilities(exponential_mechanism, probs, scores_list, epsilon, sensitivity, _fail(
             f"exponential_mechanism 的输出频率 {np.round(freq, 3)} 与期望概率 {np.round(expected_p, 3)} 不符"
             f"（分数 {scores_list}，ε = {epsilon:g}，Δq = {sensitivity:g}；卡方 = {result.statistic:.1f}，p = {result.pvalue:.2g} < {ALPHA:g}，"
             f"n = {n}，seed = {seed}；正确实现被误判的概率 ≤ {ALPHA:g}）。可能的错误：{guess_zh}。",
@@ -336,7 +438,7 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
             f"{result.statistic:.1f}, p = {result.pvalue:.2g} < {ALPHA:g}, n = {n}, seed = {seed}; a correct "
             f"implementation fails with probability <= {ALPHA:g}). Likely mistake: {guess_en}.",
             diagnosis=guess_id,
-        )
+        ), fits)
     _say(name, seed, text + " -> OK",
          zh=f"输出频率与 exp(εq/(2Δq)) 的概率相符（{n} 次抽样，卡方检验 p = {result.pvalue:.3g}）")
 

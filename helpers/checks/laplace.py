@@ -18,6 +18,7 @@ from helpers.checks.core import (
     _call,
     _expect_value_error,
     _fail,
+    _names_used,
     _passed,
     _say,
     _short,
@@ -338,14 +339,6 @@ def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int 
 #: reported against a correct laplace_mechanism).
 _DRAWING_MISTAKES = frozenset({"laplace.missing_sign", "laplace.asymmetric_noise", "laplace.extra_u2_term",
                                "laplace.not_laplace_shape"})
-
-
-def _names_used(code) -> set:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            names |= _names_used(const)
-    return names
 
 
 def _name_the_noise(laplace_mechanism: Callable, failure: AssertionError) -> AssertionError:

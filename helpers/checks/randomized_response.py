@@ -14,8 +14,12 @@ from helpers.checks.core import (
     EPSILON,
     RecordingGenerator,
     _after_call,
+    _ask,
     _call,
+    _caller_function,
+    _calls_name,
     _expect_value_error,
+    _expect_value_error_via,
     _fail,
     _passed,
     _say,
@@ -56,14 +60,7 @@ def check_rr_keep_probability_values(rr_keep_probability: Callable) -> None:
             )
         expected = _keep(epsilon)
         if not math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-15):
-            guess_zh, guess_en = "检查公式 p = e^ε / (e^ε + 1)", "check the formula p = e^ε / (e^ε + 1)"
-            guess_id = "randomized_response.keep_formula_wrong"
-            if math.isclose(got, 1 - expected, rel_tol=1e-9):
-                guess_zh, guess_en = "p 与 1-p 弄反了（1/(e^ε+1) 是翻转的概率）", "p and 1-p swapped (1/(e^ε+1) is the flip probability)"
-                guess_id = "randomized_response.p_swapped"
-            elif math.isclose(got, _keep(epsilon / 2), rel_tol=1e-9) or math.isclose(got, _keep(2 * epsilon), rel_tol=1e-9):
-                guess_zh, guess_en = "ε 多乘或多除了 2", "ε multiplied or divided by 2"
-                guess_id = "randomized_response.epsilon_factor_2"
+            guess_zh, guess_en, guess_id = _keep_guess(float(got), epsilon)
             raise _fail(
                 f"rr_keep_probability({epsilon:.4g}) = {got}，期望 e^ε/(e^ε+1) = {expected:.6f}。可能的错误：{guess_zh}。",
                 f"rr_keep_probability({epsilon:.4g}) = {got}; expected e^ε/(e^ε+1) = {expected:.6f}. Likely mistake: {guess_en}.",
@@ -71,6 +68,18 @@ def check_rr_keep_probability_values(rr_keep_probability: Callable) -> None:
             )
     _passed("check_rr_keep_probability_values", "p(ln 4) = 0.8、p(0.7)、p(3)、p(0.001) 正确",
             "exact values p(ln 4) = 0.8, p(0.7), p(3), p(0.001)")
+
+
+def _keep_guess(got: float, epsilon: float) -> tuple[str, str, str]:
+    """The likely mistake of a keep probability ``got`` at ``epsilon``: (Chinese, English, diagnosis id)."""
+    expected = _keep(epsilon)
+    if math.isclose(got, 1 - expected, rel_tol=1e-9):
+        return ("p 与 1-p 弄反了（1/(e^ε+1) 是翻转的概率）", "p and 1-p swapped (1/(e^ε+1) is the flip probability)",
+                "randomized_response.p_swapped")
+    if math.isclose(got, _keep(epsilon / 2), rel_tol=1e-9) or math.isclose(got, _keep(2 * epsilon), rel_tol=1e-9):
+        return "ε 多乘或多除了 2", "ε multiplied or divided by 2", "randomized_response.epsilon_factor_2"
+    return ("检查公式 p = e^ε / (e^ε + 1)", "check the formula p = e^ε / (e^ε + 1)",
+            "randomized_response.keep_formula_wrong")
 
 
 def check_rr_keep_probability_edge(rr_keep_probability: Callable) -> None:
@@ -112,8 +121,13 @@ def _rr_output(out: Any, shape: tuple, args_text: str) -> np.ndarray:
     return out
 
 
-def check_rr_perturb_basics(rr_perturb: Callable) -> None:
-    """Shape, integer 0/1 output for 1-D and 2-D input; ValueError for ε <= 0 and bits not in {0, 1}."""
+def check_rr_perturb_basics(rr_perturb: Callable, *, keep_probability: Callable | None = None) -> None:
+    """Shape, integer 0/1 output for 1-D and 2-D input; ValueError for ε <= 0 and bits not in {0, 1}.
+
+    ``keep_probability``: the student's ``rr_keep_probability`` (default: the one where the check is
+    called), asked for its value at ε = 800 when ``rr_perturb`` fails there (:func:`_name_the_keep_probability`).
+    """
+    keep = keep_probability if keep_probability is not None else _caller_function(KEEP)
     rng = RecordingGenerator(9)
     for bits in (np.array([0, 1, 1, 0, 1]), np.array([[1, 0, 0], [0, 1, 1]]), [1, 0, 1, 1]):
         out = _call(rr_perturb, bits, 1.0, rng, rng=rng)
@@ -128,32 +142,122 @@ def check_rr_perturb_basics(rr_perturb: Callable) -> None:
     # A huge ε (the notebook makes ε = 800 a required case of the keep probability): e^ε overflows a
     # float past ε ≈ 709.8, while the keep probability is 1 in floating point, so every bit is kept.
     bits = np.array([0, 1, 1, 0, 1, 0, 0, 1])
-    out = _rr_output(_call(rr_perturb, bits, 800.0, rng, rng=rng), bits.shape, f"{_short(bits)}, 800.0, rng")
+    try:
+        out = _call(rr_perturb, bits, 800.0, rng, rng=rng)
+    except AssertionError as failure:
+        if getattr(failure, "diagnosis", None) != "common.crashed":
+            raise
+        # the same exception from rr_keep_probability(800) is where the crash came from
+        raise _name_the_keep_probability(rr_perturb, keep, 800.0, failure,
+                                         lambda value, error: error is not None and f"raised {error}:" in failure.en) from None
+    out = _rr_output(out, bits.shape, f"{_short(bits)}, 800.0, rng")
     _after_call(rr_perturb, rng)
     if not np.array_equal(out, bits):
-        raise _fail(
-            f"rr_perturb(bits, 800.0, rng) 改变了 {int(np.sum(out != bits))} 个比特，但 ε = 800 时保留概率 p = 1/(1 + e^(-800)) 在浮点数里就是 1。"
-            f"是否直接计算了 e^ε（ε > 709 时溢出为 inf，inf/inf = nan）？请复用 rr_keep_probability。",
-            f"rr_perturb(bits, 800.0, rng) changed {int(np.sum(out != bits))} bits, but at ε = 800 the keep probability "
-            f"p = 1/(1 + e^(-800)) is 1 in floating point. Does it compute e^ε directly (inf past ε ≈ 709, and inf/inf "
-            f"= nan)? Reuse rr_keep_probability.",
-            diagnosis="randomized_response.perturb_overflow",
-        )
+        changed = int(np.sum(out != bits))
+        if _calls_name(rr_perturb, KEEP):  # it takes p from rr_keep_probability: not its own e^ε
+            guess_zh = "rr_perturb 调用了 rr_keep_probability，没有自己计算 e^ε：检查它怎样用 p（u < p 时保留，否则翻转）。"
+            guess_en = "rr_perturb calls rr_keep_probability rather than computing e^ε: check how it uses p (keep when u < p, else flip)."
+            mistake = "randomized_response.keep_rate_wrong"
+        else:
+            guess_zh = "是否直接计算了 e^ε（ε > 709 时溢出为 inf，inf/inf = nan）？请复用 rr_keep_probability。"
+            guess_en = "Does it compute e^ε directly (inf past ε ≈ 709, and inf/inf = nan)? Reuse rr_keep_probability."
+            mistake = "randomized_response.perturb_overflow"
+        fact = (f"rr_perturb(bits, 800.0, rng) 改变了 {changed} 个比特，但 ε = 800 时保留概率 p = 1/(1 + e^(-800)) 在浮点数里就是 1。",
+                f"rr_perturb(bits, 800.0, rng) changed {changed} bits, but at ε = 800 the keep probability "
+                f"p = 1/(1 + e^(-800)) is 1 in floating point.")
+        raise _name_the_keep_probability(rr_perturb, keep, 800.0,
+                                         _fail(fact[0] + guess_zh, fact[1] + " " + guess_en, diagnosis=mistake),
+                                         lambda value, error: error is None and value != 1.0, fact=fact)
     for args, zh, en in (
         ((np.array([0, 1, 2]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1"),
         ((np.array([0, 1, -1]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1"),
         ((np.array([0, 1, 1]), 0.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
         ((np.array([0, 1, 1]), -1.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
     ):
-        _expect_value_error(rr_perturb, args, zh, en)
+        if args[1] > 0:  # the bits are rr_perturb's to check
+            _expect_value_error(rr_perturb, args, zh, en)
+        else:  # ε may be left to rr_keep_probability (the notebook's solution does)
+            _expect_value_error_via(rr_perturb, args, zh, en, keep, (args[1],), KEEP,
+                                    "randomized_response.keep_probability_inherited")
     _passed("check_rr_perturb_basics", "返回形状为 (5,)、(2, 3)、(4,) 的 0/1 整数数组；ε = 800 时保留全部比特；比特为 2、-1 与 ε <= 0 抛出 ValueError",
             "integer 0/1 arrays of shapes (5,), (2, 3), (4,); every bit kept at ε = 800; ValueError for bits 2, -1 and ε <= 0")
 
 
-def check_rr_perturb_invalid(rr_perturb: Callable) -> None:
-    """ValueError for NaN ε and for a fractional bit."""
+#: The student's function rr_perturb may call (the notebook suggests it): a failure of rr_perturb is
+#: said of it when the evidence points there (issue 35, §5: a helper's mistake had been reported
+#: against a correct caller).
+KEEP = "rr_keep_probability"
+
+
+def _name_the_keep_probability(rr_perturb: Callable, keep: Callable | None, epsilon: float,
+                               failure: AssertionError, follows: Callable,
+                               fact: tuple[str, str] | None = None) -> AssertionError:
+    """``failure`` of ``rr_perturb`` at ``epsilon``, said of the function the evidence points to.
+
+    The judge asks the student's ``rr_keep_probability`` (``keep``) for its value at the same ε
+    itself (one call). Right value: the mistake is ``rr_perturb``'s own, and the message says so.
+    Wrong value (or an exception), ``rr_perturb``'s code calls ``rr_keep_probability`` (read, never
+    run) and what ``rr_perturb`` did follows that value (``follows(value, error)``: the keep rates
+    measured fit it, or it failed with the same exception): the mistake is ``rr_keep_probability``'s,
+    id ``randomized_response.keep_probability_inherited``, quoting ``fact`` (Chinese, English: what
+    was measured, without the failure's guess about ``rr_perturb``; default the whole failure).
+    Otherwise ``failure`` unchanged.
+    """
+    if not hasattr(failure, "zh"):
+        return failure
+    got, error = _ask(keep, epsilon)
+    value = _number(got)
+    expected = _keep(epsilon)
+    if error is None and value is not None and math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-15):
+        return _fail(failure.zh + f"（你的 rr_keep_probability({epsilon:g}) = {value:.6g} 是正确的，所以错误在 rr_perturb 本身。）",
+                     failure.en + f" (Your rr_keep_probability({epsilon:g}) = {value:.6g} is correct, so the mistake is "
+                     f"in rr_perturb itself.)", diagnosis=failure.diagnosis)
+    if (got is None and error is None) or not _calls_name(rr_perturb, KEEP) or not follows(value, error):
+        return failure
+    said_zh = f"抛出了 {error}" if error else f"返回 {_short(got)}"
+    said_en = f"raises {error}" if error else f"returns {_short(got)}"
+    follows_zh, follows_en = (("rr_perturb 抛出的正是这个异常。", "rr_perturb fails with that very exception.") if error else
+                              ("rr_perturb 的结果与这个值相符，按它保留比特的做法没有发现问题。",
+                               "What rr_perturb did fits that value; keeping bits with it showed no problem."))
+    fact_zh, fact_en = fact or (failure.zh, failure.en)
+    if epsilon > 700 and (error or value is None or not math.isfinite(value)):
+        guess_zh = "e^ε 溢出了（e^800 = inf，inf/inf = nan）：改写成 1/(1 + e^(-ε))"
+        guess_en = "e^ε overflows (e^800 = inf, inf/inf = nan): write it as 1/(1 + e^(-ε))"
+    elif value is not None and math.isfinite(value):
+        guess_zh, guess_en, _ = _keep_guess(value, epsilon)
+    else:
+        guess_zh, guess_en = "检查公式 p = e^ε / (e^ε + 1)", "check the formula p = e^ε / (e^ε + 1)"
+    return _fail(
+        f"错误多半在 rr_keep_probability，不在 rr_perturb：rr_perturb 调用了你的 rr_keep_probability，而 "
+        f"rr_keep_probability({epsilon:g}) {said_zh}，正确的 p = e^ε/(e^ε+1) = {expected:.6g}。{follows_zh}"
+        f"可能的错误：{guess_zh}。先修正 rr_keep_probability"
+        f"（它自己的测试应该也没通过）。rr_perturb 的测试结果：{fact_zh}",
+        f"The mistake is most likely in rr_keep_probability, not rr_perturb: rr_perturb calls your "
+        f"rr_keep_probability, and rr_keep_probability({epsilon:g}) {said_en}, while p = e^ε/(e^ε+1) = {expected:.6g}. "
+        f"{follows_en} Likely mistake: {guess_en}. "
+        f"Fix rr_keep_probability first (its own test should fail too). rr_perturb's test said: {fact_en}",
+        diagnosis="randomized_response.keep_probability_inherited",
+    )
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a float when it is one number (a float, an int, a 0-d or 1-element array), else ``None``."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return float(array.reshape(-1)[0]) if array.size == 1 else None
+
+
+def check_rr_perturb_invalid(rr_perturb: Callable, *, keep_probability: Callable | None = None) -> None:
+    """ValueError for NaN ε and for a fractional bit (``keep_probability``: as :func:`check_rr_perturb_basics`)."""
+    keep = keep_probability if keep_probability is not None else _caller_function(KEEP)
     rng = RecordingGenerator(10)
-    _expect_value_error(rr_perturb, (np.array([0, 1]), float("nan"), rng), "ε 必须是有限正数", "epsilon must be a finite number > 0")
+    _expect_value_error_via(rr_perturb, (np.array([0, 1]), float("nan"), rng), "ε 必须是有限正数",
+                            "epsilon must be a finite number > 0", keep, (float("nan"),), KEEP,
+                            "randomized_response.keep_probability_inherited")
     _expect_value_error(rr_perturb, (np.array([0.0, 0.5, 1.0]), 1.0, rng), "bits 只能是 0 或 1", "bits must be 0 or 1")
     _passed("check_rr_perturb_invalid", "ε = nan 与比特 0.5 抛出 ValueError", "ValueError for ε = nan and bit 0.5")
 
@@ -175,15 +279,19 @@ def hidden_perturb_case(seed: int | None = None) -> dict:
 
 
 def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None, *, epsilon: float = EPSILON,
-                                  n: int = 100_000, ones: float = 0.3, shape: tuple | None = None) -> None:
+                                  n: int = 100_000, ones: float = 0.3, shape: tuple | None = None,
+                                  keep_probability: Callable | None = None) -> None:
     """Exact binomial tests of the keep rate among true 1s and among true 0s.
 
     Two two-sided tests at ``ALPHA / 2`` each: false-failure probability for a
     correct implementation <= ``ALPHA`` = 1e-6 in total. The answers judged must be
     built from the draws served for them (``judged`` draws checks of
     :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; they add
-    less than 1e-9).
+    less than 1e-9). On a failure the message names the function the evidence points to: the
+    student's ``rr_keep_probability`` (``keep_probability``; default: the one where the check is
+    called) is asked for p at the same ε (:func:`_name_the_keep_probability`).
     """
+    keep = keep_probability if keep_probability is not None else _caller_function(KEEP)
     name = "check_rr_perturb_distribution"
     seed = check_seed(name + repr((epsilon, n, ones, shape)), seed)
     rng = RecordingGenerator(seed, keep=True)
@@ -228,14 +336,18 @@ def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None,
         else:
             mistake = "randomized_response.keep_rate_wrong"
             zh, en = "保留概率不是 e^ε/(e^ε+1)", "the keep probability is not e^ε/(e^ε+1)"
-        raise _fail(
+        def fits(value, error):  # the keep rates measured, tested against the student's own p at the same level
+            return (error is None and value is not None and 0 <= value <= 1
+                    and min(binomial_test(kept1, n_ones, value), binomial_test(kept0, n - n_ones, value)) >= ALPHA / 2)
+
+        raise _name_the_keep_probability(rr_perturb, keep, epsilon, _fail(
             f"rr_perturb：真实为 1 的比特保留率 {r1:.4f}，真实为 0 的比特保留率 {r0:.4f}，期望都是 p = {p:.4f}（ε = {epsilon:g}；"
             f"二项检验 p 值 {p1:.2g} / {p0:.2g}，阈值 {ALPHA / 2:g}，seed = {seed}；正确实现被误判的概率 ≤ {ALPHA:g}）。可能的错误：{zh}。",
             f"rr_perturb: keep rate {r1:.4f} among true 1s and {r0:.4f} among true 0s; expected p = {p:.4f} for both "
             f"(ε = {epsilon:g}; binomial p-values {p1:.2g} / {p0:.2g}, threshold {ALPHA / 2:g}, seed = {seed}; a correct "
             f"implementation fails with probability <= {ALPHA:g}). Likely mistake: {en}.",
             diagnosis=mistake,
-        )
+        ), fits)
     _say(name, seed, text + " -> OK",
          zh=f"真实为 1 与为 0 的比特保留率 {r1:.4f}、{r0:.4f} 都与 p = e^ε/(e^ε+1) = {p:.4f} 相符（二项检验）")
 

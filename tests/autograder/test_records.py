@@ -293,13 +293,15 @@ def test_feedback_page_of_a_notebook_with_a_pasted_image():
 
 def test_feedback_shows_a_failed_check_as_the_notebook_does():
     """A failed visible check in a test cell with hidden tests: its bilingual verdict under
-    the notebook's own header, not the exception's class name, and no traceback."""
+    the notebook's own header, not the exception's class name, and no traceback; the Chinese first,
+    the English folded under it (tests/autograder/test_feedback_languages.py)."""
     nb = nbformat.read(SOURCE, as_version=4)
     cell = next(c for c in nb.cells if c.cell_type == "code" and feedback.strip_hidden(c.source)[1])
     cell.outputs = [nbformat.v4.new_output("error", ename="CheckFailure", evalue="\n测得均值 0.48，期望 0。\n"
                                            "mean 0.48, expected 0.", traceback=["Traceback", 'File "checks.py"'])]
     visible = html.unescape(re.sub(r"<[^>]+>", "", feedback.feedback_html(nb, _secrets())))
-    assert "✗ 未通过 / check failed\n测得均值 0.48，期望 0。\nmean 0.48, expected 0." in visible
+    assert "✗ 未通过 / check failed\n测得均值 0.48，期望 0。" in visible
+    assert visible.index("测得均值 0.48") < visible.index("English") < visible.index("mean 0.48, expected 0.")
     assert "CheckFailure" not in visible and "checks.py" not in visible
     other = feedback.error_text({"ename": "ValueError", "evalue": "b must be > 0"})
     assert other == "ValueError: b must be > 0"

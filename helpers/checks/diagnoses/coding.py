@@ -234,6 +234,14 @@ CODE: dict[str, Diagnosis] = {
         "laplace_mechanism returned the exact value.",
         "Return value + Lap(Δf/ε) noise."),
     # --- exponential ------------------------------------------------------------------------------
+    "exponential.probabilities_inherited": _D(
+        "exponential_mechanism 没通过，但错误在学生自己的 exponential_probabilities：机制调用了它，评分程序用同样的"
+        "参数问过它，它给的概率是错的（或不是概率分布），或者该抛出 ValueError 时没有抛出，而机制的表现正随着它。",
+        "先修正 exponential_probabilities（它自己的测试也没通过）；按概率抽样的做法没有发现问题。",
+        "exponential_mechanism failed, but the mistake is in the student's exponential_probabilities: the mechanism "
+        "calls it, the grader asked it for the same arguments and found its probabilities wrong (or no distribution) "
+        "or no ValueError where one is due, and the mechanism follows it.",
+        "Fix exponential_probabilities first (its own test fails too); sampling from the probabilities showed no problem."),
     "exponential.wrong_output_type": _D(
         "exponential_probabilities 没有返回长度为候选数的 numpy 数组。",
         "返回一个 np.ndarray，每个候选一个概率。",
@@ -355,6 +363,14 @@ CODE: dict[str, Diagnosis] = {
         "改写成 1/(1 + e^(-ε))，数学上相同而不会溢出。",
         "e^ε overflows for large ε (800): inf/inf = nan.",
         "Write 1/(1 + e^(-ε))."),
+    "randomized_response.keep_probability_inherited": _D(
+        "rr_perturb 没通过，但错误在学生自己的 rr_keep_probability：rr_perturb 调用了它，评分程序用同一个 ε "
+        "问过它，它的值是错的（公式不对或溢出），或者该抛出 ValueError 时没有抛出，而 rr_perturb 的表现正随着它。",
+        "先修正 rr_keep_probability（它自己的测试也没通过）；rr_perturb 按 p 保留比特的做法没有发现问题。",
+        "rr_perturb failed, but the mistake is in the student's rr_keep_probability: rr_perturb calls it, the "
+        "grader asked it for the same ε and found its value wrong (formula or overflow) or no ValueError where one "
+        "is due, and rr_perturb's results follow it.",
+        "Fix rr_keep_probability first (its own test fails too); keeping bits with p showed no problem."),
     "randomized_response.wrong_output_type": _D(
         "rr_perturb 没有返回与输入同形状的 numpy 数组。",
         "返回与 bits 同形状的 np.ndarray。",
