@@ -188,9 +188,11 @@ def _budgeted_tree():
 
 #: Cleaned fragments by their text, kept for the next submissions a worker grades: most of a feedback
 #: page is the assignment's own Markdown, the same for every student (bleach's parse of it was about a
-#: third of rendering a page). At most ``_CACHE_ITEMS`` fragments of at most ``_CACHE_CHARS`` each.
-_CACHE: dict[str, str] = {}
-_CACHE_ITEMS, _CACHE_CHARS = 512, 64_000
+#: third of rendering a page). Fragments of at most ``_CACHE_CHARS``, at most ``_CACHE_TOTAL`` characters
+#: (texts and results) in all, so that a class's hostile cells cannot grow a worker's memory.
+_CACHE: dict[str, tuple[str, str]] = {}
+_CACHE_CHARS, _CACHE_TOTAL = 64_000, 4_000_000
+_CACHED = [0]
 
 
 def clean_html(text: str) -> str:
@@ -201,17 +203,18 @@ def clean_html(text: str) -> str:
     or whose parse would build more than its budget (:func:`_budgeted_tree`), is returned escaped
     (shown as its text).
     """
-    import html
-
     text = str(text)
     cached = _CACHE.get(text)
     if cached is not None:
-        return cached
+        return cached[1]
     cleaned = _clean(text)
-    if len(text) <= _CACHE_CHARS:
-        if len(_CACHE) >= _CACHE_ITEMS:
-            _CACHE.pop(next(iter(_CACHE)))  # the oldest: a class's own cells do not push the assignment's out for long
-        _CACHE[text] = cleaned
+    size = len(text) + len(cleaned)
+    if len(text) <= _CACHE_CHARS and size <= _CACHE_TOTAL:
+        while _CACHE and _CACHED[0] + size > _CACHE_TOTAL:  # the oldest go first
+            old = _CACHE.pop(next(iter(_CACHE)))
+            _CACHED[0] -= len(old[0]) + len(old[1])
+        _CACHE[text] = (text, cleaned)
+        _CACHED[0] += size
     return cleaned
 
 
