@@ -407,7 +407,9 @@ def _outputs(tree, own, refs):
         return [_outputs(v, own, refs) for v in tree]
     if type(tree) is not dict:
         return tree
-    if set(tree) == {"$o"}:
+    if len(tree) != 1:  # an array, a numpy scalar: nothing inside to replace
+        return tree
+    if "$o" in tree:
         where = tree["$o"]
         if type(where) is not list or not 1 <= len(where) <= 2 or not all(type(i) is int for i in where) \
                 or not 0 <= where[0] < len(own):
@@ -420,9 +422,9 @@ def _outputs(tree, own, refs):
             found = items[where[1]]
         refs.append(wire.decode(found, data, None))
         return {"$r": len(refs) - 1}
-    if set(tree) == {"$t"}:
+    if "$t" in tree:
         return {"$t": _outputs(tree["$t"], own, refs)}
-    if set(tree) == {"$d"} and type(tree["$d"]) is dict:
+    if "$d" in tree and type(tree["$d"]) is dict:
         return {"$d": {k: _outputs(v, own, refs) for k, v in tree["$d"].items()}}
     return tree
 

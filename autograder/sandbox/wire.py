@@ -137,6 +137,19 @@ def _name(dtype) -> str:
 def _encode(value, payload, generators, depth, containers=None):
     if depth > MAX_DEPTH:
         raise TypeError("data nested too deeply")
+    # The usual exact types first, each as the general rules below treat it (a call's arguments and
+    # results cross by the tens of thousands: the chain of isinstance tests was most of the time).
+    kind = type(value)
+    if kind is float:
+        return value if math.isfinite(value) else {"$f": "nan" if value != value else ("inf" if value > 0 else "-inf")}
+    if kind is int or kind is str or kind is bool or value is None:
+        return value
+    if kind is list and containers is None:
+        return [_encode(v, payload, generators, depth + 1) for v in value]
+    if kind is tuple:
+        return {"$t": [_encode(v, payload, generators, depth + 1, containers) for v in value]}
+    if kind is Output:
+        return {"$o": [value.index] + ([] if value.item is None else [value.item])}
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int) and type(value) in (int, bool):
@@ -238,18 +251,19 @@ def _decode(tree, payload, generators, depth, budget, containers=None, refs=None
         out = []
         if containers is not None:
             containers.append(out)
-        out.extend(_decode(v, payload, generators, depth + 1, budget, containers, refs) for v in tree)
+        out.extend([_decode(v, payload, generators, depth + 1, budget, containers, refs) for v in tree])
         return out
     if type(tree) is not dict or len(tree) > 3:
         raise WireError(f"unexpected {type(tree).__name__}")
-    if set(tree) == {"$t"} and type(tree["$t"]) is list:
-        return tuple(_decode(v, payload, generators, depth + 1, budget, containers, refs) for v in tree["$t"])
-    if set(tree) == {"$d"} and type(tree["$d"]) is dict:
+    # len and membership instead of building a set per node: same tests (a dict of one key "$t" ...)
+    if len(tree) == 1 and "$t" in tree and type(tree["$t"]) is list:
+        return tuple([_decode(v, payload, generators, depth + 1, budget, containers, refs) for v in tree["$t"]])
+    if len(tree) == 1 and "$d" in tree and type(tree["$d"]) is dict:
         out = {}
         if containers is not None:
             containers.append(out)
-        out.update((str(k)[:MAX_STR], _decode(v, payload, generators, depth + 1, budget, containers, refs))
-                   for k, v in tree["$d"].items())
+        out.update([(str(k)[:MAX_STR], _decode(v, payload, generators, depth + 1, budget, containers, refs))
+                    for k, v in tree["$d"].items()])
         return out
     if set(tree) == {"$f"} and tree["$f"] in ("nan", "inf", "-inf"):
         return float(tree["$f"])

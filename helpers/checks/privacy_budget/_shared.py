@@ -53,6 +53,8 @@ def _is_plain(value: Any, depth: int = 0) -> bool:
     if isinstance(value, _PLAIN_SCALARS):
         return True
     if isinstance(value, (list, tuple)):
+        if all(type(v) is float or type(v) is int for v in value):  # a ledger's list of ε: no recursion
+            return True
         return all(_is_plain(v, depth + 1) for v in value)
     if isinstance(value, dict):
         return all(isinstance(k, str) and _is_plain(v, depth + 1) for k, v in value.items())
