@@ -288,6 +288,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
                   share=share, sleep=sleep)
     sandbox = _start(cells, names, files, **limits)
     hidden_box = _start(cells, names, files, **limits) if two else None
+    replay_box, replay_ready, used_twin = None, [], [False]  # the third sandbox (hidden calls' replays)
     keys = []
     previous_seed = os.environ.get("DP_COURSE_SEED")
     try:
@@ -312,7 +313,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             nonlocal hidden
             if hidden is None and hidden_box is not None:
                 hidden_tick = time.monotonic()
-                hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout))
+                hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout), third)
                 result["timings"]["hidden_cells_wait"] = round(time.monotonic() - hidden_tick, 3)
             return hidden or {}
 
@@ -320,8 +321,24 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             """Where a visible check's changed runs go: the second sandbox, before any hidden call.
             Dead or without the function, it fails those runs (no fallback to the first sandbox,
             which a submission could otherwise choose by killing the second)."""
+            used_twin[0] = True
             hidden_proxies()
             return hidden_box
+
+        def third(name):
+            """Where a hidden check's replays go: a third sandbox that ran the student's cells and
+            nothing else, started at its first use (only the generator assignments' checks replay
+            draws). The second sandbox made the hidden calls: replayed there, a submission that
+            remembered its answers (or branched on its history of calls) answered from memory."""
+            nonlocal replay_box
+            if replay_box is None:
+                replay_box = _start(cells, names, files, **limits)
+            if not replay_ready:
+                replay_tick = time.monotonic()
+                _student_cells(replay_box, cells, names, timeout)
+                replay_ready.append(True)
+                result["timings"]["replay_cells_wait"] = round(time.monotonic() - replay_tick, 3)
+            return replay_box
 
         hidden = None  # built at first use: the second sandbox's cells run meanwhile
         visible = proxies(sandbox, available, twin if hidden_box is not None else None)
@@ -392,6 +409,11 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         # and nothing of the first sandbox is left to observe the second.
         if deferred:
             sandbox.close()
+            if used_twin[0] and replay_box is None:
+                # A visible check replayed draws, so the hidden ones will too (the generator
+                # assignments): the third sandbox starts now, in the first one's place, and its
+                # cells run while the hidden calls do.
+                replay_box = _start(cells, names, files, **limits)
         for entry, queued in deferred:
             cell_budget.restart(timeout)
             chosen = hidden_proxies()
@@ -406,6 +428,8 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         sandbox.close()
         if hidden_box is not None:
             hidden_box.close()
+        if replay_box is not None:
+            replay_box.close()
         if share is not None:
             share.remove()
         for key in keys:
@@ -415,11 +439,14 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         else:
             os.environ["DP_COURSE_SEED"] = previous_seed
     result["timings"]["cpu"] = {"visible": _rounded(sandbox.cpu_used),
-                                "hidden": _rounded(hidden_box.cpu_used) if hidden_box is not None else None}
+                                "hidden": _rounded(hidden_box.cpu_used) if hidden_box is not None else None,
+                                "replays": _rounded(replay_box.cpu_used) if replay_box is not None else None}
     if sandbox.problem and sandbox.problem != "stopped":
         result["problems"].append(sandbox.problem)
     if hidden_box is not None and hidden_box.problem and hidden_box.problem != "stopped":
         result["problems"].append(hidden_problem(hidden_box.problem))
+    if replay_box is not None and replay_box.problem and replay_box.problem != "stopped":
+        result["problems"].append(hidden_problem(replay_box.problem))
     for report in result["student_cells"].values():
         if report.get("error") and report["error"]["ename"] == "CellTimeoutError":
             result["problems"].append("timeout: a cell exceeded the time limit")
