@@ -8,7 +8,9 @@ included) in this trusted process, where each graded name (a function
 defined in a solution cell of the source) is a :class:`autograder.proxy.Proxy`:
 of that sandbox in visible code, of a second, fresh sandbox (same cells, output
 discarded) inside hidden blocks, so that nothing the student's process saw of a
-hidden test can reach what is shown.
+hidden test can reach what is shown. Draws replayed by a check (``Proxy.elsewhere``) go to a
+sandbox that never made the call: the visible calls' to the second, the hidden calls' to a third
+that ran the same cells and nothing else.
 A test cell earns its points when it raises nothing. The student's process
 never sees the tests, and nothing it sends is trusted beyond plain data.
 """
@@ -256,7 +258,11 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
     its output is discarded, so nothing the student's process saw of a hidden test (arguments,
     sizes, seeds) can reach what the first one says; the hidden blocks run after the last visible
     call, the first sandbox closed, so not even their duration can. Only pass/fail and the hidden failure's
-    message (kept for report.json; the student sees a generic text) come back.
+    message (kept for report.json; the student sees a generic text) come back. The draws of a
+    hidden call that a check replays (the generator assignments) are replayed in a third sandbox
+    that ran the same cells and nothing else, started when the first closes (at the first hidden
+    replay where no visible check replayed): the second made the hidden calls, and a process that
+    remembers its answers could give them back.
 
     Limits: ``submission_seconds`` (default ``timeout + 20``) of CPU time per sandbox and
     ``timeout`` per cell or call, counted in the sandbox's own CPU time (its cgroup), with
