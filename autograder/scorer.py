@@ -347,7 +347,8 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             return replay_box
 
         hidden = None  # built at first use: the second sandbox's cells run meanwhile
-        visible = proxies(sandbox, available, twin if hidden_box is not None else None)
+        # Without hidden tests there is no second sandbox: the visible calls' replays go to the third.
+        visible = proxies(sandbox, available, twin if hidden_box is not None else third)
 
         def bind(chosen):
             for name in names:

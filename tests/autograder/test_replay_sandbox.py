@@ -83,3 +83,25 @@ def test_a_hidden_call_answered_from_memory_loses_the_distribution_cell(monkeypa
     assert all(t["score"] == t["points"] for g, t in scores.items() if g != "test_laplace_noise_distribution"), \
         [(g, t["score"], t["error"]) for g, t in scores.items()]
     assert result["timings"]["cpu"]["replays"] is not None, result["timings"]
+
+
+def test_without_hidden_tests_the_replays_go_to_a_sandbox_that_never_made_the_call():
+    """A source without hidden tests has no second sandbox: the visible calls' replays had gone to the
+    first one, which made those calls (an instructor's own assignment with a judged distribution check
+    gave the remembering sampler its points). They go to a sandbox of their own now."""
+    from autograder.scorer import score_submission
+    from tests.autograder.test_sandbox_limits import _cell, _graded_notebook
+
+    source = _graded_notebook(
+        _cell("import math\nimport numpy as np\n" + REMEMBERING, grade_id="noise", solution=True, locked=False),
+        _cell("from helpers.checks import check_laplace_noise_distribution\n"
+              "check_laplace_noise_distribution(laplace_noise, b=0.52, size=(100, 1000))",
+              grade_id="test_noise", grade=True, points=1),
+        _cell("from helpers.checks import check_laplace_noise_rng\ncheck_laplace_noise_rng(laplace_noise)",
+              grade_id="test_rng", grade=True, points=1),
+    )
+    result = score_submission(source, source, seed=1, timeout=30, memory_mb=512, sandboxed=True)
+    noise, rng = result["tests"]
+    assert noise["score"] == 0 and noise["error"]["diagnosis"] == "common.output_not_from_draws", noise
+    assert rng["score"] == 1, rng  # honest at the rng check's small sizes, judged in the other sandbox too
+    assert result["timings"]["cpu"]["hidden"] is None and result["timings"]["cpu"]["replays"] is not None

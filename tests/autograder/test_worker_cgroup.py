@@ -5,7 +5,7 @@ Before, a worker limited only its own address space (RLIMIT_AS): memory it held 
 space (a memfd, tmpfs pages, its children's) was not counted, and the machine paid for it. Now the
 worker's group counts all of it; the kernel's OOM killer ends that worker, its submission gets an
 ``error: memory limit`` row, and a new worker grades the next one. The group is removed at the end.
-Through ``grade`` with a worker that fills a memfd for the student named ``a_hog``; ~30 s.
+Through ``grade`` with a worker that fills a memfd for the student named ``a_hog``: 12 s at load 6 (slow).
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ worker.main()
 '''
 
 
+@pytest.mark.slow
+@pytest.mark.nbgrader
 def test_a_worker_over_its_memory_costs_one_row_and_the_batch_goes_on(tmp_path, monkeypatch):
     from autograder import grade as grading
 
