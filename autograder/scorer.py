@@ -238,12 +238,13 @@ def _student_cells(sandbox, cells, names, timeout, on_report=None) -> dict:
     return {}
 
 
-def hidden_problem(problem: str) -> str:
-    """What the status says when the hidden tests' sandbox failed: its kind only (no call, count or size)."""
+def hidden_problem(problem: str, what: str = "hidden tests") -> str:
+    """What the status says when the hidden tests' (or the replays') sandbox failed: its kind only (no
+    call, count or size)."""
     kind = ("timeout" if problem.startswith("timeout") else
             "memory limit exceeded" if problem.startswith("memory limit") else
             "the student's process failed")
-    return f"hidden tests: {kind}"
+    return f"{what}: {kind}"
 
 
 def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory_mb: int | None,
@@ -453,7 +454,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
     if hidden_box is not None and hidden_box.problem and hidden_box.problem != "stopped":
         result["problems"].append(hidden_problem(hidden_box.problem))
     if replay_box is not None and replay_box.problem and replay_box.problem != "stopped":
-        result["problems"].append(hidden_problem(replay_box.problem))
+        result["problems"].append(hidden_problem(replay_box.problem, "replayed draws"))
     for report in result["student_cells"].values():
         if report.get("error") and report["error"]["ename"] == "CellTimeoutError":
             result["problems"].append("timeout: a cell exceeded the time limit")
