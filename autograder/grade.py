@@ -593,6 +593,7 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
             # for the sandboxes; workers started later can differ (a group not made): all are listed
             if how not in run["worker_isolation"]:
                 run["worker_isolation"].append(how)
+                _log(f"grading workers' memory: {how}", quiet)
 
         def on_result(task, result):
             row = _row(task["student"], assignment, task["seed"], result, sandbox)

@@ -128,3 +128,29 @@ def test_worker_group_v2_files(tmp_path, monkeypatch):
     assert group.oom_kills() == 1  # what makes the grader's row say "memory limit"
     sandbox, _ = jail.Cgroup.create(64 << 20, 64)
     assert sandbox is not None and sandbox.dirs[0].parent == d.parent  # beside it, never inside
+
+
+def test_a_worker_joins_its_group_or_says_why_not(monkeypatch, tmp_path):
+    """``grade._Worker``: in its group from its first instruction (``/proc/self/cgroup``), told so
+    (``IN_GROUP``: no RLIMIT_AS then), the group removed with it; without a group, ``rlimit only (why)``."""
+    from autograder import grade as grading
+    from autograder.worker import IN_GROUP
+
+    probe = ("import os, sys\nsys.stdin.readline()\n"
+             f"print(os.environ.get({IN_GROUP!r}, '-'), open('/proc/self/cgroup').read().replace(chr(10), ' '), flush=True)\n")
+    monkeypatch.setattr(grading, "WORKER_COMMAND", [sys.executable, "-c", probe])
+    log = open(tmp_path / "log", "wb")
+    group, how = jail.worker_group(64 << 20)
+    if group is not None:
+        group.remove()
+        worker = grading._Worker("{}", log, sandboxed=False, memory_mb=256)  # noqa: SLF001
+        said = worker.proc.stdout.readline().decode()
+        folder = worker.group.dirs[0]
+        assert worker.how.startswith("cgroup") and said.startswith("1 ") and folder.name in said, (worker.how, said)
+        worker.kill()
+        assert not folder.exists()
+    monkeypatch.setattr(grading, "worker_group", lambda memory: (None, "no controller (test)"))
+    worker = grading._Worker("{}", log, sandboxed=False, memory_mb=256)  # noqa: SLF001
+    said = worker.proc.stdout.readline().decode()
+    assert worker.how == "rlimit only (no controller (test))" and said.startswith("- "), (worker.how, said)
+    worker.kill()
