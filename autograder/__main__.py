@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(sleep, a pipe they do not read), past which it is killed and the row says "
                         "timeout; computing is never counted, however busy the machine (default 30)")
     g.add_argument("--worker-memory-mb", type=int, default=4096,
-                   help="address space of each trusted grading worker beyond its start, MiB (default 4096; 0 = none); its "
+                   help="memory of each trusted grading worker beyond its start, MiB (its own cgroup where one can be "
+                        "made, else its address space; default 4096; 0 = none); its "
                         "CPU per submission is 2 x the notebook's budget + 60 s; past either, that "
                         "submission's row is an error and grading goes on")
     g.add_argument("--memory-mb", type=int, default=2048,

@@ -34,11 +34,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.hostcheck import no_sandbox_message
-from autograder.jail import SLEEP_LIMIT, WALL_FACTOR, WALL_SLACK, isolation, probe, remove_left_by, sweep_stale
+from autograder.jail import (SLEEP_LIMIT, WALL_FACTOR, WALL_SLACK, isolation, probe, remove_left_by, sweep_stale,
+                             worker_group)
 from autograder.reports import report, shard as sharding
 from autograder.scorer import DIAGNOSIS
 from autograder.students import assignment_folder, list_submissions
-from autograder.worker import MAX_RESULT, SLACK, expected_cells
+from autograder.worker import IN_GROUP, MAX_RESULT, SLACK, expected_cells
 
 #: Longest line accepted from a worker (its own cap, worker.MAX_RESULT, plus slack).
 MAX_LINE = MAX_RESULT + (1 << 20)
@@ -55,6 +56,11 @@ WORKER_MEMORY_MB = 4096
 #: the slack (the judge's checks and the feedback cost a few seconds for an honest submission).
 WORKER_CPU_FACTOR, WORKER_CPU_SLACK = 2, 60
 UNSANDBOXED = " [unsandboxed]"
+#: The command of a trusted grading worker (a test puts a worker that overruns its memory in its place).
+WORKER_COMMAND = [sys.executable, "-m", "autograder.worker"]
+#: Memory a worker's cgroup allows while it starts (imports, the spec), beyond ``--worker-memory-mb``;
+#: once it is ready the cap becomes what it then holds plus ``--worker-memory-mb`` (as its RLIMIT_AS).
+WORKER_START_MB = 1024
 
 
 def default_course() -> Path:
@@ -152,17 +158,54 @@ def _die_with_parent() -> None:
 
 
 class _Worker:
-    def __init__(self, spec_line: str, log, sandboxed: bool = True):
-        self.sandboxed = sandboxed
+    """A trusted grading worker, in a cgroup of its own where one can be made (:func:`jail.worker_group`:
+    ``memory_mb`` beyond what it holds when ready, no swap, tasks, one CPU share of at most one core);
+    else it limits its own address space (``worker.limit_self``). :attr:`how` says which."""
+
+    def __init__(self, spec_line: str, log, sandboxed: bool = True, memory_mb: int | None = None):
+        self.sandboxed, self.memory_mb = sandboxed, memory_mb
         env = dict(os.environ)
         env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-        self.proc = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=log, env=env, start_new_session=True,
-                                     preexec_fn=_die_with_parent)
+        env.pop(IN_GROUP, None)
+        self.group, how = worker_group((memory_mb + WORKER_START_MB) << 20) if memory_mb else (None, "no limit")
+        group = self.group
+
+        def pre_exec() -> None:  # in the child, before the worker's Python runs: all of it is in the group
+            _die_with_parent()
+            if group is not None:
+                group.join()
+
+        if group is not None:
+            env[IN_GROUP] = "1"
+        try:
+            self.proc = subprocess.Popen(WORKER_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                         env=env, start_new_session=True, preexec_fn=pre_exec)
+        except subprocess.SubprocessError as exc:  # joining the group failed: the worker's own rlimits
+            if group is None:
+                raise
+            group.remove()
+            self.group, how = None, f"cannot join the cgroup: {exc}"
+            env.pop(IN_GROUP, None)
+            self.proc = subprocess.Popen(WORKER_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                         env=env, start_new_session=True, preexec_fn=_die_with_parent)
+        self.how = how if self.group is not None else (f"rlimit only ({how})" if memory_mb else "no limit")
         self.proc.stdin.write(spec_line.encode() + b"\n")
         self.proc.stdin.flush()
         self.buffer, self.overlong, self.ready, self.task = bytearray(), False, False, None
         self.deadline = time.monotonic() + 300  # start-up
+
+    def started(self) -> None:
+        """Ready: the group's cap becomes what the worker holds now plus ``memory_mb`` (as its RLIMIT_AS
+        counts from what it holds at its first submission)."""
+        if self.group is not None:
+            try:
+                self.group.set_memory((self.group.usage() or 0) + (self.memory_mb << 20))
+            except OSError:  # the start-up allowance stays
+                pass
+
+    def out_of_memory(self) -> bool:
+        """Whether the kernel's OOM killer ended a process of this worker's group."""
+        return self.group is not None and self.group.oom_kills() > 0
 
     def send(self, task: dict, seconds: float) -> None:
         self.task, self.deadline = task, time.monotonic() + seconds
@@ -213,6 +256,8 @@ class _Worker:
         if self.sandboxed:  # killed before it removed its sandboxes' cgroups and uid slots
 
             remove_left_by(self.proc.pid)
+        if self.group is not None:
+            self.group.remove()
 
 
 def _strings(value, cap=500, count=200) -> list[str]:
@@ -319,8 +364,9 @@ def _publish(out: Path, student: str, assignment: str, result: dict) -> None:
             report.write_atomic(out / folder / student / assignment / (Path(name).stem + suffix), text)
 
 
-def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_result, log):
+def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_result, log, on_worker=None):
     worker_cpu = json.loads(spec_line).get("worker_cpu_seconds") or 0
+    worker_memory = json.loads(spec_line).get("worker_memory_mb") or None
     pending = deque(tasks)
     selector = selectors.DefaultSelector()
     workers: list[_Worker] = []
@@ -328,7 +374,9 @@ def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_resul
     sandboxed = json.loads(spec_line).get("sandboxed", True)
 
     def spawn():
-        worker = _Worker(spec_line, log, sandboxed)
+        worker = _Worker(spec_line, log, sandboxed, worker_memory)
+        if on_worker is not None:
+            on_worker(worker.how)
         selector.register(worker.proc.stdout, selectors.EVENT_READ, worker)
         workers.append(worker)
 
@@ -364,6 +412,7 @@ def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_resul
                     if not worker.ready:
                         if line == {"ready": True}:
                             worker.ready = True
+                            worker.started()
                         else:
                             broken = "grading worker failed to start"
                     elif worker.task is None or type(line) is not dict or line.get("index") != worker.task["index"] \
@@ -386,6 +435,9 @@ def _run_pool(tasks, *, jobs, spec_line, expected, notebooks, per_task, on_resul
                     if worker.proc.returncode == -signal.SIGXCPU:
                         broken = (f"grading worker used more than its {worker_cpu:g} s of CPU time for this "
                                   "submission (the judge's side: checks, feedback)")
+                    elif worker.out_of_memory():
+                        broken = (f"memory limit: the grading worker used more than its {worker_memory} MiB "
+                                  "for this submission (the judge's side: checks, feedback)")
                 if broken:
                     if worker.task is not None:
                         finish(worker, _failed(expected, broken))
@@ -483,7 +535,7 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
            "jobs": jobs, "timeout": timeout, "submission_timeout": submission_seconds, "memory_mb": memory_mb,
            "sleep_limit": sleep_limit, **worker_limits,
            "sandbox": "bubblewrap" if sandbox else "none (--no-sandbox: student code ran with the grader's rights)",
-           "isolation": _isolation() if sandbox else None,
+           "isolation": _isolation() if sandbox else None, "worker_isolation": [],
            "students": len(entries), "resumed": len(kept),
            "started": datetime.fromtimestamp(started, timezone.utc).isoformat(),
            "python": platform.python_version(),
@@ -536,6 +588,13 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
                 report.write_outputs(out, list(rows.values()), {"runs": runs})
                 last_write[0] = time.monotonic()
 
+        def on_worker(how):
+            # what limits each trusted worker's memory (its cgroup, else its RLIMIT_AS), as "isolation" says
+            # for the sandboxes; workers started later can differ (a group not made): all are listed
+            if how not in run["worker_isolation"]:
+                run["worker_isolation"].append(how)
+                _log(f"grading workers' memory: {how}", quiet)
+
         def on_result(task, result):
             row = _row(task["student"], assignment, task["seed"], result, sandbox)
             _publish(out, task["student"], assignment, result)
@@ -550,7 +609,7 @@ def grade(*, assignment: str, submissions, out, jobs: int = 2, timeout: int = 12
             with open(log_dir / "workers.log", "ab") as log:
                 try:
                     _run_pool(tasks, jobs=jobs, spec_line=json.dumps(spec), expected=expected, notebooks=notebooks,
-                              per_task=per_task, on_result=on_result, log=log)
+                              per_task=per_task, on_result=on_result, log=log, on_worker=on_worker)
                 except BaseException:
                     # Ctrl-C, SIGTERM, a crash: every row already reported on stderr is written before
                     # the grader stops (flush() writes at most once a second while grading).

@@ -8,7 +8,9 @@ included) in this trusted process, where each graded name (a function
 defined in a solution cell of the source) is a :class:`autograder.proxy.Proxy`:
 of that sandbox in visible code, of a second, fresh sandbox (same cells, output
 discarded) inside hidden blocks, so that nothing the student's process saw of a
-hidden test can reach what is shown.
+hidden test can reach what is shown. Draws replayed by a check (``Proxy.elsewhere``) go to a
+sandbox that never made the call: the visible calls' to the second, the hidden calls' to a third
+that ran the same cells and nothing else.
 A test cell earns its points when it raises nothing. The student's process
 never sees the tests, and nothing it sends is trusted beyond plain data.
 """
@@ -250,12 +252,13 @@ def _student_cells(sandbox, cells, names, timeout, on_report=None) -> dict:
     return {}
 
 
-def hidden_problem(problem: str) -> str:
-    """What the status says when the hidden tests' sandbox failed: its kind only (no call, count or size)."""
+def hidden_problem(problem: str, what: str = "hidden tests") -> str:
+    """What the status says when the hidden tests' (or the replays') sandbox failed: its kind only (no
+    call, count or size)."""
     kind = ("timeout" if problem.startswith("timeout") else
             "memory limit exceeded" if problem.startswith("memory limit") else
             "the student's process failed")
-    return f"hidden tests: {kind}"
+    return f"{what}: {kind}"
 
 
 def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory_mb: int | None,
@@ -270,7 +273,11 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
     its output is discarded, so nothing the student's process saw of a hidden test (arguments,
     sizes, seeds) can reach what the first one says; the hidden blocks run after the last visible
     call, the first sandbox closed, so not even their duration can. Only pass/fail and the hidden failure's
-    message (kept for report.json; the student sees a generic text) come back.
+    message (kept for report.json; the student sees a generic text) come back. The draws of a
+    hidden call that a check replays (the generator assignments) are replayed in a third sandbox
+    that ran the same cells and nothing else, started when the first closes (at the first hidden
+    replay where no visible check replayed): the second made the hidden calls, and a process that
+    remembers its answers could give them back.
 
     Limits: ``submission_seconds`` (default ``timeout + 20``) of CPU time per sandbox and
     ``timeout`` per cell or call, counted in the sandbox's own CPU time (its cgroup), with
@@ -302,6 +309,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
                   share=share, sleep=sleep)
     sandbox = _start(cells, names, files, **limits)
     hidden_box = _start(cells, names, files, **limits) if two else None
+    replay_box, replay_ready, used_twin = None, [], [False]  # the third sandbox (hidden calls' replays)
     keys = []
     previous_seed = os.environ.get("DP_COURSE_SEED")
     try:
@@ -326,7 +334,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             nonlocal hidden
             if hidden is None and hidden_box is not None:
                 hidden_tick = time.monotonic()
-                hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout))
+                hidden = proxies(hidden_box, _student_cells(hidden_box, cells, names, timeout), third)
                 result["timings"]["hidden_cells_wait"] = round(time.monotonic() - hidden_tick, 3)
             return hidden or {}
 
@@ -334,11 +342,28 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
             """Where a visible check's changed runs go: the second sandbox, before any hidden call.
             Dead or without the function, it fails those runs (no fallback to the first sandbox,
             which a submission could otherwise choose by killing the second)."""
+            used_twin[0] = True
             hidden_proxies()
             return hidden_box
 
+        def third(name):
+            """Where a hidden check's replays go: a third sandbox that ran the student's cells and
+            nothing else, started at its first use (only the generator assignments' checks replay
+            draws). The second sandbox made the hidden calls: replayed there, a submission that
+            remembered its answers (or branched on its history of calls) answered from memory."""
+            nonlocal replay_box
+            if replay_box is None:
+                replay_box = _start(cells, names, files, **limits)
+            if not replay_ready:
+                replay_tick = time.monotonic()
+                _student_cells(replay_box, cells, names, timeout)
+                replay_ready.append(True)
+                result["timings"]["replay_cells_wait"] = round(time.monotonic() - replay_tick, 3)
+            return replay_box
+
         hidden = None  # built at first use: the second sandbox's cells run meanwhile
-        visible = proxies(sandbox, available, twin if hidden_box is not None else None)
+        # Without hidden tests there is no second sandbox: the visible calls' replays go to the third.
+        visible = proxies(sandbox, available, twin if hidden_box is not None else third)
 
         def bind(chosen):
             for name in names:
@@ -406,6 +431,11 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         # and nothing of the first sandbox is left to observe the second.
         if deferred:
             sandbox.close()
+            if used_twin[0] and replay_box is None:
+                # A visible check replayed draws, so the hidden ones will too (the generator
+                # assignments): the third sandbox starts now, in the first one's place, and its
+                # cells run while the hidden calls do.
+                replay_box = _start(cells, names, files, **limits)
         for entry, queued in deferred:
             cell_budget.restart(timeout)
             chosen = hidden_proxies()
@@ -420,6 +450,8 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         sandbox.close()
         if hidden_box is not None:
             hidden_box.close()
+        if replay_box is not None:
+            replay_box.close()
         if share is not None:
             share.remove()
         for key in keys:
@@ -429,11 +461,14 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         else:
             os.environ["DP_COURSE_SEED"] = previous_seed
     result["timings"]["cpu"] = {"visible": _rounded(sandbox.cpu_used),
-                                "hidden": _rounded(hidden_box.cpu_used) if hidden_box is not None else None}
+                                "hidden": _rounded(hidden_box.cpu_used) if hidden_box is not None else None,
+                                "replays": _rounded(replay_box.cpu_used) if replay_box is not None else None}
     if sandbox.problem and sandbox.problem != "stopped":
         result["problems"].append(sandbox.problem)
     if hidden_box is not None and hidden_box.problem and hidden_box.problem != "stopped":
         result["problems"].append(hidden_problem(hidden_box.problem))
+    if replay_box is not None and replay_box.problem and replay_box.problem != "stopped":
+        result["problems"].append(hidden_problem(replay_box.problem, "replayed draws"))
     for report in result["student_cells"].values():
         if report.get("error") and report["error"]["ename"] == "CellTimeoutError":
             result["problems"].append("timeout: a cell exceeded the time limit")

@@ -299,6 +299,9 @@ def load_spec(line: str) -> dict:
 
 
 _RESERVED: int | None = None
+#: Set (by the grader) in the environment of a worker that runs in a cgroup of its own, whose memory cap
+#: replaces this worker's RLIMIT_AS.
+IN_GROUP = "AUTOGRADER_WORKER_CGROUP"
 
 
 def _address_space() -> int:
@@ -321,12 +324,15 @@ def limit_self(spec: dict) -> None:
     the row says so); past the CPU the kernel's SIGXCPU ends the worker, the grader gives that one
     submission an ``error:`` row and starts another worker. Only the soft limits are set: the
     sandboxes this worker starts lift them (``jail.bwrap._die_with_parent``) and get their own.
+    Where the grader put this worker in a cgroup of its own (:data:`IN_GROUP` is set:
+    ``jail.worker_group``), the group caps its memory (everything it holds, not only its address
+    space) and ``RLIMIT_AS`` is not set; the CPU-time limit is set either way.
     """
     import resource
 
     global _RESERVED
     memory = spec.get("worker_memory_mb")
-    if memory:
+    if memory and not os.environ.get(IN_GROUP):
         if _RESERVED is None:
             # what the interpreter and its libraries reserve at start (OpenBLAS's buffers grow with
             # the machine's cores) is not the judge's work: the limit is that much more

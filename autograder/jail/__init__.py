@@ -36,7 +36,7 @@ validated by its caller, and any breach kills the sandbox.
 """
 
 from autograder.jail.bwrap import bwrap_command, sandbox_python
-from autograder.jail.cgroup import CPU_PERIOD_US, CPU_SHARES, CPU_WEIGHT, Cgroup, CpuShare
+from autograder.jail.cgroup import CPU_PERIOD_US, CPU_SHARES, CPU_WEIGHT, Cgroup, CpuShare, worker_group
 from autograder.jail.client import Sandbox, SandboxError, SleepBudget, isolation, probe, stop_all
 from autograder.jail.limits import GRACE, PIDS_MAX, SLEEP_LIMIT, WALL_FACTOR, WALL_SLACK
 from autograder.jail.seccomp import DENIED_SYSCALLS, seccomp_filter
@@ -46,4 +46,4 @@ from autograder.jail.uids import LOCK_DIR, SANDBOX_UID, UID_BASE, UID_SLOTS
 __all__ = ["CPU_PERIOD_US", "CPU_SHARES", "CPU_WEIGHT", "DENIED_SYSCALLS", "GRACE", "LOCK_DIR", "PIDS_MAX",
            "SANDBOX_UID", "SLEEP_LIMIT", "UID_BASE", "UID_SLOTS", "WALL_FACTOR", "WALL_SLACK", "Cgroup", "CpuShare", "Sandbox",
            "SandboxError", "SleepBudget", "bwrap_command", "isolation", "owned_by", "probe", "remove_left_by", "sandbox_python",
-           "seccomp_filter", "stop_all", "sweep_stale"]
+           "seccomp_filter", "stop_all", "sweep_stale", "worker_group"]

@@ -25,11 +25,16 @@ def _mounts() -> list[tuple[str, str, set[str]]]:
 
 
 def _own_cgroup(controller: str) -> str:
-    """This process's cgroup path in the hierarchy of ``controller`` ("" = cgroup v2)."""
+    """This process's cgroup path in the hierarchy of ``controller`` ("" = cgroup v2); for a grading
+    worker in its own group (:func:`worker_group`), its grader's: the worker's sandboxes' groups are
+    made beside the worker's, never inside it (v1 would count them in the worker's memory)."""
     try:
         for line in Path("/proc/self/cgroup").read_text().splitlines():
             _, names, path = line.split(":", 2)
             if controller in names.split(","):
+                head, _, last = path.rstrip("/").rpartition("/")
+                if last.startswith(GROUP_PREFIX) and last.endswith(WORKER_SUFFIX):
+                    return head or "/"
                 return path
     except (OSError, ValueError):
         pass
@@ -53,6 +58,11 @@ CPU_PERIOD_US = 100_000
 #: Name of every group this module makes: ``autograder-<pid of the grading process>-<ns>``; the pid
 #: tells :func:`sweep_stale` whether its owner is gone.
 GROUP_PREFIX = "autograder-"
+#: End of the name of a trusted grading worker's group (:func:`worker_group`).
+WORKER_SUFFIX = "-worker"
+#: Tasks (processes and threads) of one grading worker: the interpreter, its libraries' threads
+#: (OpenBLAS starts one per core) and its sandboxes' first processes until they join their groups.
+WORKER_PIDS = 1024
 
 
 class Cgroup:
@@ -77,7 +87,8 @@ class Cgroup:
 
     @classmethod
     def create(cls, memory_bytes: int, pids: int, share: "CpuShare | None" = None, *,
-               prefix: str = GROUP_PREFIX.rstrip("-"), cpu_weight: int = CPU_WEIGHT) -> tuple["Cgroup | None", str]:
+               prefix: str = GROUP_PREFIX.rstrip("-"), cpu_weight: int = CPU_WEIGHT,
+               name: str | None = None) -> tuple["Cgroup | None", str]:
         """The cgroup, or ``None`` and why not (never raises).
 
         ``share``: the submission's :class:`CpuShare`; the group's CPU weight is then taken from
@@ -85,8 +96,9 @@ class Cgroup:
         ``prefix`` names the group (``<prefix>-<pid>-<ns>``; the class server uses one per
         student); ``cpu_weight`` (1-10000, 100 = one ordinary group's share: v1 ``cpu.shares``
         = weight x 1024 / 100, v2 ``cpu.weight``) is the share of all its processes together.
+        ``name``: the group's whole name instead (:func:`worker_group`).
         """
-        name = f"{prefix}-{os.getpid()}-{time.monotonic_ns()}"
+        name = name or f"{prefix}-{os.getpid()}-{time.monotonic_ns()}"
         cpu_weight = cpu_weight or CPU_WEIGHT
         mounts = _mounts()
         v1 = {c: m for kind, m, opts in mounts if kind == "cgroup" and "rw" in opts
@@ -186,6 +198,26 @@ class Cgroup:
                     return int(parts[1])
         return None
 
+    def usage(self) -> int | None:
+        """Memory charged to the group now, in bytes (``None`` when the kernel does not say)."""
+        return self._stat(("memory.usage_in_bytes", "memory.current"))
+
+    def set_memory(self, memory_bytes: int) -> None:
+        """Change the group's memory cap (no swap either); ``OSError`` when the kernel refuses."""
+        mem = self.where["memory"]
+        if self.version == 2:
+            _write(mem / "memory.max", str(memory_bytes))
+            return
+        files = ["memory.limit_in_bytes"]
+        if (mem / "memory.memsw.limit_in_bytes").exists():
+            files.append("memory.memsw.limit_in_bytes")  # never below memory.limit_in_bytes
+        try:
+            for f in files:  # lowering: the memory first
+                _write(mem / f, str(memory_bytes))
+        except OSError:
+            for f in reversed(files):  # raising: memory + swap first
+                _write(mem / f, str(memory_bytes))
+
     def peak(self) -> int | None:
         """Highest memory charged to the group, in bytes (``None`` when the kernel does not say)."""
         return self._stat(("memory.max_usage_in_bytes", "memory.peak"))
@@ -204,6 +236,20 @@ class Cgroup:
     def remove(self) -> None:
         """Kill every process in the group, then remove it."""
         _remove_group(self.dirs)
+
+
+def worker_group(memory_bytes: int) -> tuple["Cgroup | None", str]:
+    """The group of one trusted grading worker, or ``None`` and why not (never raises).
+
+    As a sandbox's (:meth:`Cgroup.create`): ``memory_bytes`` without swap, :data:`WORKER_PIDS`
+    tasks, one ordinary group's CPU weight and at most one core, so that a parser surprise or a
+    check gone wrong costs one row, not the machine, and one busy worker cannot starve the
+    others. Named ``autograder-<grader pid>-<ns>-worker``: swept with the sandboxes' groups when
+    the grader was killed; made in the grader's own group (v1) or under ``<root>/autograder/``
+    (v2), where the worker's sandboxes' groups are made too, beside it (:func:`_own_cgroup`).
+    """
+    name = f"{GROUP_PREFIX}{os.getpid()}-{time.monotonic_ns()}{WORKER_SUFFIX}"
+    return Cgroup.create(memory_bytes, WORKER_PIDS, name=name)
 
 
 class CpuShare:

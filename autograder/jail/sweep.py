@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from autograder.jail.cgroup import GROUP_PREFIX, _mounts, _remove_group
+from autograder.jail.cgroup import GROUP_PREFIX, WORKER_SUFFIX, _mounts, _remove_group
 from autograder.jail.uids import LOCK_DIR, _sweep_locks
 
 
@@ -35,7 +35,8 @@ def _walk(root: Path, depth: int):
 def sweep_stale() -> list[str]:
     """Remove what graders killed by SIGKILL left behind; the paths removed.
 
-    Groups named ``autograder-<pid>-...`` whose pid is gone (their processes are killed first),
+    Groups named ``autograder-<pid>-...`` (a sandbox's, a submission's CPU share, a grading worker's)
+    whose pid is gone (their processes are killed first),
     searched in every cgroup hierarchy down to a few levels (a grader's own group may be a
     session scope), and uid-slot lock files no live sandbox holds. A live grader's groups and
     slots are never touched: their owner pid exists, their lock is held.
@@ -43,7 +44,7 @@ def sweep_stale() -> list[str]:
     import re
 
     removed = []
-    pattern = re.compile(re.escape(GROUP_PREFIX) + r"(\d+)-\d+$")
+    pattern = re.compile(re.escape(GROUP_PREFIX) + r"(\d+)-\d+(?:" + re.escape(WORKER_SUFFIX) + ")?$")
     stale: dict[str, list[Path]] = {}
     for _, mount, opts in _mounts():
         if "rw" not in opts:

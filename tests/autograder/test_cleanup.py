@@ -59,23 +59,26 @@ def test_sigkill_leftovers_are_swept_at_the_next_start(tmp_path):
         (subs / student / "laplace").mkdir(parents=True)
         nbformat.write(nb, subs / student / "laplace" / "laplace.ipynb")
     proc = _grade(subs, tmp_path / "out")
-    workers, groups, locks = [], [], []
+    workers, groups, locks, worker_groups = [], [], [], []
     try:
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline and proc.poll() is None:
             workers = _children(proc.pid)
             groups, locks = jail.owned_by(workers)
+            worker_groups = jail.owned_by([proc.pid])[0]  # the grader's groups: its workers' own (issue 35)
             # the worker holds its visible and hidden sandboxes' groups (and their CpuShare)
             if len(groups) >= 2 and len(locks) >= 2:
                 break
             time.sleep(0.5)
         assert groups and locks, f"no sandbox was running when the grader was to be killed: {groups} {locks}"
+        assert worker_groups and all(g.endswith("-worker") for g in worker_groups), worker_groups
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     time.sleep(2)
     left_groups, left_locks = jail.owned_by(workers)
     assert left_groups and left_locks, "SIGKILL left nothing: the sweep below would test nothing"
+    assert jail.owned_by([proc.pid])[0] == worker_groups, "the worker's group did not stay: nothing to sweep"
     assert not [w for w in workers if Path(f"/proc/{w}").exists()], "workers survived their grader"
 
     (tmp_path / "subs2" / "s3" / "laplace").mkdir(parents=True)
@@ -86,3 +89,4 @@ def test_sigkill_leftovers_are_swept_at_the_next_start(tmp_path):
     still_groups, still_locks = jail.owned_by(workers)
     assert not still_groups and not still_locks, f"not swept: {still_groups[:3]} {still_locks[:3]}"
     assert not [g for g in left_groups if Path(g).exists()]
+    assert not [g for g in worker_groups if Path(g).exists()], worker_groups
