@@ -11,6 +11,7 @@ tests/autograder/test_attack_batch.py: nothing is left even before the next star
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -22,6 +23,7 @@ import nbformat
 import pytest
 
 from autograder import jail
+from autograder.jail.sweep import SWEEP_LOCK
 
 REPO = Path(__file__).resolve().parents[2]
 SLEEPER = "import time\ntime.sleep(120)\n"
@@ -58,6 +60,11 @@ def test_sigkill_leftovers_are_swept_at_the_next_start(tmp_path):
         nb.cells.insert(1, nbformat.v4.new_code_cell(SLEEPER))
         (subs / student / "laplace").mkdir(parents=True)
         nbformat.write(nb, subs / student / "laplace" / "laplace.ipynb")
+    # Other graders (other tests beside this one) sweep at their start: held off while this test looks
+    # at what the SIGKILL left, released before its own next grader starts.
+    jail.LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
+    hold = os.open(SWEEP_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(hold, fcntl.LOCK_EX)
     proc = _grade(subs, tmp_path / "out")
     workers, groups, locks, worker_groups = [], [], [], []
     try:
@@ -75,11 +82,17 @@ def test_sigkill_leftovers_are_swept_at_the_next_start(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    time.sleep(2)
-    left_groups, left_locks = jail.owned_by(workers)
-    assert left_groups and left_locks, "SIGKILL left nothing: the sweep below would test nothing"
-    assert jail.owned_by([proc.pid])[0] == worker_groups, "the worker's group did not stay: nothing to sweep"
-    assert not [w for w in workers if Path(f"/proc/{w}").exists()], "workers survived their grader"
+    deadline = time.monotonic() + 30  # the workers follow their grader (PDEATHSIG); slower under load
+    while time.monotonic() < deadline and [w for w in workers if Path(f"/proc/{w}").exists()]:
+        time.sleep(0.2)
+    time.sleep(1)
+    try:
+        left_groups, left_locks = jail.owned_by(workers)
+        assert left_groups and left_locks, "SIGKILL left nothing: the sweep below would test nothing"
+        assert jail.owned_by([proc.pid])[0] == worker_groups, "the worker's group did not stay: nothing to sweep"
+        assert not [w for w in workers if Path(f"/proc/{w}").exists()], "workers survived their grader"
+    finally:
+        os.close(hold)
 
     (tmp_path / "subs2" / "s3" / "laplace").mkdir(parents=True)
     nbformat.write(release, tmp_path / "subs2" / "s3" / "laplace" / "laplace.ipynb")
