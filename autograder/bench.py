@@ -157,7 +157,8 @@ def cpu_seconds(rows) -> dict:
         for notebook in (row.get("timings") or {}).values():
             cpu = notebook.get("cpu") or {}
             if None not in (cpu.get("visible"), cpu.get("hidden"), notebook.get("judge_cpu")):
-                sandbox.append(cpu["visible"] + cpu["hidden"])
+                # the third sandbox (replayed draws) where there was one
+                sandbox.append(cpu["visible"] + cpu["hidden"] + (cpu.get("replays") or 0.0))
                 judge.append(notebook["judge_cpu"])
     middle = (lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan"))
     return {"sandbox_cpu": middle(sandbox), "judge_cpu": middle(judge)}
