@@ -30,3 +30,21 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
         if fixtures & HUB_FIXTURES or "hub" in groups:
             item.add_marker(pytest.mark.hub)
+
+
+@pytest.fixture(scope="session")
+def generated_laplace(tmp_path_factory):
+    """A course root after the instructor's ``nbgrader generate_assignment laplace``
+    (``nbgrader_config.py``, ``source/laplace``, ``release/laplace``, ``gradebook.db``), made once per
+    test process (each xdist worker); a test that starts from it copies it (``shutil.copytree``: the
+    gradebook holds no paths). Six tests ran the same command in their own course roots (3-6 s each);
+    the tests of the command itself (tests/course/test_instructor_loop.py's loop, test_assignments.py's
+    release/) still run it."""
+    from tests.support import corpus as build
+
+    tmp = tmp_path_factory.mktemp("generated_laplace")
+    course = build.make_course(tmp / "course", ["laplace"])
+    build.run_nbgrader(course, "generate_assignment", "laplace", "--force",
+                       env=build.nbgrader_env(HOME=str(tmp / "home")))
+    return course
+
