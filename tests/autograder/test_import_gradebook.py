@@ -10,6 +10,7 @@ nbgrader's own tools read the result: the Gradebook API (total and per-cell scor
 from __future__ import annotations
 
 import csv
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,14 +34,13 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, check=True)
 
 
-def test_import_gradebook_matches_grades_csv(tmp_path):
+def test_import_gradebook_matches_grades_csv(tmp_path, generated_laplace):
     from nbgrader.api import Gradebook
 
-    course = build.make_course(tmp_path / "course", [ASSIGNMENT])
+    course = shutil.copytree(generated_laplace, tmp_path / "course")   # after generate_assignment
     exchange = tmp_path / "exchange"
     exchange.mkdir()
     env = build.nbgrader_env(NBGRADER_EXCHANGE=str(exchange))
-    build.run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", env=env)
     for number, (student, variants) in enumerate(STUDENTS.items()):
         folder = course / "submitted" / student / ASSIGNMENT
         solutions = {f: build.snippet(ASSIGNMENT, f, v) for f, v in variants.items()}
@@ -116,15 +116,14 @@ def test_import_gradebook_matches_grades_csv(tmp_path):
     assert dict(zip(auto["students"], auto["scores"])) == expected
 
 
-def test_import_flags_and_prefers_autograded_notebooks(tmp_path):
+def test_import_flags_and_prefers_autograded_notebooks(tmp_path, generated_laplace):
     """A hand-written grader output: a flagged row, OUT/autograded present, an unknown cell."""
     import json
 
     import nbformat
     from nbgrader.api import Gradebook
 
-    course = build.make_course(tmp_path / "course", [ASSIGNMENT])
-    build.run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", env=build.nbgrader_env())
+    course = shutil.copytree(generated_laplace, tmp_path / "course")   # after generate_assignment
     release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     tests = [(c.metadata.nbgrader["grade_id"], c.metadata.nbgrader["points"]) for c in release.cells
              if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata.nbgrader.get("solution")]

@@ -21,7 +21,8 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "artifacts" / "browser"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
-pytestmark = [pytest.mark.browser]
+# One worker for the module: the report its tests read is a module fixture (built once per worker).
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("class-report")]
 
 
 def _bench():

@@ -35,7 +35,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# One worker for the module: its JupyterLab and Chromium are module fixtures, which pytest-xdist
+# (--dist loadgroup, every test its own unit) started once per worker that got one of its tests.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("student-laptop")]
 
 
 def _api(url: str, token: str, path: str, method: str = "GET"):

@@ -33,6 +33,8 @@ from course.workspace import ASSIGNMENTS
 from tests.support.servers import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
+# One worker for the module: the built and unpacked pack is a module fixture (built once per worker).
+pytestmark = pytest.mark.xdist_group("student-pack")
 
 
 def _version() -> str:

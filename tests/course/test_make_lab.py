@@ -39,10 +39,9 @@ def _env_without_exchange(**extra):
 
 
 @pytest.mark.nbgrader
-def test_exchange_exists_without_setup(tmp_path):
-    course = build.make_course(tmp_path / "course", ["laplace"])
+def test_exchange_exists_without_setup(tmp_path, generated_laplace):
+    course = shutil.copytree(generated_laplace, tmp_path / "course")   # after generate_assignment
     env = _env_without_exchange(HOME=str(tmp_path / "home"))
-    build.run_nbgrader(course, "generate_assignment", "laplace", "--force", env=env)
     build.run_nbgrader(course, "release_assignment", "laplace", "--force", env=env)
     assert (course / "nbgrader_exchange" / "dp-course" / "outbound" / "laplace" / "laplace.ipynb").exists()
     # the student side (same machine, started in the course root) fetches into dp-course/,
@@ -58,12 +57,11 @@ def test_exchange_exists_without_setup(tmp_path):
 
 
 @pytest.mark.nbgrader
-def test_generate_feedback_hides_hidden_tests_and_uses_local_mathjax(tmp_path):
+def test_generate_feedback_hides_hidden_tests_and_uses_local_mathjax(tmp_path, generated_laplace):
     from autograder.render.feedback import hidden_lines, leaked_lines
 
-    course = build.make_course(tmp_path / "course", ["laplace"])
+    course = shutil.copytree(generated_laplace, tmp_path / "course")   # after generate_assignment
     env = _env_without_exchange(HOME=str(tmp_path / "home"))
-    build.run_nbgrader(course, "generate_assignment", "laplace", "--force", env=env)
     # alice hands in the instructor's solution (so every hidden test ran and passed)
     source = ROOT / "source" / "laplace" / "laplace.ipynb"
     submitted = course / "submitted" / "alice" / "laplace"

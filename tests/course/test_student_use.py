@@ -65,7 +65,7 @@ def _untracked() -> set[str]:
 
 
 @pytest.fixture()
-def used_checkout(tmp_path, monkeypatch):
+def used_checkout(tmp_path, monkeypatch, generated_laplace):
     """The checkout after a student's session; restored afterwards."""
     originals = {path: path.read_bytes() for path in SAVED}
     created: list[Path] = []
@@ -98,9 +98,8 @@ def used_checkout(tmp_path, monkeypatch):
 
         # 3. fetch an assignment through the exchange, from the course root
         exchange = tmp_path / "exchange"
-        course = build.make_course(tmp_path / "instructor", [ASSIGNMENT])
+        course = shutil.copytree(generated_laplace, tmp_path / "instructor")   # after generate_assignment
         env = build.nbgrader_env(NBGRADER_EXCHANGE=str(exchange), HOME=str(tmp_path / "home"))
-        build.run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", env=env)
         build.run_nbgrader(course, "release_assignment", ASSIGNMENT, "--force", env=env)
         fetched = ROOT / "dp-course" / ASSIGNMENT
         if fetched.exists():
