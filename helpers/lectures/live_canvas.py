@@ -34,6 +34,18 @@ def png_rgba(pixels: np.ndarray, level: int = 1) -> bytes:
 
     Every scanline gets filter type 0 (None) and the whole image one zlib stream at ``level``
     (PNG specification, ISO/IEC 15948, §§ 9-11): what a browser decodes like any other PNG.
+
+    Parameters
+    ----------
+    pixels : numpy.ndarray
+        Shape ``(height, width, 4)``, uint8, RGBA (straight alpha, as Agg's buffer).
+    level : int
+        zlib compression level (1: fastest).
+
+    Returns
+    -------
+    bytes
+        The PNG file.
     """
     pixels = np.ascontiguousarray(pixels, dtype=np.uint8)
     if pixels.ndim != 3 or pixels.shape[2] != 4:

@@ -66,7 +66,22 @@ def pricing_curves(copies: int, eps_grid: tuple[float, ...], t: float = math.log
     The values of :func:`pricing_summary` at each ε, computed for the whole grid at once
     (Pr[p] ∝ exp(ε·revenue(p)/(2Δq)), shifted by the largest exponent before ``exp``) and kept
     per ``copies``: a move of the ε slider reuses them (81 calls of ``pricing_summary`` cost
-    8-17 ms per move, issue 36).
+    8-17 ms per move, issue 36). Textbook §6.3.1 (pricing) and the utility theorem of §6.3.
+
+    Parameters
+    ----------
+    copies : int
+        How many times the chapter's three buyers are repeated (``>= 1``).
+    eps_grid : tuple of float
+        The ε values (a tuple: the result is cached per argument).
+    t : float
+        The guarantee holds with probability ``1 − e^{−t}`` (default ``ln 20``: 95 %).
+
+    Returns
+    -------
+    (expected, guarantee) : tuple of numpy.ndarray
+        ``E[revenue] / OPT`` and ``max(OPT − 2Δq(ln|O| + t)/ε, 0) / OPT`` per ε; read-only (shared
+        by every caller through the cache).
     """
     copies = check_int(copies, func="pricing_curves", name="copies", minimum=1)
     eps = np.asarray(eps_grid, dtype=float)[:, None]
@@ -78,7 +93,10 @@ def pricing_curves(copies: int, eps_grid: tuple[float, ...], t: float = math.log
     weights = np.exp(exponent)
     expected = (weights @ revenue) / weights.sum(axis=1)
     threshold = opt - 2 * sensitivity * (math.log(prices.size) + t) / eps[:, 0]
-    return expected / opt, np.maximum(threshold, 0.0) / opt
+    curves = (expected / opt, np.maximum(threshold, 0.0) / opt)
+    for curve in curves:
+        curve.setflags(write=False)
+    return curves
 
 
 def pricing_widget(epsilon: float = 1.0, copies: int = 1) -> LiveFigure:
