@@ -135,7 +135,9 @@ def new_figure(figsize: tuple[float, float] = (7.0, 3.6), nrows: int = 1, ncols:
     canvas (no pyplot registration, so nothing leaks into the inline output).
     """
     if is_live_backend():
-        from ipympl.backend_nbagg import Canvas, FigureManager
+        from ipympl.backend_nbagg import FigureManager
+
+        from helpers.lectures.live_canvas import Canvas  # ipympl's, with a cheaper frame encoder
 
         fig = Figure(figsize=figsize)
         # A canvas widget of its own, not registered with pyplot (nothing is auto-shown).

@@ -8,6 +8,7 @@ removing one buyer changes the revenue at price p by at most p, so ``Δq = max(p
 from __future__ import annotations
 
 import math
+from functools import cache
 
 import ipywidgets as W
 import numpy as np
@@ -19,7 +20,7 @@ from helpers.i18n import tr  # widget text; figure text uses label (CJK-font awa
 from helpers.lectures.plots import label, new_figure
 from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
 
-__all__ = ["PUMPKIN_BUDGETS", "pumpkin_prices", "pumpkin_revenue", "pricing_summary", "pricing_widget"]
+__all__ = ["PUMPKIN_BUDGETS", "pumpkin_prices", "pumpkin_revenue", "pricing_summary", "pricing_curves", "pricing_widget"]
 
 #: The chapter's buyers (§6.3.1): Alice and Bob pay at most 1 yuan, Charlie 3.
 PUMPKIN_BUDGETS = np.array([1.0, 1.0, 3.0])
@@ -58,12 +59,53 @@ def pricing_summary(epsilon: float, copies: int = 1, t: float = math.log(20)) ->
             "tail": selection.exact_tail(revenue, probs, threshold), "t": t}
 
 
+@cache
+def pricing_curves(copies: int, eps_grid: tuple[float, ...], t: float = math.log(20)) -> tuple[np.ndarray, np.ndarray]:
+    """Expected revenue / OPT and the guarantee's threshold / OPT (at least 0) for every ε of ``eps_grid``.
+
+    The values of :func:`pricing_summary` at each ε, computed for the whole grid at once
+    (Pr[p] ∝ exp(ε·revenue(p)/(2Δq)), shifted by the largest exponent before ``exp``) and kept
+    per ``copies``: a move of the ε slider reuses them (81 calls of ``pricing_summary`` cost
+    8-17 ms per move, issue 36). Textbook §6.3.1 (pricing) and the utility theorem of §6.3.
+
+    Parameters
+    ----------
+    copies : int
+        How many times the chapter's three buyers are repeated (``>= 1``).
+    eps_grid : tuple of float
+        The ε values (a tuple: the result is cached per argument).
+    t : float
+        The guarantee holds with probability ``1 − e^{−t}`` (default ``ln 20``: 95 %).
+
+    Returns
+    -------
+    (expected, guarantee) : tuple of numpy.ndarray
+        ``E[revenue] / OPT`` and ``max(OPT − 2Δq(ln|O| + t)/ε, 0) / OPT`` per ε; read-only (shared
+        by every caller through the cache).
+    """
+    copies = check_int(copies, func="pricing_curves", name="copies", minimum=1)
+    eps = np.asarray(eps_grid, dtype=float)[:, None]
+    prices = pumpkin_prices()
+    revenue = pumpkin_revenue(prices, copies)
+    sensitivity = float(prices.max())
+    opt = float(revenue.max())
+    exponent = eps * (revenue[None, :] - opt) / (2 * sensitivity)
+    weights = np.exp(exponent)
+    expected = (weights @ revenue) / weights.sum(axis=1)
+    threshold = opt - 2 * sensitivity * (math.log(prices.size) + t) / eps[:, 0]
+    curves = (expected / opt, np.maximum(threshold, 0.0) / opt)
+    for curve in curves:
+        curve.setflags(write=False)
+    return curves
+
+
 def pricing_widget(epsilon: float = 1.0, copies: int = 1) -> LiveFigure:
     """Left: Pr[price] under the exponential mechanism. Right: expected revenue / OPT against ε."""
     check_epsilon(epsilon, func="pricing_widget")
     check_int(copies, func="pricing_widget", name="copies", minimum=1)
     prices = pumpkin_prices()
     eps_grid = np.logspace(-2, 2, 81)
+    grid = tuple(eps_grid.tolist())
     fig, (ax_p, ax_r) = new_figure((9.2, 3.6), 1, 2)
     bars = ax_p.bar(prices, np.zeros(prices.size), width=0.08, color="C0")
     ax_p.axhline(1 / prices.size, color="0.5", ls=":", lw=1, label=label(zh="均匀 1/40", en="uniform 1/40"))
@@ -91,9 +133,9 @@ def pricing_widget(epsilon: float = 1.0, copies: int = 1) -> LiveFigure:
         now = pricing_summary(epsilon, copies)
         for bar, h in zip(bars, now["probabilities"]):
             bar.set_height(min(h, 0.6))
-        curve = [pricing_summary(e, copies) for e in eps_grid]
-        expected.set_ydata([c["expected"] / c["opt"] for c in curve])
-        guarantee.set_ydata([max(c["threshold"], 0.0) / c["opt"] for c in curve])
+        expected_curve, guarantee_curve = pricing_curves(copies, grid)
+        expected.set_ydata(expected_curve)
+        guarantee.set_ydata(guarantee_curve)
         dot.set_data([epsilon], [now["expected"] / now["opt"]])
         title_p.set_text(label(zh=f"{3 * copies} 位买家，Δq = {now['sensitivity']:g}，ε = {epsilon:.3g}",
                                en=f"{3 * copies} buyers, Δq = {now['sensitivity']:g}, ε = {epsilon:.3g}"))

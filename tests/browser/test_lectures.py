@@ -25,9 +25,12 @@ JupyterLab page (the next one opened with File ▸ Open from Path…, the previo
   kernel's work from taking it up to going idle, on the kernel's clock (``kernel``: the
   course's update, matplotlib's blit, ipympl's PNG diff and its sending), and the browser
   from the image's arrival to new pixels (``paint``). Each slider's 95th percentiles are
-  printed as a table, written to ``artifacts/browser/timings.json`` (``sliders``); the
-  kernel's must stay within the course's goal of 150 ms and the whole move's within twice
-  that (both times the load factor measured during the run, see the end of the test);
+  printed as a table (with each slider's median), written to ``artifacts/browser/timings.json``
+  (``sliders``). The goal (issue 36): one student alone, every slider's 95th percentile from the
+  key press to the new pixels within 100 ms. With 4 moves a slider's 95th percentile is about its
+  slowest move, which one stall of a shared machine decides, so the test holds each slider's
+  median to 100 ms, the kernel's part of it to 50 ms and its 95th percentile to 300 ms, each
+  times the load factor measured during the run (see the end of the test);
 * a fast drag (``BURST_KEYS`` key presses with no pause on the first slider of each
   notebook): the page never sends a widget's next value while the kernel is still handling
   the previous one (checked over every move of every slider: ipywidgets keeps one update in
@@ -87,7 +90,9 @@ EN_NOTEBOOKS = sorted((ROOT / "course" / "en").glob("*.ipynb"))
 ASSIGNMENTS = ("laplace", "exponential", "randomized_response", "private_mean", "privacy_budget", "local_frequency")
 # Each slider is moved this many times (five steps one way, then back): the 95th
 # percentile of its redraw times must stay within the goal.
-MOVES_PER_SLIDER = 4
+# DP_BROWSER_MOVES=12 measures more moves (for the per-slider table of hub/README.md), same setup;
+# DP_BROWSER_LOAD_FACTOR=1 holds the goal unscaled (a run known to have the machine to itself).
+MOVES_PER_SLIDER = int(os.environ.get("DP_BROWSER_MOVES", "4"))
 # Developers may narrow the run (e.g. DP_BROWSER_ONLY=6.1): a selection, never a different setup.
 ONLY = os.environ.get("DP_BROWSER_ONLY")
 # Screenshots of a notebook after Run All: its first screen, or every screen with DP_BROWSER_SCREENS=all
@@ -96,7 +101,12 @@ ALL_SCREENS = os.environ.get("DP_BROWSER_SCREENS") == "all"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--disable-renderer-backgrounding", "--disable-background-timer-throttling"]
-REDRAW_GOAL_MS = 150.0
+# Issue 36's goal for one student alone: every slider's 95th percentile from the key press to the
+# new pixels within 100 ms. Held here: each slider's median within REDRAW_GOAL_MS, the median of
+# the kernel's part within KERNEL_GOAL_MS (measured 9-21 ms at a load of 6-9 on 2 cores), its 95th
+# percentile within 3 x REDRAW_GOAL_MS, all times the load factor.
+REDRAW_GOAL_MS = 100.0
+KERNEL_GOAL_MS = 50.0
 CELL_TIMEOUT_S = 150
 
 # One worker runs both tests that start `make lab` in this checkout (one exchange, one gradebook).
@@ -360,6 +370,22 @@ def _wait_idle(page, records: list[dict], timeout_s: float = 15.0) -> None:
         records += _drain(page)
 
 
+def _wait_kernel_quiet(page, records: list[dict], quiet_ms: float = 300.0, timeout_s: float = 15.0) -> None:
+    """Collect messages until the kernel's last status is "idle" and no status came for ``quiet_ms``:
+    a figure scrolled into view asks the kernel for its first full draw (and other figures' views
+    may do the same), which a slider move measured meanwhile would wait for (measured: 130-1,580 ms
+    of queue on the first moves of lab-approximate-dp). That wait is the figure's first display,
+    not the slider's redraw."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        records += _drain(page)
+        states = [r for r in records if r.get("dir") == "in" and r.get("exec") in ("busy", "idle")]
+        now = page.evaluate("() => performance.timeOrigin + performance.now()")
+        if (not states or states[-1]["exec"] == "idle") and (not states or now - states[-1]["t"] > quiet_ms):
+            return
+        page.wait_for_timeout(50)
+
+
 def _shutdown_kernels(url: str, token: str) -> None:
     for session in _api(url, token, "/api/sessions"):
         try:
@@ -445,6 +471,7 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str],
             box = page.evaluate_handle(f"() => window.__sliderBoxes()[{index}]").as_element()
             box.scroll_into_view_if_needed()
             page.wait_for_timeout(300)
+            _wait_kernel_quiet(page, messages)
             handle = None
             for handle in box.query_selector_all(".noUi-handle, .slider-handle"):
                 name = handle.evaluate("h => (h.closest('.widget-slider, .widget-hslider')"
@@ -731,10 +758,11 @@ def test_the_course_in_the_browser(lab, browser):
     for r in results:
         print(f"{r['notebook']}: run {r.get('run_s')} s, total {r['total_s']} s, {r.get('sliders', 0)} slider "
               f"figures, redraw ms {r['redraw_ms']}, {len(r['problems'])} problems")
-    print(f"{'notebook':<36} {'fig':>3} {'slider':<8} {'moves':>5} {'p95 key→pixels':>14} {'kernel':>7} "
-          f"{'send':>6} {'queue':>6} {'paint':>6}   (95th percentiles, ms)")
+    print(f"{'notebook':<36} {'fig':>3} {'slider':<8} {'moves':>5} {'median':>6} {'p95 key→pixels':>14} {'kernel':>7} "
+          f"{'send':>6} {'queue':>6} {'paint':>6}   (median key→pixels, then 95th percentiles, ms)")
     for e in sliders:
-        print(f"{e['notebook']:<36} {e['figure']:>3} {e['slider'][:8]:<8} {len(e['redraw_ms']):>5} "
+        median = f"{statistics.median(e['redraw_ms']):>6.0f}" if e["redraw_ms"] else f"{'-':>6}"
+        print(f"{e['notebook']:<36} {e['figure']:>3} {e['slider'][:8]:<8} {len(e['redraw_ms']):>5} {median} "
               + " ".join(f"{e[k]:>{w}.0f}" if e.get(k) is not None else f"{'-':>{w}}"
                          for k, w in (("p95_ms", 14), ("kernel_p95_ms", 7), ("send_p95_ms", 6),
                                       ("queue_p95_ms", 6), ("paint_p95_ms", 6))))
@@ -757,18 +785,32 @@ def test_the_course_in_the_browser(lab, browser):
     # The goal holds on an otherwise idle machine; on a shared one (CI runners, the other
     # xdist worker) the bound grows with the load measured during the run.
     load = max(1.0, (load_before + os.getloadavg()[0]) / 2 / (os.cpu_count() or 1))
-    print(f"load factor {load:.2f}: bound {REDRAW_GOAL_MS * load:.0f} ms for every slider's 95th percentile")
-    # The kernel's part of a move (the course's update and render) is held to the goal; the whole
-    # move (key press to new pixels) also holds the page, the server and Chromium's paint, which on a
-    # shared machine stalls on its own (a CI run measured 144 ms in the kernel and 360 ms of paint
-    # for one move at load 3.4): it is held to twice the goal. The table above reports both.
-    slow = [f"{e['notebook']} figure {e['figure']} slider {e['slider']!r}: p95 {what} {e[key]:.0f} ms"
-            for e in sliders for key, what, factor in (("p95_ms", "key press to new pixels", 2.0),
-                                                       ("kernel_p95_ms", "in the kernel", 1.0))
-            if e.get(key) is not None and e[key] > factor * REDRAW_GOAL_MS * load]
+    if os.environ.get("DP_BROWSER_LOAD_FACTOR"):   # e.g. 1: the quiet machine's goal, whatever the load average says
+        load = float(os.environ["DP_BROWSER_LOAD_FACTOR"])
+    print(f"load factor {load:.2f}: bounds for every slider: median {REDRAW_GOAL_MS * load:.0f} ms (the kernel's part "
+          f"{KERNEL_GOAL_MS * load:.0f} ms), 95th percentile {3 * REDRAW_GOAL_MS * load:.0f} ms")
+    # On a quiet machine (load factor 1): a median move within 100 ms from the key press to the new
+    # pixels (the page, the server, the kernel and Chromium's paint), of which the kernel's part
+    # (the course's update, the blit, the frame's encoding: what the course controls) within 50 ms,
+    # and no move of the four past 300 ms (one stall allowed for); a redraw twice as slow as now
+    # fails the first (2026-11-29, load 6-9 on 2 cores: medians 63-113 ms key to pixels, kernel
+    # 9-21 ms; hub/README.md, Sizing). On a shared machine (CI runners, the other xdist worker, other jobs)
+    # every part stalls on its own (a CI run measured 144 ms in the kernel and 360 ms of paint for
+    # one move at load 3.4), so the bounds grow with the load factor: there the test catches a
+    # redraw slow beyond the load, not one twice as slow. DP_BROWSER_MOVES=8 DP_BROWSER_LOAD_FACTOR=1
+    # on a quiet machine checks the goal itself (p95 within 100 ms: read it in the table).
+    slow = [f"{e['notebook']} figure {e['figure']} slider {e['slider']!r}: {what} {value:.0f} ms"
+            for e in sliders for value, what, goal in (
+                (statistics.median(e["redraw_ms"]) if e["redraw_ms"] else None, "median key press to new pixels",
+                 REDRAW_GOAL_MS),
+                (statistics.median([m["kernel_ms"] for m in e["moves"]]) if e["moves"] else None,
+                 "median in the kernel", KERNEL_GOAL_MS),
+                (e.get("p95_ms"), "p95 key press to new pixels", 3 * REDRAW_GOAL_MS))
+            if value is not None and value > goal * load]
     # A fast drag: at most one redraw in flight and one merged value waiting, so a student waits
     # at most about two redraws (and transport) after the last key, never a queue of them.
     slow += [f"{r['notebook']}: a fast drag settled {r['burst']['settled_ms']:.0f} ms after the last key"
              for r in results if r.get("burst") and r["burst"]["settled_ms"] is not None
              and r["burst"]["settled_ms"] > 3 * REDRAW_GOAL_MS * load]
-    assert not slow, f"redraw goal {REDRAW_GOAL_MS:.0f} ms x load {load:.2f} exceeded:\n" + "\n".join(slow)
+    assert not slow, (f"redraw goal {REDRAW_GOAL_MS:.0f} ms (kernel {KERNEL_GOAL_MS:.0f} ms) x load {load:.2f} "
+                      "exceeded:\n" + "\n".join(slow))

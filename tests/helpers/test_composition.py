@@ -100,3 +100,19 @@ def test_lab_table_numbers():
 def test_bad_arguments_name_the_parameter(call, name):
     with pytest.raises(InvalidParameterError, match=f"parameter '{name}' must be"):
         call()
+
+
+def test_exact_epsilon_curve_is_gaussian_exact_epsilon_elementwise():
+    """The composition figure's exact curve (one vectorised bisection) equals the library's
+    gaussian_exact_epsilon at every k, including the ε = 0 case."""
+    from helpers.gaussian import analytic_gaussian_sigma
+    from helpers.lectures.approx_widgets import exact_epsilon_curve
+
+    ks = np.unique(np.round(np.logspace(0, 4, 41)).astype(np.int64))
+    for eps0 in (0.01, 0.1, 1.0):
+        for delta_prime in (1e-10, 1e-5, 1e-3):
+            sigma = analytic_gaussian_sigma(1.0, eps0, 1e-8)
+            delta = ks * 1e-8 + delta_prime
+            reference = [gaussian_exact_epsilon(sigma, 1.0, int(k), float(d)) for k, d in zip(ks, delta)]
+            np.testing.assert_allclose(exact_epsilon_curve(sigma, ks, delta), reference, rtol=1e-12)
+    assert exact_epsilon_curve(1e6, np.array([1]), np.array([0.5])).tolist() == [0.0]

@@ -137,3 +137,16 @@ def test_selection_validation():
     with pytest.raises(InvalidParameterError, match="parameter 'probabilities'"):
         selection.exact_tail([1, 2], [0.5, 0.6], 1.5)
     assert isinstance(selection.report_noisy_max([1, 2], 1, 1, np.random.default_rng(0)), int)
+
+
+def test_pricing_curves_are_pricing_summary_on_the_grid():
+    """The widget's curves, computed for the whole ε grid at once, equal pricing_summary at each ε."""
+    from helpers.lectures.selection_widgets import pricing_curves
+
+    grid = np.logspace(-2, 2, 81)
+    for m in (1, 7, 100):
+        expected, guarantee = pricing_curves(m, tuple(grid.tolist()))
+        reference = [pricing_summary(float(e), copies=m) for e in grid]
+        np.testing.assert_allclose(expected, [s["expected"] / s["opt"] for s in reference], rtol=1e-12)
+        np.testing.assert_allclose(guarantee, [max(s["threshold"], 0.0) / s["opt"] for s in reference],
+                                   rtol=1e-12, atol=1e-15)

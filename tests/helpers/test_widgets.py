@@ -280,3 +280,37 @@ def test_lcg_figure_typesets_its_subscripts():
         for text in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()):
             outside_math = re.sub(r"\$[^$]*\$", "", text)
             assert "_" not in outside_math and "{" not in outside_math, text
+
+
+def test_live_canvas_frames_decode_to_the_same_pixels():
+    """The course's canvas sends ipympl the same frames as matplotlib's encoder, only encoded
+    faster (helpers/lectures/live_canvas.py): a full frame, then a diff frame of a slider move,
+    each decoded by Pillow equal to what matplotlib's own get_diff_image sends."""
+    code = (
+        "import io, numpy as np\n"
+        "from PIL import Image\n"
+        "from matplotlib.backends.backend_webagg_core import FigureCanvasWebAggCore\n"
+        "from helpers.lectures.widgets import laplace_density_widget\n"
+        "from helpers.lectures.live_canvas import Canvas, png_rgba\n"
+        "live = laplace_density_widget(); c = live.fig.canvas\n"
+        "assert isinstance(c, Canvas)\n"
+        "c.manager.web_sockets[:] = []; c.draw()\n"
+        "def frames():\n"
+        "    last, force = c._last_buff.copy(), c._force_full\n"
+        "    c._png_is_old = True; ours = c.get_diff_image(); mode = c._current_image_mode\n"
+        "    c._last_buff, c._force_full, c._png_is_old = last, force, True\n"
+        "    theirs = FigureCanvasWebAggCore.get_diff_image(c)\n"
+        "    a, b = (np.asarray(Image.open(io.BytesIO(x)).convert('RGBA')) for x in (ours, theirs))\n"
+        "    assert a.shape == b.shape and (a == b).all(), mode\n"
+        "    return mode, int((a[..., 3] > 0).sum())\n"
+        "c._force_full = True\n"
+        "assert frames()[0] == 'full'\n"
+        "live.sliders['epsilon'].value = 0.2\n"
+        "mode, changed = frames(); assert mode == 'diff' and 0 < changed < c._last_buff.size / 2, (mode, changed)\n"
+        "px = np.random.default_rng(0).integers(0, 256, (7, 5, 4), dtype=np.uint8)\n"
+        "assert (np.asarray(Image.open(io.BytesIO(png_rgba(px)))) == px).all()\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, MPLBACKEND="module://ipympl.backend_nbagg")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-2000:]
