@@ -1,7 +1,8 @@
 """Each class meeting's deck as an editable PowerPoint file (``make slides``; opened by PowerPoint,
 WPS 演示 and LibreOffice Impress), written from the same pages as the HTML deck (slides/build.py,
-:func:`deck_pages`): the same titles, the body lines as bullet paragraphs, each figure as a picture
-with its caption, and the speaker notes in the notes pane.
+:func:`deck_pages`): the same titles, the body lines as bullet paragraphs, a Markdown table (表 6-1 …)
+as a table at the body's size, each figure as a picture with its caption, and the speaker notes in the
+notes pane.
 
 PowerPoint has no TeX: math is written as text with Unicode letters, sub- and superscripts where
 Unicode has them (:func:`tex_to_text`: ``e^{\\pm\\varepsilon}`` → ``e^(±ε)``, ``\\frac{1}{2}`` → ``1/2``,
