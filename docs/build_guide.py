@@ -100,7 +100,7 @@ CELLS = {
         "check_private_mean_accuracy"),
     ("private_mean", "test_private_mean_privacy"): ("隐私审计：相邻数据集上以 1 - 10⁻⁶ 置信度证明 ε 超过声称值则不通过（一个可见，其余隐藏）",
         "check_private_mean_privacy"),
-    ("privacy_budget", "test_accountant_basics"): ("账本是普通数据、精确计数（严格的 >）、非法参数、rng 的使用（确定性）",
+    ("privacy_budget", "test_accountant_basics"): ("账本只含基本类型、精确计数（严格的 >）、非法参数、rng 的使用（确定性）",
         "check_accountant_basics"),
     ("privacy_budget", "test_budget_boundary"): ("0.1 + 0.2 + 0.7 = 1 等恰好用完预算的查询被接受，再多一个被拒绝；被拒绝的查询不记账",
         "check_budget_boundary"),

@@ -24,8 +24,15 @@ Slide source format (Markdown)::
     # <section id>                 the plan's id of a section of this notebook
     ## <slide title>               a new slide
     - a short line                 the slide body: a few short lines, math in $…$ / $$…$$
-    ![caption](figure 1)           or one figure of the section
+    | 列 | 列 |                    and at its end a table (a textbook table: 表 6-1 …), or
+    ![caption](figure 1)           one figure of the section
     ???                            everything after this (up to the next ## or #) is speaker notes
+
+A slide holds at most 7 short lines, or at most 3 short lines and one table of at most 8 rows
+(header included), the table last: the PowerPoint deck puts the text above the table.  A title
+does not tell the room to drag (拖动, drag): on a slide a slider figure is a still picture at the
+notebook's default parameters; the live demonstration goes in the speaker notes, and a slider
+figure's notes that do not ask for it get :data:`LIVE_NOTE`.
 
 Every section that a path teaches must have at least one slide; the build refuses (exit 2,
 saying what is wrong) a slide source naming an unknown notebook or section, a section taught
@@ -86,6 +93,12 @@ _FIGURE = re.compile(r"^!\[(?P<alt>.*)\]\(figure (?P<n>\d+)\)\s*$")
 _RAW_MARKDOWN = re.compile(r"!\[|\]\(|\*\*|__|(?:^|\n)[ \t]*#{1,6}[ \t]")
 # What a slide shows as text: the HTML without its math (kept for KaTeX), code, tags and notes.
 _NOT_TEXT = re.compile(r'<span class="tex"[^>]*>.*?</span>|<code>.*?</code>|<aside class="notes">.*?</aside>', re.S)
+# A title that tells the room to drag a slider: on a slide the figure does not move.
+_DRAG = re.compile(r"拖动|拖到|拖一拖|滑块|\bdrag", re.I)
+_TABLE_RULE = re.compile(r":?-{3,}:?")
+#: The speaker-notes line a slider figure's slide gets when its notes do not ask for the live demo.
+LIVE_NOTE = "【现场演示】幻灯片上是默认参数下的静态图：在笔记本中现场拖动滑块。"
+MAX_LINES, MAX_LINES_WITH_TABLE, MAX_TABLE_ROWS = 7, 3, 8
 _MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?!\$)(?P<inline>.+?)(?<![\\$])\$", re.S)
 
 
@@ -138,15 +151,34 @@ def parse_slides(text: str, name: str) -> dict[str, list[Slide]]:
             raise SlideError(f"{name}:{number}: text outside a slide: {line[:60]!r}")
     for sid, slides in out.items():
         for s in slides:
+            if _DRAG.search(s.title):
+                raise SlideError(f"{name}:{s.line}: slide title {s.title!r} tells the room to drag, but a slide "
+                                 "shows a still picture: title it by what the figure shows (\"ε 越小，两个分布越像\") "
+                                 "and ask for the live demo in the speaker notes (\"在笔记本中现场拖动 ε 滑块\")")
             lines = [l for l in s.body if l.strip()]
-            if len(lines) > 7:
+            table = [n for n, l in enumerate(lines) if l.lstrip().startswith("|")]
+            rows = [l for l in lines if l.lstrip().startswith("|")
+                    and not all(_TABLE_RULE.fullmatch(c) for c in _table_cells(l))]
+            text = len(lines) - len(table)
+            if table and table != list(range(len(lines) - len(table), len(lines))):
+                raise SlideError(f"{name}:{s.line}: slide {s.title!r}: a table comes last, in one piece "
+                                 "(its rows one after another, the short lines above it)")
+            if table and (text > MAX_LINES_WITH_TABLE or len(rows) > MAX_TABLE_ROWS):
+                raise SlideError(f"{name}:{s.line}: slide {s.title!r} has {text} lines and a table of {len(rows)} "
+                                 f"rows; a slide with a table holds at most {MAX_LINES_WITH_TABLE} short lines and "
+                                 f"{MAX_TABLE_ROWS} rows, header included (put the rest in the speaker notes)")
+            if not table and len(lines) > MAX_LINES:
                 raise SlideError(f"{name}:{s.line}: slide {s.title!r} has {len(lines)} lines; a slide holds "
-                                 "at most 7 short lines (put the rest in the speaker notes after '???')")
+                                 f"at most {MAX_LINES} short lines (put the rest in the speaker notes after '???')")
             if not lines and not s.figure:
                 raise SlideError(f"{name}:{s.line}: slide {s.title!r} is empty: give it a few short lines or a figure")
             if not any(l.strip() for l in s.notes):
                 raise SlideError(f"{name}:{s.line}: slide {s.title!r} has no speaker notes (write them after '???')")
     return out
+
+
+def _table_cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
 def load_sources() -> tuple[object, dict[str, dict[str, list[Slide]]]]:
@@ -255,9 +287,10 @@ def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[s
     figures: dict[str, list[str]] = {}
     current = {"section": "intro"}
 
-    def save(fig) -> None:
+    def save(fig, slider: bool = False) -> None:
         sid = current["section"]
-        name = f"{stem}--{sid}--{len(figures.setdefault(sid, [])) + 1}.png"
+        # a slider figure is marked in its name: its slide's notes ask for the live demo (LIVE_NOTE)
+        name = f"{stem}--{sid}--{len(figures.setdefault(sid, [])) + 1}{'.slider' if slider else ''}.png"
         slide_png(fig, out_dir / name)
         figures[sid].append(name)
 
@@ -288,7 +321,7 @@ def capture_figures(stem: str, out_dir: Path, last: str | None = None) -> dict[s
         for value in list(namespace.values()):
             if isinstance(value, LiveFigure) and id(value) not in seen:
                 seen.add(id(value))
-                save(value.fig)
+                save(value.fig, slider=True)
         show()
     return figures
 
@@ -415,11 +448,19 @@ def deck_pages(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide
                     raise SlideError(f"course/_src/slides/{s.stem}.md:{slide.line}: figure {number} of section "
                                      f"{s.id!r}, but its code shows {len(shown)} figure(s)")
                 figure = shown[number - 1]
+                if figure.endswith(".slider.png") and not re.search("拖动|拖到", "".join(slide.notes)):
+                    notes_md = notes_md + ["", LIVE_NOTE]
+                    notes = _markdown(notes_md)
                 body = (f'<figure><img src="figures/{figure}" alt="{html.escape(caption)}">'
                         f"<figcaption>{_inline(caption)}</figcaption></figure>")
                 classes = "figure"
             else:
-                body, classes = _markdown(slide.body), ""
+                # a blank line before a table: Markdown would read its rows as part of the line above
+                lines = list(slide.body)
+                first = next((n for n, l in enumerate(lines) if l.lstrip().startswith("|")), None)
+                if first is not None:
+                    lines[first:first] = [""]
+                body, classes = _markdown(lines), ""
             raw = raw_markdown(f"<h2>{_inline(slide.title)}</h2>{body}{notes}")
             if raw:
                 raise SlideError(f"course/_src/slides/{s.stem}.md:{slide.line}: slide {slide.title!r} would show "

@@ -1,7 +1,8 @@
 """Each class meeting's deck as an editable PowerPoint file (``make slides``; opened by PowerPoint,
 WPS 演示 and LibreOffice Impress), written from the same pages as the HTML deck (slides/build.py,
-:func:`deck_pages`): the same titles, the body lines as bullet paragraphs, each figure as a picture
-with its caption, and the speaker notes in the notes pane.
+:func:`deck_pages`): the same titles, the body lines as bullet paragraphs, a Markdown table (表 6-1 …)
+as a table at the body's size, each figure as a picture with its caption, and the speaker notes in the
+notes pane.
 
 PowerPoint has no TeX: math is written as text with Unicode letters, sub- and superscripts where
 Unicode has them (:func:`tex_to_text`: ``e^{\\pm\\varepsilon}`` → ``e^(±ε)``, ``\\frac{1}{2}`` → ``1/2``,
@@ -198,6 +199,40 @@ def _place(shape, left, top, width, height) -> None:
     shape.left, shape.top, shape.width, shape.height = Emu(left), Emu(top), Emu(width), Emu(height)
 
 
+TABLE_POINTS, ROW_HEIGHT = 26, Inches(0.6)  # the body text's size; a row of one line at that size
+
+
+def _text_width(text: str, points: float) -> int:
+    """About how wide ``text`` is drawn (EMU): a Chinese character 1 em, anything else 0.65 em
+    (generous: WPS and LibreOffice substitute wider Latin fonts than Microsoft YaHei, and a cell that
+    wraps "Benn/y" reads badly)."""
+    ems = sum(1.0 if ord(ch) > 0x2E80 else 0.65 for ch in text)
+    return int(Pt(points * ems))
+
+
+def _table(slide, rows: list[list[str]], left: int, top: int, room: int) -> None:
+    """A Markdown table (header first) as a PowerPoint table: each column as wide as its widest
+    cell at :data:`TABLE_POINTS`, the whole no wider than ``room`` (then every column narrowed
+    alike and long cells wrap), the header row bold."""
+    columns = len(rows[0])
+    pad = Inches(0.45)  # the cell's own margins (0.1 in a side) and some air
+    widths = [max(_text_width(plain(row[c]) if c < len(row) else "", TABLE_POINTS) for row in rows) + pad
+              for c in range(columns)]
+    scale = min(1.0, room / sum(widths))
+    widths = [int(w * scale) for w in widths]
+    shape = slide.shapes.add_table(len(rows), columns, left, top, sum(widths), ROW_HEIGHT * len(rows))
+    table = shape.table
+    for c, width in enumerate(widths):
+        table.columns[c].width = Emu(width)
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row[:columns]):
+            frame = table.cell(r, c).text_frame
+            _paragraphs(frame, [cell], TABLE_POINTS, bullets=False)
+            if r == 0:
+                for run in frame.paragraphs[0].runs:
+                    run.font.bold = True
+
+
 def write_deck(pages: list, figures_dir: Path, target: Path) -> None:
     """Write one deck (:func:`slides.build.deck_pages`) to ``target``."""
     from PIL import Image
@@ -245,13 +280,8 @@ def write_deck(pages: list, figures_dir: Path, target: Path) -> None:
                 used = Inches(0.62) * sum(1 for line in text if line.strip())
                 _place(body, MARGIN, top, WIDTH - 2 * MARGIN, used if rows else HEIGHT - top - Inches(0.5))
                 _paragraphs(body.text_frame, text, 26)
-                if rows:  # a Markdown table as a PowerPoint table
-                    table = slide.shapes.add_table(len(rows), len(rows[0]), MARGIN, top + used,
-                                                   WIDTH - 2 * MARGIN, Inches(0.6) * len(rows)).table
-                    for r, row in enumerate(rows):
-                        for c, cell in enumerate(row[:len(rows[0])]):
-                            frame = table.cell(r, c).text_frame
-                            _paragraphs(frame, [cell], 22, bullets=False)
+                if rows:  # a Markdown table as a PowerPoint table, its text as large as the body's
+                    _table(slide, rows, MARGIN + Inches(0.3), top + used + Inches(0.1), WIDTH - 2 * MARGIN - Inches(0.3))
         notes = slide.notes_slide.notes_text_frame
         _paragraphs(notes, page.notes, 14, bullets=False)
     target.parent.mkdir(parents=True, exist_ok=True)

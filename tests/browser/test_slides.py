@@ -15,7 +15,8 @@
   ``#``), nothing but the section crumb above the title, no empty slide body;
 * figures for the back row: every figure fills the slide under its title and its smallest text
   is at least 24 px on the 720 px slide;
-* the speaker view keeps the notes' math: a superscript ($e^{\\pm\\varepsilon}$) is drawn raised.
+* the speaker view keeps the notes' math: a superscript ($e^{\\pm\\varepsilon}$) is drawn raised;
+* a table (表 6-1, 表 6-2 …) is a table with its text as large as the body's (>= 30 px of the 34 px).
 
 Screenshots of each deck's first content slide go to ``artifacts/browser/slides-*.png``.
 """
@@ -98,6 +99,9 @@ SLIDE_JS = r"""() => {
   const body = slide.querySelector(':scope > .body');
   out.empty = !slide.classList.contains('title') && !(body && (body.innerText.trim() || body.querySelector('img')));
   for (const el of slide.querySelectorAll('.tex')) if (!el.querySelector('.katex')) out.untypeset += 1;
+  // a table's text (表 6-1 …) as large as the body's: its smallest cell font, in the slide's own px
+  out.tables = slide.querySelectorAll('.body table').length;
+  out.tableFont = Math.min(...[...slide.querySelectorAll('td, th')].map(c => parseFloat(getComputedStyle(c).fontSize)));
   const text = slide.cloneNode(true);
   text.querySelectorAll('aside.notes, .katex').forEach(e => e.remove());
   const visible = text.textContent;
@@ -180,7 +184,7 @@ def test_every_slide_of_every_deck_renders_offline(built):
     faces: dict = {}
     done: set = set()
     leaks, errors, problems = [], [], []
-    slides_seen = han_checked = figures_seen = 0
+    slides_seen = han_checked = figures_seen = tables_seen = 0
     started = time.monotonic()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -238,6 +242,9 @@ def test_every_slide_of_every_deck_renders_offline(built):
                                             f"{figure['height']:.0f} px, its smallest text {smallest:.1f} px "
                                             "(wanted: filling the slide under its title, text >= 24 px)")
                         figures_seen += 1
+                    if seen["tables"] and seen["tableFont"] < 30:
+                        problems.append(f"{where}: table text {seen['tableFont']} px (the body's is 34 px)")
+                    tables_seen += seen["tables"]
                     if seen["tex"] or seen["texErrors"] or seen["untypeset"]:
                         problems.append(f"{where}: raw TeX {seen['tex']}, KaTeX errors {seen['texErrors']}, "
                                         f"untypeset {seen['untypeset']}")
@@ -253,11 +260,13 @@ def test_every_slide_of_every_deck_renders_offline(built):
                     before = len(errors)  # the missing picture's and the refused request's console messages
                     page.evaluate("""Reveal.getCurrentSlide().insertAdjacentHTML('beforeend',
                         '<p id="probe">成绩 $\\frac{1}{2}$ ![图](figure 1)</p><p># 标题</p><img src="figures/none.png">'
-                        + '<div id="tall" style="height: 2000px">高</div>')""")
+                        + '<div id="tall" style="height: 2000px">高</div>'
+                        + '<div class="body"><table><tr><td style="font-size: 12px">小</td></tr></table></div>')""")
                     page.wait_for_timeout(200)
                     probe = page.evaluate(SLIDE_JS)
                     assert probe["tex"] and any("tall" in o or "DIV" in o for o in probe["outside"]), probe
                     assert len(probe["markdown"]) == 3 and probe["images"] == ["figures/none.png"], probe
+                    assert probe["tables"] >= 1 and probe["tableFont"] == 12, probe
                     page.evaluate("fetch('https://example.com/x').catch(() => null)")
                     page.wait_for_timeout(300)
                     assert leaks == ["https://example.com/x"], leaks
@@ -271,6 +280,7 @@ def test_every_slide_of_every_deck_renders_offline(built):
     assert not problems, "\n".join(problems)
     assert not errors, errors[:5]
     assert slides_seen >= 6 * 4 and han_checked > 100 and figures_seen >= 20
+    assert tables_seen >= 5  # 表 6-1 and 表 6-2 in the 2- and the 4-hour decks, the neighbours' table in 4 hours
 
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -71,7 +72,7 @@ def test_slide_sources_use_the_glossary_terms():
 
 def test_a_caption_with_brackets_is_a_figure():
     """Issue 34: "灰色区域是 $[-b, b]$" in a caption left the slide as raw ![…](figure 1) text."""
-    text = "# s\n## 拖动\n![密度（$\\varepsilon = 1$）；灰色区域是 $[-b, b]$](figure 1)\n???\n讲稿\n"
+    text = "# s\n## 噪声\n![密度（$\\varepsilon = 1$）；灰色区域是 $[-b, b]$](figure 1)\n???\n讲稿\n"
     (slide,) = slides.parse_slides(text, "demo.md")["s"]
     assert slide.figure == (1, "密度（$\\varepsilon = 1$）；灰色区域是 $[-b, b]$") and not slide.body
 
@@ -125,3 +126,85 @@ def test_a_slide_that_would_show_raw_markdown_fails_the_build(monkeypatch):
     sources[section.stem][section.id][0].figure = None
     with pytest.raises(slides.SlideError, match="raw Markdown"):
         slides.deck_html(plan, path, meeting, sources, {})
+
+
+def _every_page(sources, plan, slider: bool = False):
+    """(deck, page) for every slide of every deck, with stand-in figure names (no figure is drawn)."""
+    suffix = ".slider.png" if slider else ".png"
+    figures = {stem: {sid: [f"{stem}--{sid}--{n}{suffix}" for n in range(1, 1 + max(
+        [s.figure[0] for s in shown if s.figure] or [0]))] for sid, shown in sections.items()}
+        for stem, sections in sources.items()}
+    for path in plan.paths:
+        for meeting in plan.meetings[path["id"]]:
+            for page in slides.deck_pages(plan, path, meeting, sources, figures):
+                yield f"{path['id']}-{meeting.number}", page
+
+
+def test_no_slide_title_tells_the_room_to_drag():
+    """On a slide a slider figure is a still picture: no title says 拖动 / drag ("拖动 ε：两个分布有多像？"
+    was one), and every slide of a slider figure asks for the live demo in its speaker notes."""
+    plan, sources = slides.load_sources()
+    titles = [(deck, page.title) for deck, page in _every_page(sources, plan)]
+    assert len(titles) > 50
+    dragging = [(deck, title) for deck, title in titles if re.search(r"拖动|拖到|drag", title, re.I)]
+    assert not dragging, dragging
+    for deck, page in _every_page(sources, plan, slider=True):
+        if page.figure:
+            assert re.search("拖动|拖到", "".join(page.notes)), (deck, page.title, page.notes)
+
+
+def test_a_drag_title_is_refused_and_a_slider_figure_gets_the_live_note():
+    with pytest.raises(slides.SlideError, match="tells the room to drag"):
+        slides.parse_slides("# s\n## 拖动 $\\varepsilon$ 与 $k$\n![图](figure 1)\n???\n讲稿\n", "demo.md")
+    plan, sources = slides.load_sources()
+    path = plan.paths[0]
+    meeting = next(m for m in plan.meetings[path["id"]] if any(
+        sl.figure for s in m.sections for sl in sources[s.stem][s.id]))
+    section = next(s for s in meeting.sections if any(sl.figure for sl in sources[s.stem][s.id]))
+    slide = next(sl for sl in sources[section.stem][section.id] if sl.figure)
+    slide.notes = ["只讲结论，不提演示。"]
+    for suffix, wanted in ((".slider.png", True), (".png", False)):
+        figures: dict = {}
+        for s in meeting.sections:
+            figures.setdefault(s.stem, {})[s.id] = ["y.png"] * 9
+        figures[section.stem][section.id] = [f"x{suffix}"] * slide.figure[0]
+        pages = slides.deck_pages(plan, path, meeting, sources, figures)
+        page = next(p for p in pages if p.title == slide.title)
+        assert (slides.LIVE_NOTE in page.notes) is wanted and (slides.LIVE_NOTE in page.html) is wanted
+
+
+def _table_of(sources, stem: str, title: str) -> list[list[str]]:
+    (slide,) = [s for sid in sources[stem].values() for s in sid if s.title.startswith(title)]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in slide.body if line.lstrip().startswith("|")]
+    return [row for row in rows if not all(re.fullmatch(r":?-{3,}:?", c) for c in row)]
+
+
+def test_textbook_tables_6_1_and_6_2_are_tables_on_the_slides():
+    """表 6-1 and 表 6-2 as the textbook prints them (course/data/ holds them copied exactly, README
+    there): every row and column, a <table> on the slide, not a bullet about the table."""
+    import csv
+
+    plan, sources = slides.load_sources()
+    with open(ROOT / "course" / "data" / "table6_1_students.csv", encoding="utf-8") as f:
+        students = [[r["name"], r["sex"], r["result"]] for r in csv.DictReader(f)]
+    with open(ROOT / "course" / "data" / "table6_2_patients.csv", encoding="utf-8") as f:
+        patients = [[r["name"], {"yes": "是", "no": "否"}[r["cancer"]]] for r in csv.DictReader(f)]
+    assert _table_of(sources, "6.1-basics", "表 6-1") == [["姓名", "性别", "成绩"]] + students
+    assert _table_of(sources, "6.1-basics", "表 6-2") == [["姓名", "是否患癌症"]] + patients
+    shown = {}
+    for deck, page in _every_page(sources, plan):
+        if page.title.startswith(("表 6-1", "表 6-2")):
+            shown.setdefault(page.title[:5], []).append(deck)
+            assert page.html.count("<table>") == 1 and page.html.count("<tr>") in (6, 8), page.html
+            assert "<li>表 6-" not in page.html
+    assert set(shown) == {"表 6-1", "表 6-2"} and all(len(decks) == 2 for decks in shown.values()), shown
+
+
+@pytest.mark.parametrize("body, message", [
+    ("- 一\n- 二\n- 三\n- 四\n| a | b |\n|---|---|\n| 1 | 2 |\n", "at most 3 short lines and 8 rows"),
+    ("| a |\n|---|\n" + "| 1 |\n" * 8, "a table of 9 rows"),
+    ("| a |\n|---|\n| 1 |\n- 表下面的一行\n", "a table comes last"),
+])
+def test_a_table_slide_that_would_not_fit_is_refused(body, message):
+    with pytest.raises(slides.SlideError, match=message):
+        slides.parse_slides(f"# s\n## 表\n{body}???\n讲稿\n", "demo.md")

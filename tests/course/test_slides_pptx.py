@@ -64,7 +64,7 @@ def test_every_deck_is_an_editable_pptx_with_titles_text_figures_and_notes(built
     for png in sorted((built / "figures").glob("*.png")):
         stem, sid, number = png.stem.split("--")
         figures.setdefault(stem, {}).setdefault(sid, []).append(png.name)
-    problems, decks, pictures = [], 0, 0
+    problems, decks, pictures, tables_seen = [], 0, 0, 0
     for path in plan.paths:
         for meeting in plan.meetings[path["id"]]:
             name = f"{path['id']}-{meeting.number}"
@@ -91,6 +91,22 @@ def test_every_deck_is_an_editable_pptx_with_titles_text_figures_and_notes(built
                     for text in wanted:
                         if text and text not in body:
                             problems.append(f"{where}: body lacks {text!r}")
+                rows = [[deck.plain(c) for c in deck._cells(line)] for line in page.lines
+                        if line.lstrip().startswith("|")]
+                rows = [row for row in rows if not all(re.fullmatch(r":?-{3,}:?", c) for c in row)]
+                tables = [s for s in slide.shapes if s.has_table]
+                if rows:  # a Markdown table (表 6-1 …) is a PowerPoint table, cell for cell, body-sized, on the slide
+                    cells = [[cell.text for cell in row.cells] for row in tables[0].table.rows] if len(tables) == 1 else []
+                    sizes = [run.font.size.pt for row in tables[0].table.rows for cell in row.cells
+                             for par in cell.text_frame.paragraphs for run in par.runs] if cells else []
+                    if cells != rows:
+                        problems.append(f"{where}: {len(tables)} tables, cells {cells[:2]}, the deck's {rows[:2]}")
+                    elif min(sizes) < 24 or tables[0].top + tables[0].height > deck.HEIGHT \
+                            or tables[0].left + tables[0].width > deck.WIDTH:
+                        problems.append(f"{where}: table text {min(sizes)} pt or the table off the slide")
+                    tables_seen += 1
+                elif tables:
+                    problems.append(f"{where}: a table on a slide without one")
                 notes = slide.notes_slide.notes_text_frame.text if slide.has_notes_slide else ""
                 wanted_notes = [deck.plain(line.strip()) for line in page.notes if line.strip()]
                 if not notes.strip() or notes.split("\n") != wanted_notes:
@@ -109,4 +125,4 @@ def test_every_deck_is_an_editable_pptx_with_titles_text_figures_and_notes(built
                         problems.append(f"{where}: TeX or Markdown left as text: {RAW.search(text)[0]!r} in {text[:80]!r}")
             decks += 1
     assert not problems, "\n".join(problems[:20])
-    assert decks == 6 and pictures >= 20
+    assert decks == 6 and pictures >= 20 and tables_seen >= 5

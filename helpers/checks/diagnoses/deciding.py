@@ -163,7 +163,7 @@ DECISIONS: dict[str, Diagnosis] = {
         "An invalid argument was accepted.",
         "Validate and raise ValueError."),
     "privacy_budget.ledger_not_plain_data": _D(
-        "账本（state）不是只含数字、字符串、列表、字典的普通数据（用了 Fraction、Decimal、numpy 数组或自定义对象）。",
+        "账本（state）里有数字、字符串、列表、字典以外的对象（Fraction、Decimal、numpy 数组或自定义对象）。",
         "账本只用 Python 基本类型保存；精确小数可存成字符串，用时再转换。",
         "The ledger is not plain data (Fraction, Decimal, arrays, objects).",
         "Store numbers, strings, lists and dicts only."),

@@ -64,7 +64,7 @@ def _is_plain(value: Any, depth: int = 0) -> bool:
 def _plain_state(state: Any, where: str) -> Any:
     if not isinstance(state, dict) or not _is_plain(state):
         raise _fail(
-            f"{where} 返回的账本（state）必须是只含普通数据的 dict：数字（int/float）、字符串、列表、dict（键为字符串）。"
+            f"{where} 返回的账本（state）必须是只含基本类型的 dict：数字（int/float）、字符串、列表、dict（键为字符串）。"
             f"实际得到 {type(state).__name__} {_short(state)}。Fraction、Decimal、numpy 数组等对象不行：可以存成 float 或字符串（如 str(Decimal)），用到时再转换。",
             f"{where} must return the ledger (state) as a dict of plain data only: numbers (int/float), strings, lists, "
             f"dicts with string keys. Got {type(state).__name__} {_short(state)}. Fraction, Decimal, numpy arrays and "

@@ -78,7 +78,7 @@ def check_accountant_basics(make_accountant: Callable, answer_count: Callable, s
         raise _fail("answer_count：不同种子的 rng 给出了完全相同的答案。是否固定了种子，或没有加噪声？",
                     "answer_count: rngs with different seeds gave identical answers. Is a seed fixed, or no noise added?",
                     diagnosis="privacy_budget.noise_fixed_or_missing")
-    _say(name, seed, zh=f"账本是普通数据；ε = 1e9 时计数精确为 {_CARROTS_OVER_55}（> 55）；非法的总预算与 ε 抛出 ValueError；"
+    _say(name, seed, zh=f"账本只含基本类型；ε = 1e9 时计数精确为 {_CARROTS_OVER_55}（> 55）；非法的总预算与 ε 抛出 ValueError；"
                         "相同种子给出相同答案",
          text=f"plain-data ledger; exact count {_CARROTS_OVER_55} (> 55) at ε = 1e9; ValueError for total 0, -1, "
          f"nan, inf and ε = 0, -0.5, nan; same seed -> same answers -> OK")
