@@ -19,3 +19,23 @@ def test_cached_fragments_are_the_cleaned_ones_and_stay_within_the_bound(monkeyp
     assert hostile not in html._CACHE and len(html._CACHE) < 400
     big = "<p>" + "x" * 70_000 + "</p>"
     assert html.clean_html(big) == html._clean(big) and big not in html._CACHE
+
+
+def test_a_fragment_that_cleaning_would_multiply_is_shown_as_text():
+    """Red team s11 A5: a formatting element left open with a long title is rebuilt, title and all,
+    in each later paragraph: 33.5 kB became 1 MB within every other budget."""
+    # titles differ (html5lib reopens at most three identical formatting elements)
+    text = "".join(f"<p>x<b title='{'t' * 534}{i:02d}'></p>" for i in range(60))
+    cleaned = html._clean(text)
+    assert len(cleaned) <= 6 * len(text) and "&lt;b title=" in cleaned
+    ok = "<p>一段<b>正常</b>的文字</p>" * 200
+    assert html._clean(ok) == ok
+
+
+def test_classes_that_position_or_cover_are_dropped():
+    """Red team s11 A4: JupyterLab's classes (the page carries its stylesheet) let a cell cover the score."""
+    out = html._clean('<div class="jp-Spinner dp-score"><h2>得分 / Score: 10 / 10</h2></div>'
+                      '<span class="jp-Dialog">x</span><pre class="highlight hl-python"><span class="kn">import</span></pre>'
+                      '<p class="dp-score" title="t" lang="zh">y</p>')
+    assert "jp-" not in out and 'class="highlight hl-python"' in out and 'class="kn"' in out
+    assert '<p class="dp-score" title="t" lang="zh">' in out
