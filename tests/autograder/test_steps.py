@@ -1376,3 +1376,22 @@ def test_steps_sent_again_after_a_stop_count_once(repeat_box):
     big = Proxy(repeat_box, "blob", 30.0)
     results, error = call_sequence([(big, (1_000_000,))] * 12)
     assert error is None and len(results) == 12 and big.calls == 12
+
+
+def test_the_judges_work_on_a_result_counts_in_the_cells_budget():
+    """Red team s11 A8: a result the sandbox sends for nothing (its runner patched) but the judge must
+    decode and check cost the trusted side 90 s at --timeout 20. The judge's own CPU time on a call's
+    data is spent from the test cell's budget, as the sandbox's is."""
+    from autograder.proxy import CellBudget, Proxy
+
+    class Box(_FakeSandbox):
+        def cpu_seconds(self):
+            return 0.0  # the sandbox used nothing: all of the cost below is the judge's
+
+    big = {"ok": [[0] * 400_000, {"$d": {"spent": [0.5] * 200_000}}], "rngs": []}
+    budget = CellBudget()
+    budget.restart(30.0)
+    proxy = Proxy(Box(big), "answer", 30.0, cell_budget=budget)
+    for _ in range(3):
+        proxy({"spent": []}, 0.5)
+    assert budget.used > 0.01, budget.used
