@@ -293,7 +293,7 @@ def test_false_failure_totals_add_up():
     """Per assignment: the stated total is the number of statistical check calls (1e-6 each)."""
     cells = build_guide.graded_cells()
     totals = {a: sum(r["tests"] for r in rows) for a, rows in cells.items()}
-    assert totals == {"laplace": 4, "exponential": 3, "randomized_response": 2, "private_mean": 8,
+    assert totals == {"laplace": 4, "exponential": 3, "randomized_response": 2, "private_mean": 9,
                       "privacy_budget": 6, "local_frequency": 5}
     for assignment, n in totals.items():
         assert f"合计 ≤ {n}×10⁻⁶" in TEXT

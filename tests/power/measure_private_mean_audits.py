@@ -22,7 +22,7 @@ import numpy as np
 
 import helpers.checks.private_mean as cpm
 
-ORDER = ("composition", "noise_scales", "upper_bound_mean", "interior", "mostly_negative_range",
+ORDER = ("composition", "noise_scales", "upper_bound_mean", "interior", "small_interior", "mostly_negative_range",
          "one_sided_range")
 
 

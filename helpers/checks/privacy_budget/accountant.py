@@ -14,11 +14,12 @@ from helpers.checks.core import (
     _fail,
     _say,
     _short,
+    call_sequence,
     check_seed,
 )
 from helpers.checks.reference import CARROTS as _CARROTS
 from helpers.checks.reference import CARROTS_OVER_55 as _CARROTS_OVER_55
-from helpers.checks.privacy_budget._shared import (_BATCH, _Refused, _count, _count_result,
+from helpers.checks.privacy_budget._shared import (_BATCH, _Refused, _call_failure, _count, _count_result,
                                                    _expect_value_error, _ks_noise, _new_state,
                                                    _no_forbidden_sources, _state_result, _steps)
 
@@ -113,7 +114,13 @@ _HIDDEN_SEQUENCES = (
     # catch an absolute tolerance of 10⁻⁹ both ways (issue 25).
     (0.001, ((0.0006, True), (0.0004, True), (5e-10, False))),
     (30000000.9, ((10000000.3, True), (10000000.3, True), (10000000.3, True), (3.0, False))),
+    # Length: a ledger that forgets old charges (keeps its last 128, say) answers forever at ε < total/128;
+    # 1,000 × 0.001 = 1 exactly (fsum gives 1.0), then one more is refused (red team, session 11; 2,000 × 0.0005
+    # cost 2.5 s of sandbox CPU per submission, every ledger crossing back: 1,000 costs a quarter).
+    (1.0, ((0.001, True),) * 1000 + ((0.001, False),)),
 )
+#: Sequences at least this long run as one batch of calls (:func:`_run_long_sequence`).
+_LONG = 200
 
 
 def _boundary_diagnosis(total: float, history: list[float], epsilon: float, refused: bool) -> tuple[str, str, str]:
@@ -151,7 +158,66 @@ def _boundary_diagnosis(total: float, history: list[float], epsilon: float, refu
             "privacy_budget.refusal_missing")
 
 
+def _check_verdict(total: float, history: list[float], epsilon: float, accept: bool, refused: bool,
+                   message: str) -> None:
+    """Fail unless a request of ``epsilon`` after the accepted ``history`` was answered or refused as ``accept`` says."""
+    if len(history) > 12 and len(set(history)) == 1:  # a long run of one ε: its count, not each term
+        shown = f"{len(history)} × {history[0]:.12g}"
+    else:
+        shown = " + ".join(f"{e:.12g}" for e in history) or "0"
+    if refused and accept:
+        zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, True)
+        raise _fail(
+            f"总预算 {total:.12g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:.12g} 时被拒绝了（{message}）；按十进制算 {shown} + {epsilon:.12g} ≤ {total:.12g}，"
+            f"必须接受。可能的错误：{zh}。",
+            f"total budget {total:.12g}, accepted queries spent {shown}; a request of ε = {epsilon:.12g} was refused "
+            f"({message}), but in decimal {shown} + {epsilon:.12g} <= {total:.12g}, so it must be answered. Likely mistake: {en}.",
+            diagnosis=diagnosis,
+        )
+    if not refused and not accept:
+        zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, False)
+        raise _fail(
+            f"总预算 {total:.12g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:.12g} 时没有被拒绝；{shown} + {epsilon:.12g} > {total:.12g}，"
+            f"必须抛出 ValueError（并说明原因）。{zh}。",
+            f"total budget {total:.12g}, accepted queries spent {shown}; a request of ε = {epsilon:.12g} was answered, but "
+            f"{shown} + {epsilon:.12g} > {total:.12g}: it must raise ValueError (with a message). {en}.",
+            diagnosis=diagnosis,
+        )
+    if refused and len(message) < 5:
+        raise _fail(
+            f"拒绝查询时的 ValueError 要说明原因（例如还剩多少预算），实际信息是 {message!r}。",
+            f"the ValueError of a refusal must say why (e.g. how much budget is left); its message is {message!r}.",
+            diagnosis="privacy_budget.refusal_unexplained",
+        )
+
+
+def _run_long_sequence(make_accountant: Callable, answer_count: Callable, total: float, sequence, rng) -> None:
+    """:func:`_run_sequence` for a sequence of answered requests and one refused last, as one
+    :func:`call_sequence` (one round trip in grading, each ledger passed on inside the sandbox)."""
+    if sequence[-1][1] or not all(accept for _, accept in sequence[:-1]):
+        raise ValueError("_run_long_sequence: the requests must all be answered but the last")
+    steps: list[tuple[Callable, tuple, Callable]] = [(make_accountant, (total,), _state_result(total))]
+    for epsilon, _ in sequence:
+        ledger = Output(0) if len(steps) == 1 else Output(len(steps) - 1, 1)
+        steps.append((answer_count, (ledger, _CARROTS, 55.0, epsilon, rng), _count_result(55.0, epsilon)))
+    results, error = call_sequence([(func, args) for func, args, _ in steps])
+    for (_, _, check), result in zip(steps, results):
+        check(result)
+    if isinstance(error, AssertionError):
+        raise error
+    if error is not None and (len(results) == 0 or not isinstance(error, ValueError)):
+        func, args, _ = steps[len(results)]
+        raise _call_failure(func, args, error) from None
+    answered = len(results) - 1 if error is not None else len(sequence)  # requests answered before the error
+    history = [epsilon for epsilon, _ in sequence[:min(answered, len(sequence) - 1)]]
+    epsilon, accept = sequence[min(answered, len(sequence) - 1)]
+    _check_verdict(total, history, epsilon, accept, error is not None, str(error) if error is not None else "")
+
+
 def _run_sequence(make_accountant: Callable, answer_count: Callable, total: float, sequence, rng) -> None:
+    if len(sequence) >= _LONG:
+        _run_long_sequence(make_accountant, answer_count, total, sequence, rng)
+        return
     state = _new_state(make_accountant, total)
     history: list[float] = []
     for i, (epsilon, accept) in enumerate(sequence):
@@ -170,31 +236,7 @@ def _run_sequence(make_accountant: Callable, answer_count: Callable, total: floa
                 f"the budget suffices before charging it (or return a new ledger instead of modifying the one passed in).",
                 diagnosis="privacy_budget.refused_query_charged",
             )
-        shown = " + ".join(f"{e:.12g}" for e in history) or "0"
-        if refused and accept:
-            zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, True)
-            raise _fail(
-                f"总预算 {total:.12g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:.12g} 时被拒绝了（{message}）；按十进制算 {shown} + {epsilon:.12g} ≤ {total:.12g}，"
-                f"必须接受。可能的错误：{zh}。",
-                f"total budget {total:.12g}, accepted queries spent {shown}; a request of ε = {epsilon:.12g} was refused "
-                f"({message}), but in decimal {shown} + {epsilon:.12g} <= {total:.12g}, so it must be answered. Likely mistake: {en}.",
-                diagnosis=diagnosis,
-            )
-        if not refused and not accept:
-            zh, en, diagnosis = _boundary_diagnosis(total, history, epsilon, False)
-            raise _fail(
-                f"总预算 {total:.12g}，已接受的查询消耗了 {shown}，再请求 ε = {epsilon:.12g} 时没有被拒绝；{shown} + {epsilon:.12g} > {total:.12g}，"
-                f"必须抛出 ValueError（并说明原因）。{zh}。",
-                f"total budget {total:.12g}, accepted queries spent {shown}; a request of ε = {epsilon:.12g} was answered, but "
-                f"{shown} + {epsilon:.12g} > {total:.12g}: it must raise ValueError (with a message). {en}.",
-                diagnosis=diagnosis,
-            )
-        if refused and len(message) < 5:
-            raise _fail(
-                f"拒绝查询时的 ValueError 要说明原因（例如还剩多少预算），实际信息是 {message!r}。",
-                f"the ValueError of a refusal must say why (e.g. how much budget is left); its message is {message!r}.",
-                diagnosis="privacy_budget.refusal_unexplained",
-            )
+        _check_verdict(total, history, epsilon, accept, refused, message)
         if not refused:
             state = new_state
             history.append(epsilon)
@@ -215,7 +257,7 @@ def check_budget_boundary(make_accountant: Callable, answer_count: Callable, hid
     sequences = _HIDDEN_SEQUENCES if hidden else _VISIBLE_SEQUENCES
     for total, sequence in sequences:
         _run_sequence(make_accountant, answer_count, total, sequence, rng)
-    shown = "0.1+0.2+0.3 = 0.6, 3 × 1.1 = 3.3, 100 × 0.01 = 1, 7 × 1/7, inf, ..." if hidden else \
+    shown = "0.1+0.2+0.3 = 0.6, 3 × 1.1 = 3.3, 100 × 0.01 = 1, 7 × 1/7, inf, 1000 × 0.001 = 1, ..." if hidden else \
         "0.1+0.2+0.7 = 1, 0.1+0.2 = 0.3, 10 × 0.1 = 1, 0.5+0.3+0.2 = 1, refusals spend nothing, 0.7+0.300001 > 1, " \
         "0.299999999+1e-9 = 0.3"
     print(f"✓ 通过 / passed [{name}] {len(sequences)} 个序列 / sequences（{shown}）：恰好在边界处接受与拒绝 / accepted and refused exactly at the boundary")

@@ -64,22 +64,27 @@ What is judged, and how
     distribution (range, ε, 50-200 values with outliers), d' = d plus a
     record beyond the bound farther from d's clipped mean: whatever a
     solution does on data like the accuracy checks' is audited.
+  - ``small_interior``: as ``interior``, but d is the first n values of such
+    a draw, n in 2..49 from the seed (the size of the notebook's and the
+    textbook's examples; the other pairs have 0, 1, 20 or 50-200 records):
+    a mechanism that skips the noise on small datasets gives an unbounded
+    loss and fails (red team, session 11).
   - ``one-sided range``: [-20, -19], d = [] vs d' = [-1000]. A sum
     sensitivity of ``upper - lower`` (= 1 instead of 20) or a missing clip
     is caught.
   - ``mostly negative range``: [-20, 1], d = [] vs d' = [-1000]. A sum
     sensitivity of ``upper`` (forgetting negative values) is caught.
 
-  Every number of a pair other than ``interior`` (records and bounds) is
+  Every number of a pair other than ``interior`` and ``small_interior`` (records and bounds) is
   multiplied by a scale in [1/2, 2] drawn from the check's seed (:func:`audit_config`), which leaves
   the privacy loss unchanged. Measured detection rates:
   ``tests/power/RESULTS.md``.
 
 Cost: the outputs of one dataset are batches of calls
 (:func:`helpers.checks.call_repeatedly`, one process crossing per 1,000 in trusted
-grading). The privacy cell makes about 139,000 calls (178,000 before): 28,000 for the visible
+grading). The privacy cell makes about 147,000 calls (178,000 before issue 17): 28,000 for the visible
 ``composition``, 69,000 for ``noise_scales``, 10,000 for ``upper_bound_mean``,
-16,000 for ``interior``, 8,000 for each range pair; each accuracy check 1,000
+16,000 for ``interior``, 8,000 for ``small_interior`` and for each range pair; each accuracy check 1,000
 (measured time: ``tests/power/RESULTS.md``).
 """
 

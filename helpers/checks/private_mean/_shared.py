@@ -30,6 +30,9 @@ AUDITS: dict[str, dict[str, Any]] = {
     # d drawn from accuracy_dataset (range, ε, values), d' = d + an outlier beyond the bound farther
     # from d's clipped mean
     "interior": dict(d=None, n_select=2000, n_final=6000, events="interval"),
+    # d: the first n (2..49, from the seed) values of an accuracy_dataset draw, the size of the notebook's and
+    # the textbook's examples; d' as in interior. A noiseless output on such data gives an infinite bound.
+    "small_interior": dict(d=None, n_select=1000, n_final=3000, events="interval"),
     "one_sided_range": dict(lower=-20.0, upper=-19.0, d=[], extra=-1000.0, epsilon=1.0,
                             n_select=1000, n_final=3000, events="interval"),
     "mostly_negative_range": dict(lower=-20.0, upper=1.0, d=[], extra=-1000.0, epsilon=1.0,

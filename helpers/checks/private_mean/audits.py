@@ -46,6 +46,13 @@ _AUDIT_HINTS = {
         "the range. Check: is noise added on every dataset (not only on some)? Do the two releases' ε add up to "
         "ε? Is the count noisy too? Are the values clipped?",
     ),
+    "small_interior": (
+        "这对相邻数据集与准确性测试的数据来自同一个分布，但记录不到 50 条：d' 比 d 多一个超出区间的值。检查：是否在所有数据上都加了噪声"
+        "（数据少时也不能省略）？两次发布的 ε 之和是否等于 ε？计数是否也加了噪声？数据是否截断了？",
+        "this pair comes from the same distribution as the accuracy tests' data, but with fewer than 50 records: "
+        "d' has one more value, beyond the range. Check: is noise added on every dataset (small ones too)? Do the "
+        "two releases' ε add up to ε? Is the count noisy too? Are the values clipped?",
+    ),
     "one_sided_range": (
         "这个区间不包含 0。检查：增删一条记录时截断后的和最多改变多少（定义 6-2）？数据是否截断了？",
         "the range does not contain 0. Check: by how much can adding or removing one record change the "
@@ -69,8 +76,11 @@ def audit_config(audit: str, seed: int) -> dict[str, Any]:
     changes c.
     """
     spec = dict(AUDITS[audit])
-    if audit == "interior":
-        values, lower, upper, epsilon = accuracy_dataset(int(np.random.default_rng([seed, 13]).integers(2**31)))
+    if audit in ("interior", "small_interior"):
+        g = np.random.default_rng([seed, 13] if audit == "interior" else [seed, 14])
+        values, lower, upper, epsilon = accuracy_dataset(int(g.integers(2**31)))
+        if audit == "small_interior":  # a prefix of i.i.d. values: the same distribution, 2..49 of them
+            values = values[:int(g.integers(2, 50))]
         width, centre = upper - lower, float(np.mean(np.clip(values, lower, upper)))
         extra = lower - 0.37 * width if centre > (lower + upper) / 2 else upper + 0.37 * width
         spec.update(scale=1.0, lower=lower, upper=upper, epsilon=epsilon, d=values.tolist(), extra=float(extra))
