@@ -200,6 +200,28 @@ def test_textbook_tables_6_1_and_6_2_are_tables_on_the_slides():
     assert set(shown) == {"表 6-1", "表 6-2"} and all(len(decks) == 2 for decks in shown.values()), shown
 
 
+def test_textbook_table_6_3_is_two_tables_of_the_exact_values():
+    """表 6-3 in two slide tables (the textbook's nine columns do not fit one), each cell the exact
+    value the notebook's helpers compute (rounded to two decimals), the header's 10000 corrected to
+    100000 and the 27.73 erratum in place of the printed 25.59."""
+    from helpers import queries
+
+    plan, sources = slides.load_sources()
+    left = _table_of(sources, "6.2-laplace", "表 6-3（左）")
+    right = _table_of(sources, "6.2-laplace", "表 6-3（右）")
+    assert left[0][1:] == ["90%", "95%", "99%", "99.9%"] and right[0][1:] == ["$k = 100$", "1000", "10000", "100000"]
+    epsilons = [1, 0.1, 0.01]
+    assert [float(row[0]) for row in left[1:]] == epsilons == [float(row[0]) for row in right[1:]]
+    for row, eps in zip(left[1:], epsilons):
+        assert row[1:] == [f"{queries.abs_noise_quantile(q, eps):.2f}" for q in (0.9, 0.95, 0.99, 0.999)], row
+    for row, eps in zip(right[1:], epsilons):
+        assert row[1:] == [f"{100 * queries.danger_probability(eps, k):.2f}" for k in (100, 1000, 10_000, 100_000)], row
+    assert right[2][1] == "27.73"
+    for deck, page in _every_page(sources, plan):
+        if page.title.startswith("表 6-3"):
+            assert page.html.count("<table>") == 1 and page.html.count("<tr>") == 4, page.html
+
+
 @pytest.mark.parametrize("body, message", [
     ("- 一\n- 二\n- 三\n- 四\n| a | b |\n|---|---|\n| 1 | 2 |\n", "at most 3 short lines and 8 rows"),
     ("| a |\n|---|\n" + "| 1 |\n" * 8, "a table of 9 rows"),
