@@ -368,7 +368,7 @@ class Output:
         return f"Output({self.index}{'' if self.item is None else f', {self.item}'})"
 
 
-def call_sequence(steps: list[tuple[Callable, tuple]]) -> tuple[list, Exception | None]:
+def call_sequence(steps: list[tuple[Callable, tuple]], keep=None) -> tuple[list, Exception | None]:
     """Make the calls ``steps`` (``[(fn, args)]``) in order, as a loop does; one round trip in grading.
 
     An argument ``Output(i)`` is the result of step ``i``, ``Output(i, j)``
@@ -382,17 +382,33 @@ def call_sequence(steps: list[tuple[Callable, tuple]]) -> tuple[list, Exception 
     exception that followed it, exactly as the loop would have met them. In
     trusted grading all ``fn`` are proxies of one submission and the steps go
     to its sandbox in one request (``autograder.proxy.Proxy.call_sequence``).
+
+    ``keep`` (a set of step indices): the results the caller reads. The others
+    come back as ``None``, except the last result made, which always comes
+    back; an ``Output`` may then name only the step before its own or a kept
+    one. In grading the results not kept never leave the sandbox: a ledger
+    that grows with every step costs O(steps) to send, not O(steps²).
     """
+    if keep is not None:
+        keep = frozenset(keep)
+        for i, (_, args) in enumerate(steps):
+            for a in args:
+                if isinstance(a, Output) and a.index != i - 1 and a.index not in keep:
+                    raise ValueError(f"call_sequence: step {i} takes the result of step {a.index}, which is not kept")
     if steps and all(callable(getattr(fn, "call_sequence", None)) for fn, _ in steps):
-        return steps[0][0].call_sequence([(fn, tuple(args), {}) for fn, args in steps])
+        return steps[0][0].call_sequence([(fn, tuple(args), {}) for fn, args in steps], keep=keep)
     results: list = []
+    error = None
     for fn, args in steps:
         try:
             call_args = tuple(_fresh(_output(a, results)) for a in args)
             results.append(fn(*call_args))
         except Exception as exc:  # noqa: BLE001 - returned for the caller to report, as the loop's caller would
-            return results, exc
-    return results, None
+            error = exc
+            break
+    if keep is not None:  # as in grading: only the kept results and the last one made
+        results = [r if i in keep or i == len(results) - 1 else None for i, r in enumerate(results)]
+    return results, error
 
 
 def _output(value: Any, results: list) -> Any:
