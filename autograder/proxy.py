@@ -220,7 +220,7 @@ class Proxy:
             raise outcome
         return outcome
 
-    def call_sequence(self, steps) -> tuple[list, Exception | None]:
+    def call_sequence(self, steps, keep=None) -> tuple[list, Exception | None]:
         """``steps`` (``[(proxy, args, kwargs)]``, proxies of this sandbox) called in order as a loop
         calls them, in a few round trips: see :func:`helpers.checks.core.call_sequence`.
 
@@ -228,7 +228,10 @@ class Proxy:
         passed on as plain data, as the loop would pass the result it received. Returns the
         results and the exception of the step that raised one (``None`` if all returned). The
         sandbox sends results back in parts of at most ``CALLS_BYTES``; a step it cannot resolve
-        is made here from the results received.
+        is made here from the results received. ``keep``: the indices of the results the caller
+        reads; the others (but the last of each reply, which a later step may take) stay in the
+        sandbox and are ``None`` here (``helpers.checks.core.call_sequence`` checked that no step
+        takes one of them).
         """
         results: list = []
         while len(results) < len(steps):
@@ -244,8 +247,9 @@ class Proxy:
                     error = exc
                     break
             if chunk:
+                kept = None if keep is None else [i - start for i in sorted(keep) if start <= i < start + len(chunk)]
                 try:
-                    done, failed, stopped = self._request_calls(chunk)
+                    done, failed, stopped = self._request_calls(chunk, kept)
                 except Exception as exc:  # noqa: BLE001 - what a single call raises, for the step it stopped at
                     return results, exc
                 # Steps the sandbox stopped before are sent again: counted when made, not at every sending
@@ -267,7 +271,7 @@ class Proxy:
                 return results, error
         return results, None
 
-    def _request_calls(self, chunk):
+    def _request_calls(self, chunk, kept=None):
         self._count_calls(len(chunk))
         self._encoding = time.process_time()
         payload, generators = bytearray(), []
@@ -277,11 +281,13 @@ class Proxy:
         limit = max(0.01, min(self._timeout * len(chunk), self._cell.left()))
         request = {"calls": calls, "rngs": [{"allowed": None if s.allowed is None else sorted(s.allowed)}
                                             for s in served], "timeout": limit}
+        if kept is not None:
+            request["keep"] = kept
         names = sorted({name for name, *_ in chunk})
         what = f"{len(chunk)} calls of {', '.join(names)}"
         (done, error, stopped), used = self._exchange(request, payload, served, what, limit,
                                                       lambda reply, data: self._apply_calls(reply, data, served,
-                                                                                            len(chunk)))
+                                                                                            len(chunk), kept))
         if error is not None and type(error).__name__ == "CellTimeoutError" and "slept" not in str(error):
             name, _, _, args, kwargs = chunk[len(done)]
             error = TimeoutError(call_timeout_message(name, args, kwargs, len(chunk), used, limit))
@@ -408,8 +414,9 @@ class Proxy:
         return outcome
 
     @staticmethod
-    def _apply_calls(reply, data, served, count):
-        """``(results, exception or None, stopped)`` of a ``{"calls"}`` reply."""
+    def _apply_calls(reply, data, served, count, kept=None):
+        """``(results, exception or None, stopped)`` of a ``{"calls"}`` reply (``kept``: the results
+        to decode, with the last; the others must be ``null`` and are ``None``)."""
         if not isinstance(reply, dict) or set(reply) - {"done", "error", "rngs", "stopped"} or "done" not in reply:
             raise wire.WireError("bad reply")
         _settle_all(reply["rngs"], served)
@@ -419,7 +426,12 @@ class Proxy:
                 or (len(done) < count and ("error" in reply) == stopped):
             raise wire.WireError("bad list of results")
         arrays = wire.array_budget(data)  # one message: its payload's bytes decoded once at most
-        results = [wire.decode(tree, data, None, arrays=arrays) for tree in done]  # each checked as one
+        if kept is not None:
+            kept = frozenset(kept) | {len(done) - 1}
+            if any(tree is not None for i, tree in enumerate(done) if i not in kept):
+                raise wire.WireError("a result that was not asked for")
+        results = [wire.decode(tree, data, None, arrays=arrays) if kept is None or i in kept else None
+                   for i, tree in enumerate(done)]  # each checked as one
         error = None
         if "error" in reply:
             error = reply["error"]

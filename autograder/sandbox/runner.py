@@ -444,6 +444,8 @@ def _serve_calls(request, data, namespace, call_timeout):
     link = _Link()
     generators = [ServedGenerator(index, link) for index in range(len(request["rngs"]))]
     steps = request["calls"]
+    # "keep": the results the judge reads; the others stay here (null in "done") but the last one made
+    keep = None if request.get("keep") is None else frozenset(request["keep"])
     reply, payload, done, own, size = {}, bytearray(), [], [], 0
     _arm(min(call_timeout * max(1, len(steps)), float(request.get("timeout", call_timeout))))
     try:
@@ -466,47 +468,41 @@ def _serve_calls(request, data, namespace, call_timeout):
                 tree = wire.encode(result, mine, returned_generators)
                 if returned_generators:
                     raise TypeError("a random generator cannot be returned")
-                size += len(json.dumps(tree, allow_nan=False)) + len(mine)
+                if keep is None or index in keep:
+                    size += len(json.dumps(tree, allow_nan=False)) + len(mine)
             except (TypeError, ValueError, RecursionError) as exc:
                 reply["error"] = {"type": "TypeError", "message": f"{step['call']} returned a value that "
                                   f"cannot be graded: {_text(exc)}"[:MESSAGE_CAP]}
                 break
             own.append((tree, bytes(mine)))
-            done.append(_shift(tree, len(payload)))
-            payload += mine
         _arm(0)
     except BaseException as exc:  # noqa: BLE001
         _arm(0)
         reply["error"] = _call_error(exc)
     link.live = False
-    reply["done"] = done
+    reply["done"], payload = _results(own, keep)
     reply["rngs"] = [dict(zip(("used", "calls"), rng._settle())) for rng in generators]
     try:
         _send(reply, payload)
     except wire.WireError as exc:  # the last result was too large for the channel (the others hold <= CALLS_BYTES)
-        last = steps[len(done) - 1]["call"] if done else "?"
-        reply.update(done=done[:-1], error={"type": "ValueError", "message": f"{last} returned too much data: {exc}"})
+        last = steps[len(own) - 1]["call"] if own else "?"
+        done, payload = _results(own[:-1], keep)
+        reply.update(done=done, error={"type": "ValueError", "message": f"{last} returned too much data: {exc}"})
         reply.pop("stopped", None)
-        _send(reply, payload[:_end(done[:-1])])
+        _send(reply, payload)
 
 
-def _end(trees) -> int:
-    """Where the arrays of ``trees`` end in the payload (0: none)."""
-    end = 0
-
-    def walk(tree):
-        nonlocal end
-        if type(tree) is list:
-            for v in tree:
-                walk(v)
-        elif type(tree) is dict:
-            if "$a" in tree:
-                end = max(end, tree["$a"][0] + tree["$a"][1])
-            for v in tree.values():
-                if type(v) in (list, dict):
-                    walk(v)
-    walk(trees)
-    return end
+def _results(own, keep):
+    """``(done, payload)`` of a ``{"calls"}`` reply: the results made, ``None`` for those the judge
+    does not keep, except the last one."""
+    done, payload = [], bytearray()
+    for index, (tree, mine) in enumerate(own):
+        if keep is None or index in keep or index == len(own) - 1:
+            done.append(_shift(tree, len(payload)))
+            payload += mine
+        else:
+            done.append(None)
+    return done, payload
 
 
 def _snapshot(container, generators, known, payload=None):

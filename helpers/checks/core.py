@@ -237,7 +237,7 @@ class RecordingGenerator(np.random.Generator):
                 raise TypeError("rng.random: out must be a numpy array")
             size, dtype = out.shape, out.dtype
         try:
-            double = np.dtype(dtype) == np.float64
+            double = dtype is np.float64 or np.dtype(dtype) == np.float64
         except TypeError:
             double = False
         if not double:
@@ -249,25 +249,33 @@ class RecordingGenerator(np.random.Generator):
                 f"rng.random(dtype={used}) 不允许使用：只能用默认的 float64 均匀随机数 rng.random(size)。 / "
                 f"rng.random(dtype={used}) is not allowed here: draw float64 uniforms, rng.random(size) "
                 f"(the default dtype).")
-        count = 1 if size is None else int(np.prod(size, dtype=np.int64))
-        values = get(self, "_take")(count)
+        count = 1 if size is None else size if type(size) is int else int(np.prod(size, dtype=np.int64))
+        # No undo record: only the grader's served draws are given back (``_take``), and reading the
+        # PCG64 state for it cost a Python loop of scalar draws half its time (issue 36).
+        values = get(self, "_draw")(count, False)
         result = float(values[0]) if size is None else values.reshape(size)
         if out is not None:
             out[...] = result
             result = out
         object.__setattr__(self, "calls", get(self, "calls") + 1)
-        object.__setattr__(self, "draws", get(self, "draws") + int(np.size(result)))
+        object.__setattr__(self, "draws", get(self, "draws") + count)  # the size of result
         return result
 
     def _take(self, count: int) -> np.ndarray:
         """The next ``count`` float64 uniforms (tape first), not counted; undone by ``_give_back``."""
+        return object.__getattribute__(self, "_draw")(count, True)
+
+    def _draw(self, count: int, undoable: bool) -> np.ndarray:
         get = object.__getattribute__
         tape, pos, kept = get(self, "_tape"), get(self, "_pos"), get(self, "_kept")
         object.__setattr__(self, "_undo", (get(self, "bit_generator").state, pos,
-                                           None if kept is None else len(kept), count))
-        head = np.empty(0) if tape is None else tape[pos:pos + count]
-        values = np.concatenate([head, np.random.Generator.random(self, count - head.size)])
-        object.__setattr__(self, "_pos", pos + head.size)
+                                           None if kept is None else len(kept), count) if undoable else None)
+        if tape is None or pos >= tape.size:
+            values = np.random.Generator.random(self, count)
+        else:
+            head = tape[pos:pos + count]
+            values = np.concatenate([head, np.random.Generator.random(self, count - head.size)])
+            object.__setattr__(self, "_pos", pos + head.size)
         if kept is not None:
             kept.append(values.copy())
         return values
@@ -360,7 +368,7 @@ class Output:
         return f"Output({self.index}{'' if self.item is None else f', {self.item}'})"
 
 
-def call_sequence(steps: list[tuple[Callable, tuple]]) -> tuple[list, Exception | None]:
+def call_sequence(steps: list[tuple[Callable, tuple]], keep=None) -> tuple[list, Exception | None]:
     """Make the calls ``steps`` (``[(fn, args)]``) in order, as a loop does; one round trip in grading.
 
     An argument ``Output(i)`` is the result of step ``i``, ``Output(i, j)``
@@ -374,17 +382,33 @@ def call_sequence(steps: list[tuple[Callable, tuple]]) -> tuple[list, Exception 
     exception that followed it, exactly as the loop would have met them. In
     trusted grading all ``fn`` are proxies of one submission and the steps go
     to its sandbox in one request (``autograder.proxy.Proxy.call_sequence``).
+
+    ``keep`` (a set of step indices): the results the caller reads. The others
+    come back as ``None``, except the last result made, which always comes
+    back; an ``Output`` may then name only the step before its own or a kept
+    one. In grading the results not kept never leave the sandbox: a ledger
+    that grows with every step costs O(steps) to send, not O(steps²).
     """
+    if keep is not None:
+        keep = frozenset(keep)
+        for i, (_, args) in enumerate(steps):
+            for a in args:
+                if isinstance(a, Output) and a.index != i - 1 and a.index not in keep:
+                    raise ValueError(f"call_sequence: step {i} takes the result of step {a.index}, which is not kept")
     if steps and all(callable(getattr(fn, "call_sequence", None)) for fn, _ in steps):
-        return steps[0][0].call_sequence([(fn, tuple(args), {}) for fn, args in steps])
+        return steps[0][0].call_sequence([(fn, tuple(args), {}) for fn, args in steps], keep=keep)
     results: list = []
+    error = None
     for fn, args in steps:
         try:
             call_args = tuple(_fresh(_output(a, results)) for a in args)
             results.append(fn(*call_args))
         except Exception as exc:  # noqa: BLE001 - returned for the caller to report, as the loop's caller would
-            return results, exc
-    return results, None
+            error = exc
+            break
+    if keep is not None:  # as in grading: only the kept results and the last one made
+        results = [r if i in keep or i == len(results) - 1 else None for i, r in enumerate(results)]
+    return results, error
 
 
 def _output(value: Any, results: list) -> Any:

@@ -680,6 +680,39 @@ def test_call_sequence_is_the_loop_in_one_round_trip(repeat_box):
     assert repr(Output(3, 1)) == "Output(3, 1)" and repeat_box.alive
 
 
+def test_call_sequence_sends_back_only_the_results_kept(repeat_box):
+    """``keep``: the results not kept stay in the sandbox (``None`` on both sides, the last one made
+    always back), the outcome and the generator as the loop leaves them; the judge refuses a result
+    it did not ask for, and a step cannot take a result that is not kept."""
+    from autograder.proxy import Proxy
+    from autograder.sandbox import wire
+    from helpers.checks.core import Output, call_sequence
+
+    proxies = [Proxy(repeat_box, name, 30.0) for name in ("open_ledger", "spend")]
+    local = [_local("open_ledger"), _local("spend")]
+    for epsilon, made in ((0.25, 15), (0.3, 4)):  # all answered / the fifth spend refused
+        rngs = [np.random.default_rng(7), np.random.default_rng(7)]
+        got = call_sequence(_ledger_steps(proxies, rngs[0], epsilon=epsilon), keep={0, 2})
+        expected = call_sequence(_ledger_steps(local, rngs[1], epsilon=epsilon), keep={0, 2})
+        assert got[0] == expected[0] and len(got[0]) == made
+        assert [i for i, r in enumerate(got[0]) if r is not None] == [0, 2, made - 1]
+        assert type(got[1]) is type(expected[1]) and str(got[1]) == str(expected[1])
+        assert rngs[0].bit_generator.state == rngs[1].bit_generator.state
+    # 4 MiB of results, one kept: nothing past CALLS_BYTES crossed, so one request (without keep: two)
+    big = Proxy(repeat_box, "blob", 30.0)
+    with _sent_headers(repeat_box) as sent:
+        results, error = call_sequence([(big, (500_000 + i,)) for i in range(8)], keep={1})
+    assert error is None and [None if r is None else len(r) for r in results] == [None, 500_001] + [None] * 5 + [500_007]
+    assert len([h for h in sent if "calls" in h]) == 1
+    with pytest.raises(ValueError, match="not kept"):
+        call_sequence([(local[0], (1.0,)), (local[1], (Output(0), 0.1, None)), (local[1], (Output(0), 0.1, None))],
+                      keep={1})
+    with pytest.raises(wire.WireError, match="not asked for"):
+        Proxy._apply_calls({"done": [1, 2, 3], "rngs": []}, b"", [], 3, [0])
+    assert Proxy._apply_calls({"done": [1, None, 3], "rngs": []}, b"", [], 3, [0])[0] == [1, None, 3]
+    assert repeat_box.alive
+
+
 def test_served_generator_is_no_generator_and_draws_as_one_process(repeat_box, capsys):
     """The sandbox's rng answers isinstance, holds no state, gives the draws one process would, and
     Python loops of scalar draws cost a few exchanges (numbers sent ahead, the generator set back)."""

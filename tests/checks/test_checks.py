@@ -39,6 +39,11 @@ _failing_cells = notebooks.failing_cells
 #: and that each failing cell's message is bilingual): its privacy audits are the costliest checks of
 #: the course, and running them twice cost about five minutes of the suite.
 DIRECT = [a for a in build.ASSIGNMENTS if a != "private_mean"]
+# The others run both ways on purpose (issue 36 looked at it): here the student's code draws from a
+# RecordingGenerator in the same process, as a student's Validate and plain `nbgrader autograde` run
+# it; through the grader (test_assignments.py) the judge serves the draws across the sandbox. Only
+# the run here sees the messages of entries the sandbox refuses (importing helpers), and the
+# diagnosis table (test_diagnosis.py) reads these runs.
 
 
 @pytest.mark.xdist_group("corpus-direct")   # with test_diagnosis.py, which reads the same runs

@@ -39,7 +39,9 @@ ASSIGNMENT = "privacy_budget"
 #: One wrong solution per graded cell, graded through build.grade (the others directly).
 GRADED_WRONG = ("wrong_make_accountant_fraction_state", "wrong_answer_count_fraction_exact",
                 "wrong_answer_count_scale_remaining", "wrong_answer_histogram_sequential",
-                "wrong_averaging_attack_median", "wrong_answer_count_charge_in_place")
+                "wrong_averaging_attack_median", "wrong_answer_count_charge_in_place",
+                # what the hidden 1,000-step sequence detects, its ledgers left in the sandbox (call_sequence keep)
+                "wrong_answer_count_keeps_last_128")
 
 
 def _cells(version: str = "source") -> list:
