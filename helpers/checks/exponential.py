@@ -403,7 +403,7 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
     size, rng, chosen = batches[int(np.random.default_rng([seed, 31]).integers(len(batches)))]
     _check_built_from_draws(exponential_mechanism,
                             lambda r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
-                            rng.drawn(), np.array(chosen, dtype=float), seed, judged=True)
+                            rng.drawn(), np.array(chosen, dtype=float), seed, judged=True, outcomes=k)
     expected_p = _exp_probs(np.array(scores), epsilon, sensitivity)
     observed, expected = _merge_bins(counts, expected_p * n)
     result = chi_square_test(observed, expected)
@@ -478,4 +478,4 @@ def check_exponential_mechanism_rng(exponential_mechanism: Callable, seed: int |
     def draws(rng):
         return call_repeatedly(exponential_mechanism, 64, [1.0, 2.0, 3.0, 2.5], 0.7, 3.0, rng)
 
-    _check_rng_discipline(exponential_mechanism, draws, name, seed)
+    _check_rng_discipline(exponential_mechanism, draws, name, seed, outcomes=4)
