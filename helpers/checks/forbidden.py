@@ -311,9 +311,11 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     count, and when none does the check fails (``common.draw_count_unstable``): a count that
     changes under every tiny move is computed from all the draws (a sampler hiding from these
     checks), while an honest one changes only when a uniform sits at a decision threshold.
-    What it cannot see: a seed so coarse
-    (``int(u * 10**5)``) that neither nudge changes it, or a fixed
-    generator's numbers with the draws added at a negligible weight.
+    A seed or table index so coarse that neither nudge changes it (``int(u * 1024)``) is caught
+    by the digest tests below. What it cannot see: a fixed generator's numbers with the draws
+    added at a weight that keeps every element moving (a table value plus a sawtooth of the
+    uniform, ``tests/checks/test_digest.py``'s strict xfail), or a digest spread over many
+    uniforms per element (``tests/power/RESULTS.md``).
 
     A replaced stretch that changed the count or more elements than it has uniforms is judged by
     the output's *values* when they are continuous (more than half distinct): a rejection sampler

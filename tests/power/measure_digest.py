@@ -2,10 +2,10 @@
 
 False failures: correct generators (the corpus's and the red team's correct alternatives,
 ``CORRECT_EXTRA``) through the rng checks and the distribution checks (visible and hidden cases drawn
-from each seed); for each run the margin of the new tests is recorded: continuous outputs, the share
-of elements that moved under the 10⁻⁶ nudge (of those nudged); discrete outputs, the share changed by
-the full 2⁻¹⁰ nudge in units of outcomes × 2⁻¹⁰ (the bound is ``digest._SLOPE`` = 2) and the
-largest changed / allowed. Detection: the corpus's ``coarse_digest_*`` entries and ``HOSTILE_EXTRA``.
+from each seed); for each run the margin of the new tests is recorded: continuous outputs, the least
+share of the nudged elements that moved under the 10⁻⁶ nudge; discrete outputs, the changes under a
+full 2⁻¹⁰ run (one more run, made here for the record) pooled over all runs in units of outcomes × 2⁻¹⁰
+per element (the bound is ``digest._SLOPE`` = 2), and the largest changed / allowed of one run. Detection: the corpus's ``coarse_digest_*`` entries and ``HOSTILE_EXTRA``.
 In-process (the nudged runs go to the same process)::
 
     .venv/bin/python tests/power/measure_digest.py [rng-runs] [distribution-runs]
