@@ -376,8 +376,9 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
     bin has an expected count of at least 5, here at least 130). The calls are
     made in :data:`_CHUNKS` batches with a generator each, and one batch chosen by
     the seed must be built from the draws served for it (``judged`` draws checks of
-    :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; they add
-    less than 1e-9). On a failure the message names the function the evidence points to: the
+    :func:`helpers.checks.forbidden._check_built_from_draws`: issue 35; with the coarse-digest
+    test of red team s11, A1, they add less than 10⁻⁸: ≤ 10⁻¹⁰ for a fixed number of draws, about
+    2 × 10⁻⁹ for a rejection sampler, measured). On a failure the message names the function the evidence points to: the
     student's ``exponential_probabilities`` (``probabilities``; default: the one where the check is
     called) is asked for the same arguments (:func:`_name_the_probabilities`).
     """
