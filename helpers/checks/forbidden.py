@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from helpers.checks import digest
 from helpers.checks.core import (
     _ALLOWED_RNG,
     RecordingGenerator,
@@ -189,9 +190,10 @@ def _check_no_forbidden(func: Callable) -> None:
         )
 
 
-def _check_rng_discipline(func: Callable, call: Callable[[np.random.Generator], Any], name: str, seed: int) -> None:
+def _check_rng_discipline(func: Callable, call: Callable[[np.random.Generator], Any], name: str, seed: int, *,
+                          outcomes: int | None = None) -> None:
     """Same seed ⇒ same output; other seed ⇒ other output; rng.random used; the output is built
-    from the draws (:func:`_check_built_from_draws`)."""
+    from the draws (:func:`_check_built_from_draws`; ``outcomes`` as there)."""
     fname = getattr(func, "__name__", "function")
     outputs = []
     rngs = []
@@ -224,7 +226,7 @@ def _check_rng_discipline(func: Callable, call: Callable[[np.random.Generator], 
             f"is the rng not used?",
             diagnosis="common.rng_seed_fixed",
         )
-    _check_built_from_draws(func, call, rng.drawn(), outputs[0], seed)
+    _check_built_from_draws(func, call, rng.drawn(), outputs[0], seed, outcomes=outcomes)
     _say(name, seed, f"same seed -> same output, other seed -> other output; rng.random called {rng.calls} time(s); "
                      f"output built from the draws",
          zh=f"相同种子给出相同输出，不同种子给出不同输出；rng.random 调用了 {rng.calls} 次；输出由抽到的随机数构成")
@@ -273,7 +275,7 @@ _COUNT_PROBES = 24
 
 
 def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray,
-                            base: np.ndarray, seed: int, *, judged: bool = False) -> None:
+                            base: np.ndarray, seed: int, *, judged: bool = False, outcomes: int | None = None) -> None:
     """The output is a function of the uniforms drawn, each output element built from its own.
 
     Replaying the same uniforms (from a generator of another seed, so nothing
@@ -309,9 +311,11 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     count, and when none does the check fails (``common.draw_count_unstable``): a count that
     changes under every tiny move is computed from all the draws (a sampler hiding from these
     checks), while an honest one changes only when a uniform sits at a decision threshold.
-    What it cannot see: a seed so coarse
-    (``int(u * 10**5)``) that neither nudge changes it, or a fixed
-    generator's numbers with the draws added at a negligible weight.
+    A seed or table index so coarse that neither nudge changes it (``int(u * 1024)``) is caught
+    by the digest tests below. What it cannot see: a fixed generator's numbers with the draws
+    added at a weight that keeps every element moving (a table value plus a sawtooth of the
+    uniform, ``tests/checks/test_digest.py``'s strict xfail), or a digest spread over many
+    uniforms per element (``tests/power/RESULTS.md``).
 
     A replaced stretch that changed the count or more elements than it has uniforms is judged by
     the output's *values* when they are continuous (more than half distinct): a rejection sampler
@@ -329,6 +333,13 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     values had full marks). No draws at all fail; the exact replay, one stretch chosen by ``seed``
     and the two nudges (not the other seven stretches) all run where ``func.elsewhere()`` sends
     them, the second sandbox, which never saw these draws.
+
+    Looked up by a coarse digest of the draws (red team s11, A1: numpy's own sampler behind
+    ``T[int(1024 u) * 1024 + int(1024 v)]``, which no nudge above moves): continuous outputs must
+    move under the nudge of 10⁻⁶ (:func:`helpers.checks.digest.check_elements_move`, no extra run),
+    discrete ones (``outcomes`` possible values; default: the values seen, at least 2) must rarely
+    change under one of about 2⁻¹⁰ (:func:`helpers.checks.digest.check_coarse_moves`: one more run,
+    more only for a rejection sampler whose count changed), both where the nudges run.
     """
     fname = getattr(func, "__name__", "function")
 
@@ -358,10 +369,10 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
         return
     elsewhere = getattr(func, "elsewhere", None)
     with elsewhere() if judged and callable(elsewhere) else contextlib.nullcontext():
-        _judge_draws(func, run, used, changed, drawn, base, seed, judged)
+        _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes)
 
 
-def _judge_draws(func, run, used, changed, drawn, base, seed, judged) -> None:
+def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=None) -> None:
     """The replay, stretches and nudges of :func:`_check_built_from_draws`."""
     fname = getattr(func, "__name__", "function")
 
@@ -489,12 +500,12 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged) -> None:
     pattern = np.random.default_rng([seed, 29])
     with elsewhere() if callable(elsewhere) and not judged else contextlib.nullcontext():
         for nudge, share in _NUDGES:
-            out = run(_nudged(drawn, nudge, pattern), seed)
+            out, part = run(_nudged(drawn, nudge, pattern), seed), 1.0
             for _ in range(_SPARSE_TRIES if shifted() else 0):
                 # The count changed: a uniform sat within the nudge of a decision (rejection sampling),
                 # or the count is made to change with every draw so that no changed run is judged.
                 # Nudge a sparse random part of the draws until a run keeps the count.
-                out = run(_nudged(drawn, nudge, pattern, _SPARSE), seed)
+                out, part = run(_nudged(drawn, nudge, pattern, _SPARSE), seed), _SPARSE
                 if not shifted():
                     break
             if shifted():
@@ -524,7 +535,7 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged) -> None:
                 # draws still makes about half of them jump in every run.
                 out = run(_nudged(drawn, nudge, pattern, _HALF), seed)
                 if not shifted():
-                    jumped = jumps(out)
+                    part, jumped = _HALF, jumps(out)
                     if jumped < limit:
                         break
             if jumped >= limit:
@@ -541,6 +552,14 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged) -> None:
                     f"is not building the sampler yourself.",
                     diagnosis="common.sampler_seeded_per_element",
                 )
+            if continuous and nudge == _NUDGES[0][0]:
+                # only the coarser nudge: a float32 copy of u (spacing 6 × 10⁻⁸ near 1) ignores 10⁻⁹
+                digest.check_elements_move(fname, out, base, nudge, spread, part)
+        if not continuous:
+            digest.check_coarse_moves(fname, lambda tape: run(tape, seed), shifted, changed, drawn, base, pattern,
+                                      outcomes if outcomes else np.unique(base[np.isfinite(base)]).size, _nudged,
+                                      lambda: any(count != drawn.size for count in used),
+                                      np.random.default_rng([seed, 43]))
 
 
 def _new_values(out: np.ndarray, base: np.ndarray) -> int:

@@ -304,7 +304,8 @@ def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None,
     _after_call(rr_perturb, rng)
     out = _rr_output(out, bits.shape, f"bits of shape {bits.shape}, {epsilon:g}, rng")
     # The answers judged below must be built from the draws served for them (issue 35).
-    _check_built_from_draws(rr_perturb, lambda r: rr_perturb(bits, epsilon, r), rng.drawn(), out, seed, judged=True)
+    _check_built_from_draws(rr_perturb, lambda r: rr_perturb(bits, epsilon, r), rng.drawn(), out, seed, judged=True,
+                            outcomes=2)
     p = _keep(epsilon)
     kept1 = int(np.sum(out[bits == 1] == 1))
     kept0 = int(np.sum(out[bits == 0] == 0))
@@ -358,7 +359,7 @@ def check_rr_perturb_rng(rr_perturb: Callable, seed: int | None = None) -> None:
     seed = check_seed(name, seed)
     _check_no_forbidden(rr_perturb)
     bits = np.arange(400) % 2
-    _check_rng_discipline(rr_perturb, lambda rng: rr_perturb(bits, 0.5, rng), name, seed)
+    _check_rng_discipline(rr_perturb, lambda rng: rr_perturb(bits, 0.5, rng), name, seed, outcomes=2)
 
 
 def _correct(n: float, n1: float, p: float) -> float:

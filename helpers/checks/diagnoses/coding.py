@@ -92,6 +92,11 @@ CODE: dict[str, Diagnosis] = {
         "自己实现的抽样（逆变换等）是均匀数的连续函数；请直接变换 u，而不是 default_rng(int(u * 2**32))。",
         "A tiny move of each uniform made outputs jump: a ready-made sampler seeded per element from the draws.",
         "Transform u directly (inverse CDF); do not seed a sampler from it."),
+    "common.output_from_coarse_digest": _D(
+        "输出只随均匀数的粗略区间变化：移动极小的量，连续输出原封不动；移动稍大一点，离散输出大批改变。多半是按 int(u * 1024) 这类区间从现成抽样器的表里查出结果，或用它做种子。",
+        "自己实现的抽样是均匀数的连续变换（逆 CDF、符号×指数、Gumbel-max），输出随 u 平滑移动，只在少数阈值处跳变；请直接变换 u。",
+        "Outputs follow only coarse cells of the uniforms: tiny moves leave continuous outputs unchanged, moderate moves change many discrete ones (a table of a ready-made sampler indexed by int(u * 1024), or a seed).",
+        "Transform u directly (inverse CDF, sign × exponential, Gumbel-max): outputs move with u and jump only at a few thresholds."),
     # --- laplace ----------------------------------------------------------------------------------
     "laplace.not_an_array": _D(
         "laplace_noise 没有返回 numpy 数组（返回了列表、数或 None）。",
