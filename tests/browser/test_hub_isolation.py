@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student, course_record
+from tests.support.hubserver import BROWSER_ARGS, CHROMIUM, SIZES, People, Student, course_record, released
 
 MIB = 2**20
 #: bob's task may take at most this many times longer while alice runs 16 busy loops (it was
@@ -374,7 +374,7 @@ def test_restart_keeps_the_class(hub, students):
     inbound = exchange / "dp-course" / "inbound"
     grader = ["runuser", "-u", "grader-dp-course", "--", "env", f"PATH={Path(server.env['DP_HUB_VENV']) / 'bin'}:/usr/bin:/bin",
               f"NBGRADER_EXCHANGE={exchange}", f"JUPYTER_CONFIG_PATH={server.srv / 'jupyter' / 'grader'}", "nbgrader"]
-    for step in ("generate_assignment", "release_assignment"):
+    for step in () if released(course, exchange) else ("generate_assignment", "release_assignment"):
         done = subprocess.run([*grader, step, "laplace", "--force"], cwd=course, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
     mine = lambda: {p.name for p in (inbound / "alice").iterdir() if p.name.startswith("alice+laplace+")}  # noqa: E731

@@ -393,3 +393,37 @@ def test_reprovisioning_updates_the_course_config_and_keeps_local_lines(tmp_path
         provision.sync_course_config(course, srv)
     assert "-c.Execute.timeout = 600" in str(refused.value) and "+c.Execute.timeout = 60" in str(refused.value)
     assert target.read_text(encoding="utf-8") == edited
+
+
+def test_provisioning_again_writes_the_gradebook_only_for_a_changed_roster(tmp_path, monkeypatch):
+    """``fill_gradebook``: a new student and a changed name go into gradebook.db; a gradebook that already
+    says what the roster says is left alone without nbgrader (whose import was 10 s of a 12 s `sudo make
+    hub` on a loaded machine, and the hub tests provision about ten times)."""
+    import os
+    import pwd
+    import sqlite3
+    import sys
+
+    import provision
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")    # alembic
+    me = pwd.getpwuid(os.getuid())
+
+    def names() -> dict:
+        with sqlite3.connect(tmp_path / "gradebook.db") as db:
+            return {row[0]: (row[1], row[2]) for row in db.execute("SELECT id, first_name, last_name FROM student")}
+
+    roster = [{"id": "ann", "role": "student", "first_name": "Ann", "last_name": "Lee"},
+              {"id": "tess", "role": "instructor", "first_name": "Tess", "last_name": "T"}]
+    provision.fill_gradebook(tmp_path, roster, me)
+    assert names() == {"ann": ("Ann", "Lee")}
+    roster[0] = {**roster[0], "last_name": "Li"}
+    roster.append({"id": "bo", "role": "student", "first_name": "Bo", "last_name": "Wu"})
+    provision.fill_gradebook(tmp_path, roster, me)
+    assert names() == {"ann": ("Ann", "Li"), "bo": ("Bo", "Wu")}
+    monkeypatch.setitem(sys.modules, "nbgrader.api", None)     # importing it now raises ImportError
+    provision.fill_gradebook(tmp_path, roster, me)             # nothing to change: nbgrader not needed
+    assert names() == {"ann": ("Ann", "Li"), "bo": ("Bo", "Wu")}
+    roster[2] = {**roster[2], "first_name": "Bob"}
+    with pytest.raises(ImportError):                           # a change still goes through nbgrader
+        provision.fill_gradebook(tmp_path, roster, me)

@@ -28,12 +28,13 @@ import stat
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tests.support.hubserver import ROOT, SIZES, course_record, course_venv, modes_above
+from tests.support.hubserver import ROOT, SIZES, course_record, course_venv, modes_above, released
 
 ASSIGNMENT = "laplace"
 GRADER = "grader-dp-course"
@@ -120,16 +121,20 @@ def klass(class_server):
 def graded(klass):
     """Release, students fetch and submit, alice attacks, the instructor collects and grades."""
     c: Class = klass["class"]
-    c.run(GRADER, c.bin / "nbgrader", "generate_assignment", ASSIGNMENT, "--force", kind="grader", cwd=c.course)
-    c.run(GRADER, c.bin / "nbgrader", "release_assignment", ASSIGNMENT, "--force", kind="grader", cwd=c.course)
+    if not released(c.course, c.exchange, ASSIGNMENT):      # (the shared class's earlier tests released it)
+        c.run(GRADER, c.bin / "nbgrader", "generate_assignment", ASSIGNMENT, "--force", kind="grader", cwd=c.course)
+        c.run(GRADER, c.bin / "nbgrader", "release_assignment", ASSIGNMENT, "--force", kind="grader", cwd=c.course)
     before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    # the three fetch at once, as a class does (each into her own home), then bob and carol submit at once
+    # (each into her own inbound space): two nbgrader start-ups of 4-20 s each under load fewer in a row
+    with ThreadPoolExecutor(3) as pool:
+        list(pool.map(lambda student: c.nbgrader(student, "fetch_assignment", ASSIGNMENT), (BOB, CAROL, ALICE)))
     for student in (BOB, CAROL, ALICE):
-        c.nbgrader(student, "fetch_assignment", ASSIGNMENT)
         notebook = Path(pwd.getpwnam(student).pw_dir) / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         write_solution(notebook, student)
         os.chown(notebook, pwd.getpwnam(student).pw_uid, pwd.getpwnam(student).pw_gid)
-    for student in (BOB, CAROL):
-        c.nbgrader(student, "submit", ASSIGNMENT)
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda student: c.nbgrader(student, "submit", ASSIGNMENT), (BOB, CAROL)))
     names = c.entries()
     attacks = {}
     alice_home = pwd.getpwnam(ALICE).pw_dir
