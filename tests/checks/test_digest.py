@@ -94,7 +94,9 @@ def test_the_binomial_bounds_hold_their_tail():
 @pytest.mark.xfail(strict=True, reason="what a deliberate cheat can still do: a table value plus a sawtooth of "
                                        "slope b in the uniform moves under every nudge (tests/power/RESULTS.md)")
 def test_a_table_with_a_sawtooth_term_is_caught():
-    sawtooth = load_student_code((CORPUS / "laplace" / "laplace_noise" / "coarse_digest_table.py").read_text().replace(
-        'return b * g["_T"][idx]', 'return b * (g["_T"][idx] + (v * 1024 - np.floor(v * 1024)) / 1024)'))
+    table = (CORPUS / "laplace" / "laplace_noise" / "coarse_digest_table.py").read_text()
+    assert table.count("return b * _T[idx]") == 1     # the cheat below is this entry plus its sawtooth
+    sawtooth = load_student_code(table.replace(
+        'return b * _T[idx]', 'return b * (_T[idx] + (v * 1024 - np.floor(v * 1024)) / 1024)'))
     with pytest.raises(AssertionError):
         checks.check_laplace_noise_rng(sawtooth["laplace_noise"])
