@@ -579,7 +579,9 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str],
                 messages += result["burst"].pop("records")
             phases["burst"] += time.perf_counter() - lap
             lap = time.perf_counter()
-            page.wait_for_timeout(300)
+            # the last frame is painted (its move was timed to new pixels and the kernel is idle):
+            # two animation frames, not a fixed 300 ms per figure
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
             box.screenshot(path=f"{stem}-slider{index + 1}.png")
             phases["shots"] += time.perf_counter() - lap
         result["phases_s"] = {k: round(v, 1) for k, v in phases.items()}
