@@ -61,7 +61,9 @@ max 152 ms over the 216 moves. In the fresh-clone suite (2026-11-28) 246-292 s, 
 notebooks' Run All 113-138 s, 8 moves per slider and 65 full-page screenshots most of the rest:
 now 4 moves per slider (108 moves; a slider's 95th percentile then lies between its two slowest), one
 screenshot per notebook and every notebook in one page: 151 s alone on an idle machine (notebooks
-110 s, of which Run All 3-11 s each; pages 41 s).
+110 s, of which Run All 3-11 s each; pages 41 s). The 20 Markdown files and 11 English notebooks
+in one page load (a workspace of 31 tabs) instead of one at a time: 42-47 s against 116-152 s, side
+by side on one server at a load of 8-11 on 2 cores (2026-11-29).
 
 Skipped, with the reason, only if /usr/bin/chromium is absent (``tests/browser/ensure_chromium.sh``
 installs it and ``fonts-noto-cjk``).
