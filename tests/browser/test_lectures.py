@@ -774,8 +774,14 @@ def _rendered_markdown(browser, url: str, token: str, paths: list[Path]) -> list
             problems += [f"{rel}: table rendered as a paragraph {t!r}" for t in markdown["brokenTables"]]
         problems += _dismiss_dialog(page, "markdown-pages")
     finally:
+        # the notebooks' kernels start as they open: all started (or 60 s) before they are shut
+        # down, so that none starts after and idles through the rest of the run
+        notebooks, deadline = {rel for rel in rels if rel.endswith(".ipynb")}, time.monotonic() + 60
+        while notebooks and time.monotonic() < deadline \
+                and not notebooks <= {s.get("path") for s in _api(url, token, "/api/sessions")}:
+            time.sleep(0.25)
         page.close()
-        _shutdown_kernels(url, token)     # the notebooks' kernels started as they opened
+        _shutdown_kernels(url, token)
         with contextlib.suppress(OSError):
             _api(url, token, f"/lab/api/workspaces/{name}", method="DELETE")
     return problems
