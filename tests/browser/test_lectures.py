@@ -44,7 +44,8 @@ Also, in the same single test (so that ``pytest -n 2`` starts one server and one
 the page ``make lab`` opens is the rendered table of contents (``course/README.md``: its
 tables intact, every notebook listed, the six graded assignments listed in its Chinese part,
 which holds no English-only text); JupyterLab's menu bar is Chinese; every other Markdown file of the repository renders
-without strikethrough or broken tables; the browser console shows no error (e.g. "widget
+without strikethrough or broken tables, and so do the English notebooks' Markdown cells (all of them
+open at once in one page: a throw-away workspace that holds them as tabs, one page load, no dialog); the browser console shows no error (e.g. "widget
 model not found"); afterwards, the same server answers nbgrader's course list (the
 exchange exists), serves the local MathJax, and its log has no "running over TCP without
 encryption" warning.  Autosave is off in the throw-away settings so that the run leaves
@@ -60,7 +61,9 @@ max 152 ms over the 216 moves. In the fresh-clone suite (2026-11-28) 246-292 s, 
 notebooks' Run All 113-138 s, 8 moves per slider and 65 full-page screenshots most of the rest:
 now 4 moves per slider (108 moves; a slider's 95th percentile then lies between its two slowest), one
 screenshot per notebook and every notebook in one page: 151 s alone on an idle machine (notebooks
-110 s, of which Run All 3-11 s each; pages 41 s).
+110 s, of which Run All 3-11 s each; pages 41 s). The 20 Markdown files and 11 English notebooks
+in one page load (a workspace of 31 tabs) instead of one at a time: 42-47 s against 116-152 s, side
+by side on one server at a load of 8-11 on 2 cores (2026-11-29).
 
 Skipped, with the reason, only if /usr/bin/chromium is absent (``tests/browser/ensure_chromium.sh``
 installs it and ``fonts-noto-cjk``).
@@ -68,6 +71,7 @@ installs it and ``fonts-noto-cjk``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -151,9 +155,11 @@ def browser(lab):
 # --------------------------------------------------------------------------- page scripts
 
 # Markdown as JupyterLab rendered it: strikethrough, and tables that fell apart.
-MARKDOWN_JS = """() => {
+# Within the element of id ``root`` when given (one document of many open in a page), else the page.
+MARKDOWN_JS = """(root) => {
   const out = {strike: [], brokenTables: [], tables: 0};
-  for (const md of document.querySelectorAll('.jp-RenderedMarkdown')) {
+  const scope = root ? document.getElementById(root) : document;
+  for (const md of scope.querySelectorAll('.jp-RenderedMarkdown')) {
     for (const el of md.querySelectorAll('del, s, strike')) out.strike.push(el.parentElement.innerText.slice(0, 120));
     for (const p of md.querySelectorAll('p')) {
       const t = p.innerText.trim();
@@ -512,12 +518,18 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str],
         result["sliders"] = n_boxes
         result["per_slider"] = []
         messages: list[dict] = []
+        phases = result["phases_s"] = {"quiet": 0.0, "speed": 0.0, "moves": 0.0, "burst": 0.0, "shots": 0.0}
         for index in range(n_boxes):
             box = page.evaluate_handle(f"() => window.__sliderBoxes()[{index}]").as_element()
             box.scroll_into_view_if_needed()
+            lap = time.perf_counter()
             page.wait_for_timeout(300)
             _wait_kernel_quiet(page, messages)
+            phases["quiet"] += time.perf_counter() - lap
+            lap = time.perf_counter()
             speed = round(_speed_factor(), 2)
+            phases["speed"] += time.perf_counter() - lap
+            lap = time.perf_counter()
             handle = None
             for handle in box.query_selector_all(".noUi-handle, .slider-handle"):
                 name = handle.evaluate("h => (h.closest('.widget-slider, .widget-hslider')"
@@ -562,11 +574,19 @@ def _run_notebook(browser, url: str, token: str, path: Path, console: list[str],
                 if stuck:
                     result["problems"].append(f"slider figure {index + 1}, slider {name!r}: the figure did not change "
                                               f"within 15 s at {len(stuck)} of {MOVES_PER_SLIDER} moves (values {stuck})")
+            phases["moves"] += time.perf_counter() - lap
+            lap = time.perf_counter()
             if index == 0 and handle is not None:
                 result["burst"] = _burst(page, handle)
                 messages += result["burst"].pop("records")
-            page.wait_for_timeout(300)
+            phases["burst"] += time.perf_counter() - lap
+            lap = time.perf_counter()
+            # the last frame is painted (its move was timed to new pixels and the kernel is idle):
+            # two animation frames, not a fixed 300 ms per figure
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
             box.screenshot(path=f"{stem}-slider{index + 1}.png")
+            phases["shots"] += time.perf_counter() - lap
+        result["phases_s"] = {k: round(v, 1) for k, v in phases.items()}
         # a fast drag never queues redraws: the page holds a widget's next value back until the
         # kernel has finished the previous one (ipywidgets' one-message-in-flight throttle)
         result["problems"] += [f"queued redraw: {o}" for o in _overlapping_updates(messages)]
@@ -685,26 +705,85 @@ def _close_document(page, rel: str) -> list[str]:
     return problems
 
 
-def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: str, settle_ms: int) -> list[str]:
-    """Open each file in one JupyterLab page, one at a time; strikethrough or broken tables in its Markdown."""
+# Every document tab of the page: its path (the tab's tooltip: "名称: …\n路径: <path>\n…"), the id of its
+# widget, and whether its Markdown has rendered: a Markdown Preview's rendered node filled, a notebook's
+# Markdown cells all rendered and as many as the file has (``counts``: path -> Markdown cells).
+RESTORED_JS = """(counts) => [...document.querySelectorAll('#jp-main-dock-panel .lm-TabBar-tab')].map(tab => {
+  const path = (tab.title.split('\\n')[1] || '').replace(/^[^:：]*[:：]\\s*/, '');
+  const widget = document.getElementById(tab.dataset.id);
+  const rendered = widget ? [...widget.querySelectorAll('.jp-RenderedMarkdown')].filter(m => m.childElementCount > 0) : [];
+  const cells = widget ? widget.querySelectorAll('.jp-MarkdownCell').length : 0;
+  const done = counts[path] === undefined ? false
+      : counts[path] === 0 ? rendered.length > 0
+      : cells === counts[path] && widget.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown').length === cells
+        && rendered.length >= cells;
+  return {path, id: tab.dataset.id, done};
+})"""
+
+
+def _workspace(paths: list[Path]) -> dict:
+    """A JupyterLab workspace whose main area holds every file of ``paths`` as a tab (Markdown
+    files in the Markdown Preview, notebooks in the notebook editor), as JupyterLab saves one."""
+    data, widgets = {}, []
+    for path in paths:
+        rel = path.relative_to(ROOT).as_posix()
+        key, factory = (f"notebook:{rel}", "Notebook") if path.suffix == ".ipynb" else \
+            (f"markdownviewer-widget:{rel}", "Markdown Preview")
+        widgets.append(key)
+        data[key] = {"data": {"path": rel, "factory": factory}}
+    data["layout-restorer:data"] = {"main": {"dock": {"type": "tab-area", "currentIndex": 0, "widgets": widgets},
+                                             "current": widgets[0]}}
+    return data
+
+
+def _rendered_markdown(browser, url: str, token: str, paths: list[Path]) -> list[str]:
+    """Every file of ``paths`` open at once in one JupyterLab page; strikethrough or broken tables in
+    its Markdown, and any dialog JupyterLab opened over them.
+
+    One page load for all of them: a throw-away workspace that holds them all as tabs (JupyterLab
+    restores it as it restores a student's last session), then each document's Markdown is read
+    in its own tab's widget once rendered (hidden tabs render too). Opening them one by one with
+    File ▸ Open from Path… and closing each cost 1-4 s a file (201 s for 20 Markdown files and 11
+    English notebooks at load 6-9 on 2 cores, 2026-11-29; 37 s at once).
+    """
+    rels = [p.relative_to(ROOT).as_posix() for p in paths]
+    counts = {rel: (sum(c["cell_type"] == "markdown" for c in json.loads(p.read_text(encoding="utf-8"))["cells"])
+                    if p.suffix == ".ipynb" else 0) for rel, p in zip(rels, paths)}
+    name = f"markdown-{os.getpid()}-{time.monotonic_ns()}"
+    request = urllib.request.Request(f"{url}/lab/api/workspaces/{name}", method="PUT",
+                                     data=json.dumps({"data": _workspace(paths), "metadata": {"id": name}}).encode(),
+                                     headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    urllib.request.urlopen(request, timeout=30).read()
     problems = []
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    previous = ""
     try:
-        for i, path in enumerate(paths):
-            rel = path.relative_to(ROOT).as_posix()
-            if i:
-                problems += _close_document(page, previous)
-            _open_document(page, url, token, rel, fresh=i == 0)
-            page.wait_for_selector(ready, timeout=60_000)
-            page.wait_for_timeout(settle_ms)
-            markdown = page.evaluate(MARKDOWN_JS)
+        page.goto(f"{url}/lab/workspaces/{name}?token={token}")
+        try:
+            page.wait_for_function(f"(counts) => {{ const tabs = ({RESTORED_JS})(counts); "
+                                   "return Object.keys(counts).every(p => tabs.some(t => t.path === p && t.done)); }",
+                                   arg=counts, timeout=180_000, polling=250)
+        except Exception:   # noqa: BLE001  (say which documents did not render)
+            tabs = page.evaluate(RESTORED_JS, counts)
+            late = [rel for rel in rels if not any(t["path"] == rel and t["done"] for t in tabs)]
+            page.screenshot(path=str(ARTIFACTS / "markdown-failure.png"))
+            return [f"{rel}: its Markdown did not render within 180 s" for rel in late]
+        tabs = {t["path"]: t["id"] for t in page.evaluate(RESTORED_JS, counts)}
+        for rel in rels:
+            markdown = page.evaluate(MARKDOWN_JS, tabs[rel])
             problems += [f"{rel}: strikethrough {t!r}" for t in markdown["strike"]]
             problems += [f"{rel}: table rendered as a paragraph {t!r}" for t in markdown["brokenTables"]]
-            previous = rel
-        problems += _dismiss_dialog(page, previous)
+        problems += _dismiss_dialog(page, "markdown-pages")
     finally:
+        # the notebooks' kernels start as they open: all started (or 60 s) before they are shut
+        # down, so that none starts after and idles through the rest of the run
+        notebooks, deadline = {rel for rel in rels if rel.endswith(".ipynb")}, time.monotonic() + 60
+        while notebooks and time.monotonic() < deadline \
+                and not notebooks <= {s.get("path") for s in _api(url, token, "/api/sessions")}:
+            time.sleep(0.25)
         page.close()
+        _shutdown_kernels(url, token)
+        with contextlib.suppress(OSError):
+            _api(url, token, f"/lab/api/workspaces/{name}", method="DELETE")
     return problems
 
 
@@ -727,23 +806,15 @@ def _dismiss_dialog(page, rel: str) -> list[str]:
     return [f"{rel}: JupyterLab opened a dialog: {' '.join(text.split())[:300]!r}"]
 
 
-def _markdown_files(browser, url: str, token: str) -> list[str]:
-    """Every Markdown file of the repository (notebook sources excepted: their cells are
-    checked in the notebooks) rendered by JupyterLab's Markdown Preview."""
+def _markdown_pages(browser, url: str, token: str) -> list[str]:
+    """Every Markdown file of the repository (notebook sources excepted: their cells are checked in
+    the notebooks) rendered by JupyterLab's Markdown Preview, and the English notebooks' Markdown as
+    JupyterLab renders it (their code runs headless elsewhere): all in one page."""
     files = [p for p in sorted(ROOT.rglob("*.md"))
              if not any(part in {".venv", "_src", "corpus", "node_modules", "artifacts", ".git"} or part.startswith(".")
                         for part in p.relative_to(ROOT).parts)]
     problems = [] if any(p.name == "README.md" for p in files) else ["no README.md found"]
-    return problems + _rendered_markdown(browser, url, token, files, ".jp-RenderedMarkdown", 300)
-
-
-def _english_markdown(browser, url: str, token: str) -> list[str]:
-    """The English notebooks' Markdown as JupyterLab renders it (their code runs headless elsewhere)."""
-    try:
-        return _rendered_markdown(browser, url, token, EN_NOTEBOOKS, ".jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown",
-                                  500)
-    finally:
-        _shutdown_kernels(url, token)
+    return problems + _rendered_markdown(browser, url, token, files + EN_NOTEBOOKS)
 
 
 def _server_side(url: str, token: str, log: Path, since: int = 0) -> list[str]:
@@ -781,11 +852,11 @@ def test_the_course_in_the_browser(lab, browser):
     assert len(NOTEBOOKS) >= 10 and len(EN_NOTEBOOKS) == len(NOTEBOOKS), (NOTEBOOKS, EN_NOTEBOOKS)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     pages, seconds = [], []
-    for check in (_table_of_contents, _markdown_files, _english_markdown):
+    for check in (_table_of_contents, _markdown_pages):
         started = time.monotonic()
         pages += check(browser, url, token)
         seconds.append(time.monotonic() - started)
-    print("pages: table of contents {:.1f} s, Markdown files {:.1f} s, English notebooks' Markdown {:.1f} s"
+    print("pages: table of contents {:.1f} s, Markdown files and English notebooks' Markdown {:.1f} s"
           .format(*seconds))
     console: list[str] = []
     chosen = [p for p in NOTEBOOKS if not ONLY or p.stem.startswith(ONLY)]
@@ -802,8 +873,8 @@ def test_the_course_in_the_browser(lab, browser):
                                                         "loadavg": [load_before, os.getloadavg()[0]]},
                                                        ensure_ascii=False, indent=1), encoding="utf-8")
     for r in results:
-        print(f"{r['notebook']}: run {r.get('run_s')} s, total {r['total_s']} s, {r.get('sliders', 0)} slider "
-              f"figures, redraw ms {r['redraw_ms']}, {len(r['problems'])} problems")
+        print(f"{r['notebook']}: run {r.get('run_s')} s, total {r['total_s']} s (sliders: {r.get('phases_s')}), "
+              f"{r.get('sliders', 0)} slider figures, redraw ms {r['redraw_ms']}, {len(r['problems'])} problems")
     print(f"{'notebook':<36} {'fig':>3} {'slider':<8} {'moves':>5} {'median':>6} {'p95 key→pixels':>14} {'kernel':>7} "
           f"{'send':>6} {'queue':>6} {'paint':>6}   (median key→pixels, then 95th percentiles, ms)")
     for e in sliders:
