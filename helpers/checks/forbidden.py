@@ -400,10 +400,6 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
     if judged:
         stretches = [stretches[int(moves.integers(len(stretches)))]]
     continuous = np.unique(base[np.isfinite(base)]).size > base.size // 2
-    # Outputs a uniform may serve: one, unless the sampler draws fewer uniforms than it returns values
-    # (one uniform's leftover u/p or (u - p)/(1 - p) reused for a second bit: correct, and an
-    # independent reviewer's such sampler lost a point here in session 12).
-    share = max(1, -(-base.size // max(drawn.size, 1)))
     counts_vary = False  # whether some replaced stretch changed the number of draws (see below)
     for number, (lo, hi) in enumerate(stretches):
         if hi == lo:
@@ -411,7 +407,7 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
         tape = drawn.copy()
         tape[lo:hi] = other[lo:hi]
         out = run(tape, seed)
-        moved, width = changed(out), (hi - lo) * share
+        moved, width = changed(out), hi - lo
         counts_vary = counts_vary or shifted()
         if not continuous and moved > width and not counts_vary:
             # Discrete values cannot tell a reseed from a rejection sampler's shifted draws, but only a
@@ -469,7 +465,7 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
             tape, at = drawn.copy(), int(moves.integers(lo, hi))
             step = _STRETCH_MOVE if moves.random() < 0.5 else -_STRETCH_MOVE
             tape[at] = tape[at] + step if 0.0 <= tape[at] + step < 1.0 else tape[at] - step
-            moved, width = changed(run(tape, seed)), share
+            moved, width = changed(run(tape, seed)), 1
             if not shifted() and moved <= width:
                 break
         if shifted() and drawn.size >= _STRETCHES:
