@@ -6,6 +6,7 @@ grading checks is :mod:`helpers.checks`):
 =========================  =====================================================================
 ``i18n``                   the language of printed text (``set_lang``; ``tr`` for library code)
 ``plots``                  static figures, fonts, the plotting backend (``use_backend``)
+``diagrams``               the chapter's flow figures drawn from real data (Fig. 6-12, RAPPOR)
 ``widgets``                ``LiveFigure`` and the ε-slider figures of 6.1–6.4
 ``selection_widgets``      6.3: pumpkin pricing on a price grid
 ``lab_widgets``            6.5 (RAPPOR, shuffling, synthetic data) and the LDP / histogram labs
