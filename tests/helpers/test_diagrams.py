@@ -61,3 +61,31 @@ def test_english_labels_and_bad_rows_are_refused():
                                       f=0.5, p=0.5, q=0.75)
     finally:
         set_lang("zh")
+
+
+def test_composition_diagram_adds_on_one_dataset_and_takes_the_max_on_disjoint_parts(recwarn):
+    set_lang("zh")
+    fig, (seq, par) = plots.new_figure((9, 3.4), 1, 2)
+    totals = diagrams.plot_composition_diagram(seq, par, [0.5, 0.3, 0.2])
+    fig.canvas.draw()
+    assert totals == {"sequential": pytest.approx(1.0), "parallel": 0.5}
+    seq_text = " ".join(t.get_text() for t in seq.texts)
+    par_text = " ".join(t.get_text() for t in par.texts)
+    assert "0.5 + 0.3 + 0.2 = 1" in seq_text and "\\max\\varepsilon_i = 0.5" in par_text
+    assert all(f"$M_{i}$" in seq_text and f"$M_{i}$" in par_text and f"$D_{i}$" in par_text for i in (1, 2, 3))
+    assert "$D_1$" not in seq_text  # one dataset on the left, not a partition
+    assert "定理 6-2" in seq.get_title() and "定理 6-3" in par.get_title()
+    assert not [w for w in recwarn if "missing from font" in str(w.message)]
+    with pytest.raises(InvalidParameterError, match="epsilons"):
+        diagrams.plot_composition_diagram(seq, par, [0.5, -0.1])
+
+
+def test_release_diagram_names_both_models_and_post_processing(recwarn):
+    set_lang("zh")
+    fig, (a, b) = plots.new_figure((8, 3.8), 2, 1)
+    diagrams.plot_release_diagram(a, b)
+    fig.canvas.draw()
+    assert "交互式" in a.get_title(loc="left") and "非交互式" in b.get_title(loc="left")
+    assert "消耗预算" in " ".join(t.get_text() for t in a.texts)
+    assert "后处理" in " ".join(t.get_text() for t in b.texts)
+    assert not [w for w in recwarn if "missing from font" in str(w.message)]
