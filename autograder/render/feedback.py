@@ -639,8 +639,15 @@ def gradebook_notebook(nb):
             cell["source"] = html.escape(source_text(cell.get("source", "")))
             cell.pop("attachments", None)
         elif cell.get("cell_type") == "code":
-            cell["outputs"] = [o for o in (safe_output(o, budget, inline_svg_ok=False)
-                                           for o in cell.get("outputs", []) or []) if o is not None]
+            # the Formgrader's manual grading page shows these outputs as they are: a bilingual failure
+            # is folded here as on the feedback page (its first language shown, the other closed)
+            outputs = []
+            for output in cell.get("outputs", []) or []:
+                parts = bilingual(cell, output)
+                pieces = (output,) if parts is None else folded_outputs(output, parts)
+                outputs += [o for o in (safe_output(piece, budget, inline_svg_ok=False) for piece in pieces)
+                            if o is not None]
+            cell["outputs"] = outputs
         keep = {k: v for k, v in cell.get("metadata", {}).items() if k == "nbgrader"}
         message = (cell.get("metadata", {}).get("autograder") or {}).get("message") \
             if isinstance(cell.get("metadata", {}).get("autograder"), dict) else None

@@ -73,13 +73,15 @@ def bilingual(cell: dict, output: dict) -> tuple[str, str, str] | None:
 def folded_outputs(output: dict, parts: tuple[str, str, str]) -> tuple[dict, dict]:
     """The error output showing the message in its first language only, and an HTML output after it
     holding the other language in a closed ``<details>`` (summary: that language's name). Nothing is
-    wrapped at a fixed width: the browser breaks the lines (a Chinese word is never cut by a newline)."""
+    wrapped at a fixed width: the browser breaks the lines (a Chinese word is never cut by a newline).
+    The error's ``evalue`` becomes the shown text too, so a folded output is not folded again (the
+    Formgrader's copy is folded, and nbgrader's Generate feedback renders that copy)."""
     import nbformat
 
     lang, zh, en = parts
     first, other, other_lang = (zh, en, "en") if lang == "zh" else (en, zh, "zh")
     header = HEADER[lang] + "\n" if output.get("ename") == "CheckFailure" else ""
-    shown = dict(output, traceback=[header + first])
+    shown = dict(output, evalue=first, traceback=[header + first])
     fold = nbformat.v4.new_output("display_data", data={"text/html": (
         f'<details class="dp-other-lang"><summary>{FOLDED[other_lang]}</summary>'
         f'<pre lang="{"zh-CN" if other_lang == "zh" else "en"}">{html.escape(other)}</pre></details>')})

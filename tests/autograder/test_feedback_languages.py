@@ -132,7 +132,44 @@ def test_the_formgrader_copy_keeps_the_parts_and_renders_the_same_fold():
     nbformat.validate(copy)
     assert copy.cells[1].metadata["autograder"]["message"]["zh"] == ZH
     soup = BeautifulSoup(feedback.feedback_html(copy, []), "html.parser")
-    assert soup.find("details", class_="dp-other-lang").find("pre").get_text() == EN
+    folds = soup.find_all("details", class_="dp-other-lang")
+    assert len(folds) == 1 and folds[0].find("pre").get_text() == EN     # folded once, not again
+
+
+def _formgrader_page(nb) -> str:
+    """The Formgrader's manual grading page of ``nb`` (OUT/autograded), rendered with nbgrader's own
+    formgrade template as its handler does (tests/autograder/test_records.py does the same)."""
+    from nbconvert import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config import Config
+
+    config = Config()
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    resources = {"assignment_id": "randomized_response", "notebook_id": "randomized_response",
+                 "submission_id": "s", "index": 0, "total": 1, "base_url": "", "student": "alice",
+                 "last_name": "A", "first_name": "Alice",
+                 "notebook_path": "autograded/alice/randomized_response/randomized_response.ipynb"}
+    return HTMLExporter(config=config).from_notebook_node(nb, resources=resources)[0]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_formgraders_manual_grading_view_folds_the_other_language(lang):
+    """The instructor's view of the autograded notebook (nbgrader's formgrade page of OUT/autograded) shows
+    the failure as the student's page does: the notebook's language in the error box, the other
+    language once, in a closed <details>, after it (it had shown Chinese then English, unfolded)."""
+    first, other, summary = (ZH, EN, "English") if lang == "zh" else (EN, ZH, "中文")
+    copy = feedback.gradebook_notebook(_executed(_check_failure(lang=lang)))
+    nbformat.validate(copy)
+    soup = BeautifulSoup(_formgrader_page(copy), "html.parser")
+    errors = [o for o in soup.select(".output_error, [data-mime-type='application/vnd.jupyter.stderr']")
+              if "check failed" in o.get_text()]
+    assert errors and first in errors[0].get_text() and other not in errors[0].get_text()
+    folds = soup.find_all("details", class_="dp-other-lang")
+    assert len(folds) == 1 and not folds[0].has_attr("open")
+    assert folds[0].find("summary").get_text(strip=True) == summary and folds[0].find("pre").get_text() == other
+    text = soup.get_text()
+    assert text.count(other) == 1 and text.index(first) < text.index(other)
 
 
 @pytest.mark.parametrize("en", ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>'])
