@@ -21,12 +21,15 @@ EN = "rr_perturb: keep rate 0.3314 among true 1s; expected p = 0.6682. Likely mi
 TEST_SOURCE = "check_rr_perturb_distribution(rr_perturb)"
 
 
-def _executed(error: dict, hidden_failed: bool = False):
-    """A one-test notebook as the trusted worker writes it after ``error``."""
+def _executed(error: dict, hidden_failed: bool = False, declared: str | None = None):
+    """A one-test notebook as the trusted worker writes it after ``error``; ``declared``: the language
+    the (release) notebook declares in ``metadata.dp_course.lang``, as course/build.py writes it."""
     cell = nbformat.v4.new_code_cell(TEST_SOURCE)
     cell.metadata["nbgrader"] = {"grade": True, "grade_id": "test_perturb_distribution", "locked": True,
                                  "points": 2, "solution": False, "schema_version": 3}
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 作业"), cell])
+    if declared is not None:
+        nb.metadata["dp_course"] = {"lang": declared}
     scored = {"tests": [{"grade_id": "test_perturb_distribution", "outputs": [], "error": error, "score": 0.0,
                          "points": 2.0, "hidden_failed": hidden_failed}], "student_cells": {}}
     return worker.executed_notebook(nb, scored)
@@ -82,6 +85,25 @@ def test_an_english_notebook_shows_english_first_and_folds_chinese():
     fold = soup.find("details", class_="dp-other-lang")
     assert fold.find("summary").get_text(strip=True) == "中文" and fold.find("pre").get_text() == ZH
     assert fold.find("pre")["lang"] == "zh-CN"
+
+
+@pytest.mark.parametrize("declared, recorded", [("en", "zh"), ("zh", "en")])
+def test_the_language_the_notebook_declares_decides_the_order(declared, recorded):
+    """The notebook's own language (metadata.dp_course.lang, the release's) comes first, whatever the
+    grader's environment (DP_COURSE_LANG) made the check record: on the feedback page, for a hidden
+    failure's generic line, and in the Formgrader's copy."""
+    first, other, summary = (EN, ZH, "中文") if declared == "en" else (ZH, EN, "English")
+    nb = _executed(_check_failure(lang=recorded), declared=declared)
+    assert nb.cells[1].metadata["autograder"]["message"]["lang"] == declared
+    for page in (feedback.feedback_html(nb, []), _formgrader_page(feedback.gradebook_notebook(nb))):
+        soup = BeautifulSoup(page, "html.parser")
+        folds = soup.find_all("details", class_="dp-other-lang")
+        assert len(folds) == 1 and folds[0].find("summary").get_text(strip=True) == summary
+        assert folds[0].find("pre").get_text() == other
+        assert soup.get_text().index(first) < soup.get_text().index(other)
+    hidden = _executed(_check_failure(lang=recorded), hidden_failed=True, declared=declared)
+    soup = BeautifulSoup(feedback.feedback_html(hidden, []), "html.parser")
+    assert soup.find("details", class_="dp-other-lang").find("summary").get_text(strip=True) == summary
 
 
 def test_parts_that_do_not_spell_the_message_are_not_shown():
