@@ -15,17 +15,19 @@ from helpers.checks.core import (
     SENSITIVITY,
     RecordingGenerator,
     _after_call,
+    _ask,
     _call,
+    _caller_function,
+    _calls_name,
     _expect_value_error,
     _fail,
-    _names_used,
     _passed,
     _say,
     _short,
     check_seed,
 )
 from helpers.checks.forbidden import _check_built_from_draws, _check_no_forbidden, _check_replayed, _check_rng_discipline
-from helpers.checks.stats import ks_test
+from helpers.checks.stats import ks_2_test, ks_test
 
 
 __all__ = [
@@ -331,33 +333,69 @@ def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int 
         _ks_laplace(out - values, b, name, seed, "laplace_mechanism",
                     f"b = Δ/ε = {sensitivity:g}/{epsilon:g}", sensitivity, epsilon)
     except AssertionError as failure:
-        raise _name_the_noise(laplace_mechanism, failure) from None
+        raise _name_the_noise(laplace_mechanism, _caller_function(NOISE), failure, out - values, b, seed) from None
 
 
-#: Mistakes in how a Laplace sample is drawn, not in its scale: in a mechanism that calls the
-#: student's laplace_noise, the evidence points to laplace_noise (issue 35: a sign bug there was
+#: The student's function laplace_mechanism may call (the notebook suggests it): a failure of the
+#: mechanism is said of it when the evidence points there (issue 35, §5: a sign bug there had been
 #: reported against a correct laplace_mechanism).
-_DRAWING_MISTAKES = frozenset({"laplace.missing_sign", "laplace.asymmetric_noise", "laplace.extra_u2_term",
-                               "laplace.not_laplace_shape"})
+NOISE = "laplace_noise"
 
 
-def _name_the_noise(laplace_mechanism: Callable, failure: AssertionError) -> AssertionError:
-    """``failure`` of the mechanism, said of ``laplace_noise`` when the mechanism calls it (read from its
-    code, never run) and the mistake is in the drawing; a scale mistake may be either's, and is said so."""
-    code = getattr(laplace_mechanism, "__code__", None)
-    diagnosis = getattr(failure, "diagnosis", None)
-    if code is None or "laplace_noise" not in _names_used(code) or not hasattr(failure, "zh"):
+def _name_the_noise(laplace_mechanism: Callable, laplace_noise: Callable | None, failure: AssertionError,
+                    noise: np.ndarray, b: float, seed: int) -> AssertionError:
+    """``failure`` of the mechanism (its ``noise``, output minus values, is not Laplace(0, b)), said of the
+    function the evidence points to, as for ``rr_perturb`` and ``exponential_mechanism``.
+
+    When the mechanism calls ``laplace_noise`` (read from its code, never run), the judge asks the
+    student's ``laplace_noise`` for ``noise.size`` samples at ``b = Δ/ε`` itself (one call, its own
+    generator). Laplace(0, b) by the same KS test: the mistake is the mechanism's own, said so. Not
+    Laplace, and the mechanism's noise has the distribution of that sample (two-sample KS test): the
+    mistake is ``laplace_noise``'s (sign, shape or scale alike), with what its sample shows. Not
+    Laplace and another distribution: ``laplace_noise`` is wrong too, said after the mechanism's own
+    failure. A correct ``laplace_noise`` is called wrong with probability at most ``ALPHA``; a
+    mechanism passing a wrong one's noise through is misnamed with probability at most ``ALPHA``:
+    only the message changes, never a grade. Otherwise ``failure`` unchanged.
+    """
+    if not hasattr(failure, "zh") or laplace_noise is None or not _calls_name(laplace_mechanism, NOISE):
         return failure
-    if diagnosis in _DRAWING_MISTAKES:
-        return _fail("错误多半在 laplace_noise，不在 laplace_mechanism：laplace_mechanism 调用了你的 laplace_noise，而问题出在"
-                     "噪声的抽样方式（不是尺度 Δ/ε）。先修正 laplace_noise（它自己的分布测试应该也没通过）。" + failure.zh,
-                     "The mistake is most likely in laplace_noise, not laplace_mechanism: laplace_mechanism calls your "
-                     "laplace_noise and the problem is in how the noise is drawn (not its scale Δ/ε). Fix laplace_noise "
-                     "first (its own distribution test should fail too). " + failure.en, diagnosis=diagnosis)
-    return _fail(failure.zh + "（laplace_mechanism 调用了 laplace_noise：尺度错误可能在 b = Δ/ε，也可能在 laplace_noise 使用 b 的方式；"
-                 "如果 laplace_noise 自己的分布测试也没通过，先修正它。）",
-                 failure.en + " (laplace_mechanism calls laplace_noise: a wrong scale may come from b = Δ/ε or from how "
-                 "laplace_noise uses b; if laplace_noise's own distribution test fails too, fix it first.)", diagnosis=diagnosis)
+    n = noise.size
+    got, error = _ask(laplace_noise, b, n, RecordingGenerator(seed + 1))
+    try:
+        sample = None if got is None else np.asarray(got, dtype=float).ravel()
+    except (TypeError, ValueError):
+        sample = None
+    if sample is None or sample.size != n or not np.all(np.isfinite(sample)):
+        return failure
+    call = f"laplace_noise({b:.4g}, {n}, rng)"
+    own = ks_test(sample, lambda t: _laplace_cdf(t, b))
+    if own.pvalue >= ALPHA:
+        return _fail(failure.zh + f"（你的 {call} 的样本服从 Laplace(0, {b:.4g})（KS 检验 p = {own.pvalue:.2g}），是正确的，"
+                     "所以错误在 laplace_mechanism 本身：检查它传给 laplace_noise 的尺度 b = Δ/ε，以及是否给每个值加上了噪声。）",
+                     failure.en + f" (Your {call} gives Laplace(0, {b:.4g}) samples (KS test p = {own.pvalue:.2g}), "
+                     "so the mistake is in laplace_mechanism itself: check the scale b = Δ/ε it passes to laplace_noise "
+                     "and that it adds the noise to every value.)", diagnosis=failure.diagnosis)
+    same = ks_2_test(noise, sample)
+    mistake_zh, mistake_en, mistake_id = _diagnose_laplace(sample, b, "b = Δ/ε")
+    shown_zh = (f"{call} 的样本本身就不服从 Laplace(0, {b:.4g})（KS 检验 D = {own.statistic:.4f}，p = {own.pvalue:.2g}；"
+                f"{mistake_zh.rstrip('。')}）")
+    shown_en = (f"{call} itself does not give Laplace(0, {b:.4g}) samples (KS test D = {own.statistic:.4f}, "
+                f"p = {own.pvalue:.2g}; {mistake_en.rstrip('.')})")
+    if same.pvalue < ALPHA:
+        return _fail(failure.zh + f"（另外，laplace_mechanism 调用了你的 laplace_noise，而 {shown_zh}：先修正 laplace_noise"
+                     "（它自己的分布测试应该也没通过），再看这个测试。）",
+                     failure.en + f" (Also, laplace_mechanism calls your laplace_noise, and {shown_en}: fix laplace_noise "
+                     "first (its own distribution test should fail too), then look at this test again.)",
+                     diagnosis=failure.diagnosis)
+    return _fail(f"错误多半在 laplace_noise，不在 laplace_mechanism：laplace_mechanism 调用了你的 laplace_noise，而 {shown_zh}。"
+                 f"laplace_mechanism 加上的噪声与这个样本同分布（双样本 KS 检验 p = {same.pvalue:.2g}），它按 b = Δ/ε 调用 "
+                 "laplace_noise、加上噪声的做法没有发现问题。先修正 laplace_noise（它自己的分布测试应该也没通过）。"
+                 "laplace_mechanism 的测试结果：" + failure.zh,
+                 f"The mistake is most likely in laplace_noise, not laplace_mechanism: laplace_mechanism calls your "
+                 f"laplace_noise, and {shown_en}. The noise laplace_mechanism adds has the distribution of that sample "
+                 f"(two-sample KS test p = {same.pvalue:.2g}): calling laplace_noise with b = Δ/ε and adding its noise "
+                 "showed no problem. Fix laplace_noise first (its own distribution test should fail too). "
+                 "laplace_mechanism's test said: " + failure.en, diagnosis=mistake_id)
 
 
 def check_laplace_mechanism_rng(laplace_mechanism: Callable, seed: int | None = None) -> None:
