@@ -201,6 +201,12 @@ def test_the_folded_text_is_text(en):
     page = feedback.feedback_html(_executed(_check_failure(en=en)), [])
     fold = BeautifulSoup(page, "html.parser").find("details", class_="dp-other-lang")
     assert fold.find("pre").get_text() == en and fold.find("script") is None and fold.find("img") is None
+    # the Formgrader's copy folds it through the same cleaning (safe_output's clean_html)
+    page = _formgrader_page(feedback.gradebook_notebook(_executed(_check_failure(en=en))))
+    soup = BeautifulSoup(page, "html.parser")
+    fold = soup.find("details", class_="dp-other-lang")
+    assert fold.find("pre").get_text() == en and fold.find("script") is None and fold.find("img") is None
+    assert "alert(1)" not in "".join(str(s) for s in soup.find_all(["script", "img"]))
 
 
 def test_the_formgraders_own_failure_line_is_folded_and_an_english_reason_is_not():
