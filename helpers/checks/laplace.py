@@ -266,8 +266,9 @@ def check_laplace_noise_only_rng_random(laplace_noise: Callable) -> None:
             "only rng.random used, no ready-made sampler")
 
 
-def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
-    """Scalar in ⇒ float out; array in ⇒ array of the same shape; ValueError for ε, Δ <= 0."""
+def _mechanism_shapes(laplace_mechanism: Callable) -> None:
+    """The structural part of :func:`check_laplace_mechanism_basics`: a finite float for a scalar, an
+    array of independent noises for an array."""
     rng = RecordingGenerator(5)
     out = _call(laplace_mechanism, 10.0, 1.0, 1.0, rng, rng=rng)
     _after_call(laplace_mechanism, rng)
@@ -293,6 +294,16 @@ def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
             "(was a single noise value drawn for the whole array?).",
             diagnosis="laplace.one_noise_for_all",
         )
+
+
+def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
+    """Scalar in ⇒ float out; array in ⇒ array of the same shape; ValueError for ε, Δ <= 0."""
+    noise = _caller_function(NOISE)
+    try:
+        _mechanism_shapes(laplace_mechanism)
+    except AssertionError as failure:
+        raise _name_the_noise(laplace_mechanism, noise, failure) from None
+    rng = RecordingGenerator(5)
     for args, zh, en in (
         ((1.0, 1.0, 0.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
         ((1.0, 1.0, -0.5, rng), "ε 必须 > 0", "epsilon must be > 0"),
@@ -325,15 +336,17 @@ def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int 
     seed = check_seed(name + repr((sensitivity, epsilon, n, value)), seed)
     rng = RecordingGenerator(seed)
     values = value + np.arange(n) % 7
-    out = _call(laplace_mechanism, values, sensitivity, epsilon, rng, rng=rng)
-    _after_call(laplace_mechanism, rng)
-    out = _as_float_array(out, "laplace_mechanism", values.shape)
     b = sensitivity / epsilon
+    noise, out = _caller_function(NOISE), None
     try:
+        out = _call(laplace_mechanism, values, sensitivity, epsilon, rng, rng=rng)
+        _after_call(laplace_mechanism, rng)
+        out = _as_float_array(out, "laplace_mechanism", values.shape)
         _ks_laplace(out - values, b, name, seed, "laplace_mechanism",
                     f"b = Δ/ε = {sensitivity:g}/{epsilon:g}", sensitivity, epsilon)
     except AssertionError as failure:
-        raise _name_the_noise(laplace_mechanism, _caller_function(NOISE), failure, out - values, b, seed) from None
+        added = out - values if isinstance(out, np.ndarray) and out.shape == values.shape else None
+        raise _name_the_noise(laplace_mechanism, noise, failure, added, b, seed) from None
 
 
 #: The student's function laplace_mechanism may call (the notebook suggests it): a failure of the
@@ -342,60 +355,98 @@ def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int 
 NOISE = "laplace_noise"
 
 
+#: What a mechanism's failure shows, by its id, that the judge's own sample of laplace_noise can show too.
+_SYMPTOMS = {"common.forbidden_rng_method": "forbidden", "common.rng_dtype": "forbidden",
+             "laplace.log_of_negative": "non-finite", "laplace.log_of_zero": "non-finite", "laplace.no_noise": "non-finite",
+             "laplace.one_noise_for_all": "repeated"}
+
+
+def _noise_sample(laplace_noise: Callable, b: float, n: int, seed: int) -> tuple[str | None, str, str, Any]:
+    """The judge's own call ``laplace_noise(b, n, rng)`` (one call, its own generator) and what it shows:
+    ``(symptom, zh, en, sample)``, ``symptom`` one of "forbidden", "non-finite", "repeated", "shape"
+    (not Laplace(0, b) by the KS test), ``None`` (a Laplace(0, b) sample), or "unknown" (it raised or
+    returned no array of n numbers: nothing to say)."""
+    rng = RecordingGenerator(seed)
+    got, error = _ask(laplace_noise, b, n, rng)
+    call = f"laplace_noise({b:.4g}, {n}, rng)"
+    if rng.forbidden:
+        methods = ", ".join(f"rng.{m}" for m in sorted(set(rng.forbidden)))
+        return "forbidden", f"{call} 调用了 {methods}", f"{call} calls {methods}", None
+    try:
+        sample = None if error else np.asarray(got, dtype=float).ravel()
+    except (TypeError, ValueError):
+        sample = None
+    if sample is None or sample.size != n:
+        return "unknown", "", "", None
+    bad = int(np.sum(~np.isfinite(sample)))
+    if bad > 2:   # rng.random() gives 0 with probability 2^-53 a draw: more than 2 is the formula's
+        return "non-finite", f"{call} 返回了 {bad} 个 nan 或 inf", f"{call} returns {bad} nan or inf values", sample
+    distinct = np.unique(sample).size
+    if distinct <= n // 2:
+        return ("repeated", f"{call} 的 {n} 个样本只有 {distinct} 个不同的值",
+                f"{call} gives only {distinct} distinct value{'s' if distinct > 1 else ''} among {n}", sample)
+    own = ks_test(sample, lambda t: _laplace_cdf(t, b))
+    if own.pvalue >= ALPHA:
+        return (None, f"{call} 给出的是有限、互不相同的 Laplace(0, {b:.4g}) 样本（KS 检验 p = {own.pvalue:.2g}）",
+                f"{call} gives finite, distinct Laplace(0, {b:.4g}) samples (KS test p = {own.pvalue:.2g})", sample)
+    mistake_zh, mistake_en, _ = _diagnose_laplace(sample, b, "b = Δ/ε")
+    return ("shape", f"{call} 的样本本身就不服从 Laplace(0, {b:.4g})（KS 检验 D = {own.statistic:.4f}，"
+            f"p = {own.pvalue:.2g}；{mistake_zh.rstrip('。')}）",
+            f"{call} itself does not give Laplace(0, {b:.4g}) samples (KS test D = {own.statistic:.4f}, "
+            f"p = {own.pvalue:.2g}; {mistake_en.rstrip('.')})", sample)
+
+
 def _name_the_noise(laplace_mechanism: Callable, laplace_noise: Callable | None, failure: AssertionError,
-                    noise: np.ndarray, b: float, seed: int) -> AssertionError:
-    """``failure`` of the mechanism (its ``noise``, output minus values, is not Laplace(0, b)), said of the
-    function the evidence points to, as for ``rr_perturb`` and ``exponential_mechanism``.
+                    noise: np.ndarray | None = None, b: float = SENSITIVITY / EPSILON, seed: int = 5) -> AssertionError:
+    """``failure`` of the mechanism, said of the function the evidence points to, as for ``rr_perturb``
+    and ``exponential_mechanism``; ``noise``: the mechanism's output minus the values, when it had one.
 
     When the mechanism calls ``laplace_noise`` (read from its code, never run), the judge asks the
-    student's ``laplace_noise`` for ``noise.size`` samples at ``b = Δ/ε`` itself (one call, its own
-    generator). Laplace(0, b) by the same KS test: the mistake is the mechanism's own, said so. Not
-    Laplace, and the mechanism's noise has the distribution of that sample (two-sample KS test): the
-    mistake is ``laplace_noise``'s (sign, shape or scale alike), with what its sample shows. Not
-    Laplace and another distribution: ``laplace_noise`` is wrong too, said after the mechanism's own
-    failure. A correct ``laplace_noise`` is called wrong with probability at most ``ALPHA``; a
-    mechanism passing a wrong one's noise through is misnamed with probability at most ``ALPHA``:
-    only the message changes, never a grade. Otherwise ``failure`` unchanged.
+    student's ``laplace_noise`` for 100,000 samples at ``b`` itself (:func:`_noise_sample`; ``b = Δ/ε``
+    of the failed call, the course's 3/0.7 for the basic checks). A finite, distinct Laplace(0, b)
+    sample: the mistake is the mechanism's own, said so. A sample showing what the mechanism's failure
+    shows (a forbidden sampler, nan, repeated values; or not Laplace while the mechanism's noise has that
+    sample's distribution, two-sample KS test): the mistake is ``laplace_noise``'s, with what its sample
+    shows. A wrong sample showing something else: the failure, then that ``laplace_noise`` is wrong too.
+    A correct ``laplace_noise`` is called wrong with probability at most ``ALPHA``, a mechanism passing
+    a wrong one's noise through is misnamed with probability at most ``ALPHA``: only the message
+    changes, never a grade. Otherwise ``failure`` unchanged.
     """
     if not hasattr(failure, "zh") or laplace_noise is None or not _calls_name(laplace_mechanism, NOISE):
         return failure
-    n = noise.size
-    got, error = _ask(laplace_noise, b, n, RecordingGenerator(seed + 1))
-    try:
-        sample = None if got is None else np.asarray(got, dtype=float).ravel()
-    except (TypeError, ValueError):
-        sample = None
-    if sample is None or sample.size != n or not np.all(np.isfinite(sample)):
+    symptom, said_zh, said_en, sample = _noise_sample(laplace_noise, b, 100_000 if noise is None else noise.size, seed + 1)
+    if symptom == "unknown":
         return failure
-    call = f"laplace_noise({b:.4g}, {n}, rng)"
-    own = ks_test(sample, lambda t: _laplace_cdf(t, b))
-    if own.pvalue >= ALPHA:
-        return _fail(failure.zh + f"（你的 {call} 的样本服从 Laplace(0, {b:.4g})（KS 检验 p = {own.pvalue:.2g}），是正确的，"
-                     "所以错误在 laplace_mechanism 本身：检查它传给 laplace_noise 的尺度 b = Δ/ε，以及是否给每个值加上了噪声。）",
-                     failure.en + f" (Your {call} gives Laplace(0, {b:.4g}) samples (KS test p = {own.pvalue:.2g}), "
-                     "so the mistake is in laplace_mechanism itself: check the scale b = Δ/ε it passes to laplace_noise "
-                     "and that it adds the noise to every value.)", diagnosis=failure.diagnosis)
-    same = ks_2_test(noise, sample)
-    mistake_zh, mistake_en, mistake_id = _diagnose_laplace(sample, b, "b = Δ/ε")
-    shown_zh = (f"{call} 的样本本身就不服从 Laplace(0, {b:.4g})（KS 检验 D = {own.statistic:.4f}，p = {own.pvalue:.2g}；"
-                f"{mistake_zh.rstrip('。')}）")
-    shown_en = (f"{call} itself does not give Laplace(0, {b:.4g}) samples (KS test D = {own.statistic:.4f}, "
-                f"p = {own.pvalue:.2g}; {mistake_en.rstrip('.')})")
-    if same.pvalue < ALPHA:
-        return _fail(failure.zh + f"（另外，laplace_mechanism 调用了你的 laplace_noise，而 {shown_zh}：先修正 laplace_noise"
-                     "（它自己的分布测试应该也没通过），再看这个测试。）",
-                     failure.en + f" (Also, laplace_mechanism calls your laplace_noise, and {shown_en}: fix laplace_noise "
-                     "first (its own distribution test should fail too), then look at this test again.)",
-                     diagnosis=failure.diagnosis)
-    return _fail(f"错误多半在 laplace_noise，不在 laplace_mechanism：laplace_mechanism 调用了你的 laplace_noise，而 {shown_zh}。"
-                 f"laplace_mechanism 加上的噪声与这个样本同分布（双样本 KS 检验 p = {same.pvalue:.2g}），它按 b = Δ/ε 调用 "
-                 "laplace_noise、加上噪声的做法没有发现问题。先修正 laplace_noise（它自己的分布测试应该也没通过）。"
+    if symptom is None:
+        return _fail(failure.zh + f"（你的 {said_zh}，是正确的，所以错误在 laplace_mechanism 本身：检查它传给 laplace_noise 的"
+                     "尺度 b = Δ/ε、返回值的类型，以及是否给每个值加上了自己的噪声。）",
+                     failure.en + f" (Your {said_en}, which is right, so the mistake is in laplace_mechanism itself: check "
+                     "the scale b = Δ/ε it passes to laplace_noise, what it returns, and that every value gets noise of "
+                     "its own.)", diagnosis=failure.diagnosis)
+    if symptom == "shape":
+        same = None if noise is None else ks_2_test(noise, sample)
+        follows = same is not None and same.pvalue >= ALPHA
+        how_zh = (f"laplace_mechanism 加上的噪声与这个样本同分布（双样本 KS 检验 p = {same.pvalue:.2g}），它按 b = Δ/ε "
+                  "调用 laplace_noise、加上噪声的做法没有发现问题。") if follows else ""
+        how_en = (f"The noise laplace_mechanism adds has the distribution of that sample (two-sample KS test "
+                  f"p = {same.pvalue:.2g}): calling laplace_noise with b = Δ/ε and adding its noise showed no problem.") \
+            if follows else ""
+    else:
+        follows = _SYMPTOMS.get(getattr(failure, "diagnosis", None)) == symptom
+        how_zh, how_en = "laplace_mechanism 没通过正是因为这个。", "That is just what made laplace_mechanism fail."
+    if not follows:
+        return _fail(failure.zh + f"（另外，laplace_mechanism 调用了你的 laplace_noise，而 {said_zh}：先修正 laplace_noise"
+                     "（它自己的测试应该也没通过），再看这个测试。）",
+                     failure.en + f" (Also, laplace_mechanism calls your laplace_noise, and {said_en}: fix laplace_noise "
+                     "first (its own tests should fail too), then look at this test again.)", diagnosis=failure.diagnosis)
+    _, _, diagnosis = _diagnose_laplace(sample, b, "b = Δ/ε") if symptom == "shape" else (None, None, failure.diagnosis)
+    return _fail(f"错误多半在 laplace_noise，不在 laplace_mechanism：laplace_mechanism 调用了你的 laplace_noise，而 {said_zh}。"
+                 f"{how_zh}先修正 laplace_noise（它自己的测试应该也没通过）。"
                  "laplace_mechanism 的测试结果：" + failure.zh,
                  f"The mistake is most likely in laplace_noise, not laplace_mechanism: laplace_mechanism calls your "
-                 f"laplace_noise, and {shown_en}. The noise laplace_mechanism adds has the distribution of that sample "
-                 f"(two-sample KS test p = {same.pvalue:.2g}): calling laplace_noise with b = Δ/ε and adding its noise "
-                 "showed no problem. Fix laplace_noise first (its own distribution test should fail too). "
-                 "laplace_mechanism's test said: " + failure.en, diagnosis=mistake_id)
+                 f"laplace_noise, and {said_en}. {how_en} "
+                 "Fix laplace_noise first (its own tests should fail too). laplace_mechanism's test said: " + failure.en,
+                 diagnosis=diagnosis)
 
 
 def check_laplace_mechanism_rng(laplace_mechanism: Callable, seed: int | None = None) -> None:
