@@ -38,7 +38,9 @@ def corpus_entries(root: Path, assignment: str) -> list[dict]:
     release's stub (their cells then score 0 at once instead of running checks
     that do not look at the mutant: private_mean's privacy audits cost about 15 s
     of grading per submission). ``expect_zero`` lists the graded cells that must
-    score 0 for a wrong entry.
+    score 0 for a wrong entry; ``names`` (optional), ``{grade_id: function}``, the failing
+    cells whose message must say the mistake is in that function (issue 35, §5: a wrong
+    helper is named, not the correct function calling it, and the reverse).
     """
     spec = load_manifest(root)[assignment]
     correct = spec["correct"]
@@ -53,5 +55,6 @@ def corpus_entries(root: Path, assignment: str) -> list[dict]:
                      if f not in costly or f == wrong["function"]}
         solutions[wrong["function"]] = snippet(root, assignment, wrong["function"], wrong["variant"])
         entries.append({"id": f"wrong_{wrong['function']}_{wrong['variant']}", "kind": "wrong", "solutions": solutions,
-                        "expect_zero": wrong["expect_zero"], "why": wrong["why"], "function": wrong["function"]})
+                        "expect_zero": wrong["expect_zero"], "why": wrong["why"], "function": wrong["function"],
+                        "names": wrong.get("names", {})})
     return entries

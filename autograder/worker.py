@@ -151,8 +151,10 @@ def executed_notebook(student_nb, scored: dict):
     import nbformat
 
     from autograder.render.feedback import HIDDEN_FAILED, error_text  # lazy: see the note on imports above
+    from autograder.render.languages import notebook_language
 
     nb = copy.deepcopy(student_nb)
+    declared = notebook_language(nb)   # the release's own language, if it declares one, decides the order
     tests = {t["grade_id"]: t for t in scored["tests"]}
     count = 0
     for index, cell in enumerate(nb.cells):
@@ -176,7 +178,7 @@ def executed_notebook(student_nb, scored: dict):
                                                       traceback=[error_text(error)]))
                 if error.get("zh") is not None:  # the feedback page shows one language, the other folded
                     cell.metadata.setdefault("autograder", {})["message"] = {
-                        "zh": error["zh"], "en": error["en"], "lang": error["lang"]}
+                        "zh": error["zh"], "en": error["en"], "lang": declared or error["lang"]}
             cell.metadata.setdefault("autograder", {}).update(score=test["score"], points=test["points"])
         else:
             report = scored["student_cells"].get(index)

@@ -44,7 +44,7 @@ from nbconvert.filters.markdown_mistune import InvalidNotebook
 
 from autograder.cells import source_text
 from autograder.render.html import clean_html, strip_remote_markdown, strip_remote_svg
-from autograder.render.languages import bilingual, folded_outputs
+from autograder.render.languages import bilingual, folded_outputs, notebook_language
 from autograder.render.mathml import MathToMathML
 
 BEGIN = "### BEGIN HIDDEN TESTS"
@@ -313,6 +313,7 @@ def safe_notebook(nb, hidden: list[str] | None = None):
     nb = copy.deepcopy(nb)
     budget = [MAX_TOTAL_CHARS]
     cells = []
+    declared = notebook_language(nb)
     for index, cell in enumerate(nb.cells):
         kind = cell.get("cell_type")
         source = source_text(cell.get("source", ""))
@@ -323,7 +324,7 @@ def safe_notebook(nb, hidden: list[str] | None = None):
             for output in cell.get("outputs", []) or []:
                 if found and output.get("output_type") == "error":
                     output = dict(output, traceback=[error_text(output)])
-                parts = bilingual(cell, output)
+                parts = bilingual(cell, output, declared)
                 fold = None
                 if parts is not None:  # the notebook's language first, the other folded
                     output, fold = folded_outputs(output, parts)
@@ -613,6 +614,7 @@ def gradebook_notebook(nb):
     # pasted images have a budget of their own: out of the outputs', they would let a student's
     # photos push the test cells' failures out of the instructor's view
     budget, images = [MAX_TOTAL_CHARS], [MAX_TOTAL_CHARS]
+    declared = notebook_language(nb)
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader") or {}
         instructor = bool(meta.get("locked")) and not meta.get("solution")
@@ -639,8 +641,15 @@ def gradebook_notebook(nb):
             cell["source"] = html.escape(source_text(cell.get("source", "")))
             cell.pop("attachments", None)
         elif cell.get("cell_type") == "code":
-            cell["outputs"] = [o for o in (safe_output(o, budget, inline_svg_ok=False)
-                                           for o in cell.get("outputs", []) or []) if o is not None]
+            # the Formgrader's manual grading page shows these outputs as they are: a bilingual failure
+            # is folded here as on the feedback page (its first language shown, the other closed)
+            outputs = []
+            for output in cell.get("outputs", []) or []:
+                parts = bilingual(cell, output, declared)
+                pieces = (output,) if parts is None else folded_outputs(output, parts)
+                outputs += [o for o in (safe_output(piece, budget, inline_svg_ok=False) for piece in pieces)
+                            if o is not None]
+            cell["outputs"] = outputs
         keep = {k: v for k, v in cell.get("metadata", {}).items() if k == "nbgrader"}
         message = (cell.get("metadata", {}).get("autograder") or {}).get("message") \
             if isinstance(cell.get("metadata", {}).get("autograder"), dict) else None

@@ -15,17 +15,19 @@ from helpers.checks.core import (
     SENSITIVITY,
     RecordingGenerator,
     _after_call,
+    _ask,
     _call,
+    _caller_function,
+    _calls_name,
     _expect_value_error,
     _fail,
-    _names_used,
     _passed,
     _say,
     _short,
     check_seed,
 )
 from helpers.checks.forbidden import _check_built_from_draws, _check_no_forbidden, _check_replayed, _check_rng_discipline
-from helpers.checks.stats import ks_test
+from helpers.checks.stats import ks_2_test, ks_test
 
 
 __all__ = [
@@ -264,8 +266,9 @@ def check_laplace_noise_only_rng_random(laplace_noise: Callable) -> None:
             "only rng.random used, no ready-made sampler")
 
 
-def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
-    """Scalar in ⇒ float out; array in ⇒ array of the same shape; ValueError for ε, Δ <= 0."""
+def _mechanism_shapes(laplace_mechanism: Callable) -> None:
+    """The structural part of :func:`check_laplace_mechanism_basics`: a finite float for a scalar, an
+    array of independent noises for an array."""
     rng = RecordingGenerator(5)
     out = _call(laplace_mechanism, 10.0, 1.0, 1.0, rng, rng=rng)
     _after_call(laplace_mechanism, rng)
@@ -291,6 +294,16 @@ def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
             "(was a single noise value drawn for the whole array?).",
             diagnosis="laplace.one_noise_for_all",
         )
+
+
+def check_laplace_mechanism_basics(laplace_mechanism: Callable) -> None:
+    """Scalar in ⇒ float out; array in ⇒ array of the same shape; ValueError for ε, Δ <= 0."""
+    noise = _caller_function(NOISE)
+    try:
+        _mechanism_shapes(laplace_mechanism)
+    except AssertionError as failure:
+        raise _name_the_noise(laplace_mechanism, noise, failure) from None
+    rng = RecordingGenerator(5)
     for args, zh, en in (
         ((1.0, 1.0, 0.0, rng), "ε 必须 > 0", "epsilon must be > 0"),
         ((1.0, 1.0, -0.5, rng), "ε 必须 > 0", "epsilon must be > 0"),
@@ -323,41 +336,117 @@ def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int 
     seed = check_seed(name + repr((sensitivity, epsilon, n, value)), seed)
     rng = RecordingGenerator(seed)
     values = value + np.arange(n) % 7
-    out = _call(laplace_mechanism, values, sensitivity, epsilon, rng, rng=rng)
-    _after_call(laplace_mechanism, rng)
-    out = _as_float_array(out, "laplace_mechanism", values.shape)
     b = sensitivity / epsilon
+    noise, out = _caller_function(NOISE), None
     try:
+        out = _call(laplace_mechanism, values, sensitivity, epsilon, rng, rng=rng)
+        _after_call(laplace_mechanism, rng)
+        out = _as_float_array(out, "laplace_mechanism", values.shape)
         _ks_laplace(out - values, b, name, seed, "laplace_mechanism",
                     f"b = Δ/ε = {sensitivity:g}/{epsilon:g}", sensitivity, epsilon)
     except AssertionError as failure:
-        raise _name_the_noise(laplace_mechanism, failure) from None
+        added = out - values if isinstance(out, np.ndarray) and out.shape == values.shape else None
+        raise _name_the_noise(laplace_mechanism, noise, failure, added, b, seed) from None
 
 
-#: Mistakes in how a Laplace sample is drawn, not in its scale: in a mechanism that calls the
-#: student's laplace_noise, the evidence points to laplace_noise (issue 35: a sign bug there was
+#: The student's function laplace_mechanism may call (the notebook suggests it): a failure of the
+#: mechanism is said of it when the evidence points there (issue 35, §5: a sign bug there had been
 #: reported against a correct laplace_mechanism).
-_DRAWING_MISTAKES = frozenset({"laplace.missing_sign", "laplace.asymmetric_noise", "laplace.extra_u2_term",
-                               "laplace.not_laplace_shape"})
+NOISE = "laplace_noise"
 
 
-def _name_the_noise(laplace_mechanism: Callable, failure: AssertionError) -> AssertionError:
-    """``failure`` of the mechanism, said of ``laplace_noise`` when the mechanism calls it (read from its
-    code, never run) and the mistake is in the drawing; a scale mistake may be either's, and is said so."""
-    code = getattr(laplace_mechanism, "__code__", None)
-    diagnosis = getattr(failure, "diagnosis", None)
-    if code is None or "laplace_noise" not in _names_used(code) or not hasattr(failure, "zh"):
+#: What a mechanism's failure shows, by its id, that the judge's own sample of laplace_noise can show too.
+_SYMPTOMS = {"common.forbidden_rng_method": "forbidden", "common.rng_dtype": "forbidden",
+             "laplace.log_of_negative": "non-finite", "laplace.log_of_zero": "non-finite", "laplace.no_noise": "non-finite",
+             "laplace.one_noise_for_all": "repeated"}
+
+
+def _noise_sample(laplace_noise: Callable, b: float, n: int, seed: int) -> tuple[str | None, str, str, Any]:
+    """The judge's own call ``laplace_noise(b, n, rng)`` (one call, its own generator) and what it shows:
+    ``(symptom, zh, en, sample)``, ``symptom`` one of "forbidden", "non-finite", "repeated", "shape"
+    (not Laplace(0, b) by the KS test), ``None`` (a Laplace(0, b) sample), or "unknown" (it raised or
+    returned no array of n numbers: nothing to say)."""
+    rng = RecordingGenerator(seed)
+    got, error = _ask(laplace_noise, b, n, rng)
+    call = f"laplace_noise({b:.4g}, {n}, rng)"
+    if rng.forbidden:
+        methods = ", ".join(f"rng.{m}" for m in sorted(set(rng.forbidden)))
+        return "forbidden", f"{call} 调用了 {methods}", f"{call} calls {methods}", None
+    try:
+        sample = None if error else np.asarray(got, dtype=float).ravel()
+    except (TypeError, ValueError):
+        sample = None
+    if sample is None or sample.size != n:
+        return "unknown", "", "", None
+    bad = int(np.sum(~np.isfinite(sample)))
+    if bad > 2:   # rng.random() gives 0 with probability 2^-53 a draw: more than 2 is the formula's
+        return "non-finite", f"{call} 返回了 {bad} 个 nan 或 inf", f"{call} returns {bad} nan or inf values", sample
+    distinct = np.unique(sample).size
+    if distinct <= n // 2:
+        return ("repeated", f"{call} 的 {n} 个样本只有 {distinct} 个不同的值",
+                f"{call} gives only {distinct} distinct value{'s' if distinct > 1 else ''} among {n}", sample)
+    own = ks_test(sample, lambda t: _laplace_cdf(t, b))
+    if own.pvalue >= ALPHA:
+        return (None, f"{call} 给出的是有限、互不相同的 Laplace(0, {b:.4g}) 样本（KS 检验 p = {own.pvalue:.2g}）",
+                f"{call} gives finite, distinct Laplace(0, {b:.4g}) samples (KS test p = {own.pvalue:.2g})", sample)
+    mistake_zh, mistake_en, _ = _diagnose_laplace(sample, b, "b = Δ/ε")
+    return ("shape", f"{call} 的样本本身就不服从 Laplace(0, {b:.4g})（KS 检验 D = {own.statistic:.4f}，"
+            f"p = {own.pvalue:.2g}；{mistake_zh.rstrip('。')}）",
+            f"{call} itself does not give Laplace(0, {b:.4g}) samples (KS test D = {own.statistic:.4f}, "
+            f"p = {own.pvalue:.2g}; {mistake_en.rstrip('.')})", sample)
+
+
+def _name_the_noise(laplace_mechanism: Callable, laplace_noise: Callable | None, failure: AssertionError,
+                    noise: np.ndarray | None = None, b: float = SENSITIVITY / EPSILON, seed: int = 5) -> AssertionError:
+    """``failure`` of the mechanism, said of the function the evidence points to, as for ``rr_perturb``
+    and ``exponential_mechanism``; ``noise``: the mechanism's output minus the values, when it had one.
+
+    When the mechanism calls ``laplace_noise`` (read from its code, never run), the judge asks the
+    student's ``laplace_noise`` for 100,000 samples at ``b`` itself (:func:`_noise_sample`; ``b = Δ/ε``
+    of the failed call, the course's 3/0.7 for the basic checks). A finite, distinct Laplace(0, b)
+    sample: the mistake is the mechanism's own, said so. A sample showing what the mechanism's failure
+    shows (a forbidden sampler, nan, repeated values; or not Laplace while the mechanism's noise has that
+    sample's distribution, two-sample KS test): the mistake is ``laplace_noise``'s, with what its sample
+    shows. A wrong sample showing something else: the failure, then that ``laplace_noise`` is wrong too.
+    A correct ``laplace_noise`` is called wrong with probability at most ``ALPHA``, a mechanism passing
+    a wrong one's noise through is misnamed with probability at most ``ALPHA``: only the message
+    changes, never a grade. Otherwise ``failure`` unchanged.
+    """
+    if not hasattr(failure, "zh") or laplace_noise is None or not _calls_name(laplace_mechanism, NOISE):
         return failure
-    if diagnosis in _DRAWING_MISTAKES:
-        return _fail("错误多半在 laplace_noise，不在 laplace_mechanism：laplace_mechanism 调用了你的 laplace_noise，而问题出在"
-                     "噪声的抽样方式（不是尺度 Δ/ε）。先修正 laplace_noise（它自己的分布测试应该也没通过）。" + failure.zh,
-                     "The mistake is most likely in laplace_noise, not laplace_mechanism: laplace_mechanism calls your "
-                     "laplace_noise and the problem is in how the noise is drawn (not its scale Δ/ε). Fix laplace_noise "
-                     "first (its own distribution test should fail too). " + failure.en, diagnosis=diagnosis)
-    return _fail(failure.zh + "（laplace_mechanism 调用了 laplace_noise：尺度错误可能在 b = Δ/ε，也可能在 laplace_noise 使用 b 的方式；"
-                 "如果 laplace_noise 自己的分布测试也没通过，先修正它。）",
-                 failure.en + " (laplace_mechanism calls laplace_noise: a wrong scale may come from b = Δ/ε or from how "
-                 "laplace_noise uses b; if laplace_noise's own distribution test fails too, fix it first.)", diagnosis=diagnosis)
+    symptom, said_zh, said_en, sample = _noise_sample(laplace_noise, b, 100_000 if noise is None else noise.size, seed + 1)
+    if symptom == "unknown":
+        return failure
+    if symptom is None:
+        return _fail(failure.zh + f"（你的 {said_zh}，是正确的，所以错误在 laplace_mechanism 本身：检查它传给 laplace_noise 的"
+                     "尺度 b = Δ/ε、返回值的类型，以及是否给每个值加上了自己的噪声。）",
+                     failure.en + f" (Your {said_en}, which is right, so the mistake is in laplace_mechanism itself: check "
+                     "the scale b = Δ/ε it passes to laplace_noise, what it returns, and that every value gets noise of "
+                     "its own.)", diagnosis=failure.diagnosis)
+    if symptom == "shape":
+        same = None if noise is None else ks_2_test(noise, sample)
+        follows = same is not None and same.pvalue >= ALPHA
+        how_zh = (f"laplace_mechanism 加上的噪声与这个样本同分布（双样本 KS 检验 p = {same.pvalue:.2g}），它按 b = Δ/ε "
+                  "调用 laplace_noise、加上噪声的做法没有发现问题。") if follows else ""
+        how_en = (f"The noise laplace_mechanism adds has the distribution of that sample (two-sample KS test "
+                  f"p = {same.pvalue:.2g}): calling laplace_noise with b = Δ/ε and adding its noise showed no problem.") \
+            if follows else ""
+    else:
+        follows = _SYMPTOMS.get(getattr(failure, "diagnosis", None)) == symptom
+        how_zh, how_en = "laplace_mechanism 没通过正是因为这个。", "That is just what made laplace_mechanism fail."
+    if not follows:
+        return _fail(failure.zh + f"（另外，laplace_mechanism 调用了你的 laplace_noise，而 {said_zh}：先修正 laplace_noise"
+                     "（它自己的测试应该也没通过），再看这个测试。）",
+                     failure.en + f" (Also, laplace_mechanism calls your laplace_noise, and {said_en}: fix laplace_noise "
+                     "first (its own tests should fail too), then look at this test again.)", diagnosis=failure.diagnosis)
+    _, _, diagnosis = _diagnose_laplace(sample, b, "b = Δ/ε") if symptom == "shape" else (None, None, failure.diagnosis)
+    return _fail(f"错误多半在 laplace_noise，不在 laplace_mechanism：laplace_mechanism 调用了你的 laplace_noise，而 {said_zh}。"
+                 f"{how_zh}先修正 laplace_noise（它自己的测试应该也没通过）。"
+                 "laplace_mechanism 的测试结果：" + failure.zh,
+                 f"The mistake is most likely in laplace_noise, not laplace_mechanism: laplace_mechanism calls your "
+                 f"laplace_noise, and {said_en}. {how_en} "
+                 "Fix laplace_noise first (its own tests should fail too). laplace_mechanism's test said: " + failure.en,
+                 diagnosis=diagnosis)
 
 
 def check_laplace_mechanism_rng(laplace_mechanism: Callable, seed: int | None = None) -> None:

@@ -40,6 +40,19 @@ def ks_test(x: np.ndarray, cdf: Callable[[np.ndarray], np.ndarray]) -> TestResul
     return TestResult((d, float(kolmogorov(math.sqrt(n) * d))))
 
 
+def ks_2_test(x: np.ndarray, y: np.ndarray) -> TestResult:
+    """Two-sided two-sample Kolmogorov–Smirnov test, asymptotic p-value ``K(√(nm/(n+m)) · D)``
+    (``scipy.stats.ks_2samp(..., method="asymp")`` without the finite-sample correction): whether
+    ``x`` and ``y`` can come from one continuous distribution."""
+    from scipy.special import kolmogorov
+
+    x, y = np.sort(np.ravel(x)), np.sort(np.ravel(y))
+    n, m = x.size, y.size
+    both = np.concatenate([x, y])
+    d = float(np.max(np.abs(np.searchsorted(x, both, side="right") / n - np.searchsorted(y, both, side="right") / m)))
+    return TestResult((d, float(kolmogorov(math.sqrt(n * m / (n + m)) * d))))
+
+
 def chi_square_test(observed: np.ndarray, expected: np.ndarray) -> TestResult:
     """Pearson's chi-square goodness of fit, ``k - 1`` degrees of freedom (as ``scipy.stats.chisquare``)."""
     from scipy.special import chdtrc

@@ -21,12 +21,15 @@ EN = "rr_perturb: keep rate 0.3314 among true 1s; expected p = 0.6682. Likely mi
 TEST_SOURCE = "check_rr_perturb_distribution(rr_perturb)"
 
 
-def _executed(error: dict, hidden_failed: bool = False):
-    """A one-test notebook as the trusted worker writes it after ``error``."""
+def _executed(error: dict, hidden_failed: bool = False, declared: str | None = None):
+    """A one-test notebook as the trusted worker writes it after ``error``; ``declared``: the language
+    the (release) notebook declares in ``metadata.dp_course.lang``, as course/build.py writes it."""
     cell = nbformat.v4.new_code_cell(TEST_SOURCE)
     cell.metadata["nbgrader"] = {"grade": True, "grade_id": "test_perturb_distribution", "locked": True,
                                  "points": 2, "solution": False, "schema_version": 3}
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 作业"), cell])
+    if declared is not None:
+        nb.metadata["dp_course"] = {"lang": declared}
     scored = {"tests": [{"grade_id": "test_perturb_distribution", "outputs": [], "error": error, "score": 0.0,
                          "points": 2.0, "hidden_failed": hidden_failed}], "student_cells": {}}
     return worker.executed_notebook(nb, scored)
@@ -84,6 +87,25 @@ def test_an_english_notebook_shows_english_first_and_folds_chinese():
     assert fold.find("pre")["lang"] == "zh-CN"
 
 
+@pytest.mark.parametrize("declared, recorded", [("en", "zh"), ("zh", "en")])
+def test_the_language_the_notebook_declares_decides_the_order(declared, recorded):
+    """The notebook's own language (metadata.dp_course.lang, the release's) comes first, whatever the
+    grader's environment (DP_COURSE_LANG) made the check record: on the feedback page, for a hidden
+    failure's generic line, and in the Formgrader's copy."""
+    first, other, summary = (EN, ZH, "中文") if declared == "en" else (ZH, EN, "English")
+    nb = _executed(_check_failure(lang=recorded), declared=declared)
+    assert nb.cells[1].metadata["autograder"]["message"]["lang"] == declared
+    for page in (feedback.feedback_html(nb, []), _formgrader_page(feedback.gradebook_notebook(nb))):
+        soup = BeautifulSoup(page, "html.parser")
+        folds = soup.find_all("details", class_="dp-other-lang")
+        assert len(folds) == 1 and folds[0].find("summary").get_text(strip=True) == summary
+        assert folds[0].find("pre").get_text() == other
+        assert soup.get_text().index(first) < soup.get_text().index(other)
+    hidden = _executed(_check_failure(lang=recorded), hidden_failed=True, declared=declared)
+    soup = BeautifulSoup(feedback.feedback_html(hidden, []), "html.parser")
+    assert soup.find("details", class_="dp-other-lang").find("summary").get_text(strip=True) == summary
+
+
 def test_parts_that_do_not_spell_the_message_are_not_shown():
     """Only the output's own text reaches the page: metadata that disagrees with it is ignored (the
     message is then split from its own two lines)."""
@@ -132,7 +154,44 @@ def test_the_formgrader_copy_keeps_the_parts_and_renders_the_same_fold():
     nbformat.validate(copy)
     assert copy.cells[1].metadata["autograder"]["message"]["zh"] == ZH
     soup = BeautifulSoup(feedback.feedback_html(copy, []), "html.parser")
-    assert soup.find("details", class_="dp-other-lang").find("pre").get_text() == EN
+    folds = soup.find_all("details", class_="dp-other-lang")
+    assert len(folds) == 1 and folds[0].find("pre").get_text() == EN     # folded once, not again
+
+
+def _formgrader_page(nb) -> str:
+    """The Formgrader's manual grading page of ``nb`` (OUT/autograded), rendered with nbgrader's own
+    formgrade template as its handler does (tests/autograder/test_records.py does the same)."""
+    from nbconvert import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config import Config
+
+    config = Config()
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    resources = {"assignment_id": "randomized_response", "notebook_id": "randomized_response",
+                 "submission_id": "s", "index": 0, "total": 1, "base_url": "", "student": "alice",
+                 "last_name": "A", "first_name": "Alice",
+                 "notebook_path": "autograded/alice/randomized_response/randomized_response.ipynb"}
+    return HTMLExporter(config=config).from_notebook_node(nb, resources=resources)[0]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_formgraders_manual_grading_view_folds_the_other_language(lang):
+    """The instructor's view of the autograded notebook (nbgrader's formgrade page of OUT/autograded) shows
+    the failure as the student's page does: the notebook's language in the error box, the other
+    language once, in a closed <details>, after it (it had shown Chinese then English, unfolded)."""
+    first, other, summary = (ZH, EN, "English") if lang == "zh" else (EN, ZH, "中文")
+    copy = feedback.gradebook_notebook(_executed(_check_failure(lang=lang)))
+    nbformat.validate(copy)
+    soup = BeautifulSoup(_formgrader_page(copy), "html.parser")
+    errors = [o for o in soup.select(".output_error, [data-mime-type='application/vnd.jupyter.stderr']")
+              if "check failed" in o.get_text()]
+    assert errors and first in errors[0].get_text() and other not in errors[0].get_text()
+    folds = soup.find_all("details", class_="dp-other-lang")
+    assert len(folds) == 1 and not folds[0].has_attr("open")
+    assert folds[0].find("summary").get_text(strip=True) == summary and folds[0].find("pre").get_text() == other
+    text = soup.get_text()
+    assert text.count(other) == 1 and text.index(first) < text.index(other)
 
 
 @pytest.mark.parametrize("en", ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>'])
@@ -142,6 +201,12 @@ def test_the_folded_text_is_text(en):
     page = feedback.feedback_html(_executed(_check_failure(en=en)), [])
     fold = BeautifulSoup(page, "html.parser").find("details", class_="dp-other-lang")
     assert fold.find("pre").get_text() == en and fold.find("script") is None and fold.find("img") is None
+    # the Formgrader's copy folds it through the same cleaning (safe_output's clean_html)
+    page = _formgrader_page(feedback.gradebook_notebook(_executed(_check_failure(en=en))))
+    soup = BeautifulSoup(page, "html.parser")
+    fold = soup.find("details", class_="dp-other-lang")
+    assert fold.find("pre").get_text() == en and fold.find("script") is None and fold.find("img") is None
+    assert "alert(1)" not in "".join(str(s) for s in soup.find_all(["script", "img"]))
 
 
 def test_the_formgraders_own_failure_line_is_folded_and_an_english_reason_is_not():

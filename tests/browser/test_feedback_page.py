@@ -4,7 +4,9 @@ line of the Chinese message broken between two Chinese characters (the page is n
 
 The page is ``feedback.feedback_html`` of an executed notebook with one failed check
 (tests/autograder/test_feedback_languages.py builds it through the trusted side's records), opened
-from disk: no grading, no server. Skipped only if /usr/bin/chromium is absent.
+from disk: no grading, no server. The second test grades a wrong randomized_response with the trusted
+grader (about 10 s) and opens its feedback page and the Formgrader's manual grading view of its
+autograded copy. Skipped only if /usr/bin/chromium is absent.
 """
 
 from __future__ import annotations
@@ -75,3 +77,66 @@ def test_the_failure_shows_chinese_and_folds_english(tmp_path):
         finally:
             browser.close()
     assert not errors, errors
+
+
+#: What the student reads when rr_perturb is right but rr_keep_probability swaps p and 1-p (issue 35, §5).
+BLAMED_ZH = "错误多半在 rr_keep_probability，不在 rr_perturb"
+BLAMED_EN = "The mistake is most likely in rr_keep_probability, not rr_perturb"
+
+
+def _folding_problems(page, path: Path) -> list[str]:
+    """At ``path``: the Chinese verdict visible, its English not until its (closed) fold is opened."""
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    problems = []
+    text = page.inner_text("body")
+    if BLAMED_ZH not in text or BLAMED_EN in text:
+        problems.append(f"{path.name}: Chinese shown {BLAMED_ZH in text}, English shown before opening {BLAMED_EN in text}")
+    folds = page.locator("details.dp-other-lang")
+    opened = page.eval_on_selector_all("details.dp-other-lang", "ds => ds.filter(d => d.open).length")
+    if folds.count() < 2 or opened:
+        problems.append(f"{path.name}: {folds.count()} folds, {opened} open")
+        return problems
+    for i in range(folds.count()):
+        folds.nth(i).locator("summary").click()
+    text = page.inner_text("body")
+    if BLAMED_EN not in text or text.index(BLAMED_ZH) > text.index(BLAMED_EN):
+        problems.append(f"{path.name}: the English verdict not shown after the Chinese once opened")
+    return problems
+
+
+def test_a_graded_wrong_submission_reads_chinese_first_with_english_folded(tmp_path):
+    """A wrong randomized_response graded by the trusted grader (sandboxed): its feedback page and the
+    Formgrader's manual grading view (nbgrader's formgrade page of OUT/autograded) show the verdict
+    in Chinese, naming rr_keep_probability, the English folded until clicked."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.autograder.test_feedback_languages import _formgrader_page
+    from tests.support import corpus as build
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} not found: run tests/browser/ensure_chromium.sh (apt-get install chromium)")
+    manifest = build.load_manifest()["randomized_response"]["correct"]
+    solutions = {f: build.snippet("randomized_response", f, variants[0]) for f, variants in manifest.items()}
+    solutions["rr_keep_probability"] = build.snippet("randomized_response", "rr_keep_probability", "swapped")
+    out = tmp_path / "course"
+    graded = build.grade("randomized_response", {"alice": solutions}, out)["alice"]
+    assert graded["cells"]["test_perturb_distribution"] == 0 and graded["score"] < graded["max_score"]
+    feedback_page = out / "feedback" / "alice" / "randomized_response" / "randomized_response.html"
+    import nbformat
+
+    copy = nbformat.read(out / "autograded" / "alice" / "randomized_response" / "randomized_response.ipynb",
+                         as_version=4)
+    formgrade_page = tmp_path / "formgrade.html"
+    formgrade_page.write_text(_formgrader_page(copy), encoding="utf-8")
+    problems: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 900})
+            page.route("http*://**", lambda route: route.abort())   # opened from disk: nothing from elsewhere
+            for path in (feedback_page, formgrade_page):
+                problems += _folding_problems(page, path)
+        finally:
+            browser.close()
+    assert not problems, problems

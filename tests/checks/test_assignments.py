@@ -139,6 +139,8 @@ def test_source_release_and_corpus_through_autograde(assignment, tmp_path):
             if got["score"] >= got["max_score"] or zero:
                 problems.append(f"{entry['id']} ({entry['why']}) scored {got['score']}/{got['max_score']}; "
                                 f"expected 0 in {entry['expect_zero']}, got {got['cells']}")
+            # the function a message names as the mistake's place, through the sandbox's proxies too
+            problems += build.naming_problems(entry, got["messages"])
             # What the student reads: a check's bilingual message (a crash of the check would not be).
             # Checked here for the corpus that test_checks.py does not also run directly (private_mean);
             # elsewhere a solution the sandbox refuses (importing helpers) leaves its function undefined.

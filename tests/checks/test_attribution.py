@@ -15,9 +15,12 @@ INLINE = "def laplace_mechanism(value, sensitivity, epsilon, rng):\n" \
 
 
 def _failure(code: str) -> AssertionError:
+    """The mechanism's distribution check called as the test cell calls it: from the namespace holding
+    the student's functions (the check asks the student's laplace_noise there, as in grading)."""
     ns = load_student_code("import numpy as np\n" + code)
+    cell = dict(ns, check_laplace_mechanism_distribution=check_laplace_mechanism_distribution)
     with pytest.raises(AssertionError) as caught:
-        check_laplace_mechanism_distribution(ns["laplace_mechanism"], seed=1)
+        exec("check_laplace_mechanism_distribution(laplace_mechanism, seed=1)", cell)
     return caught.value
 
 
@@ -28,6 +31,25 @@ def test_a_sign_bug_of_laplace_noise_is_said_of_laplace_noise():
     # the same mistake written inside the mechanism is the mechanism's
     failure = _failure(INLINE)
     assert failure.diagnosis == "laplace.missing_sign" and "laplace_noise" not in failure.zh + failure.en
+
+
+INVERSE_SCALE = "def laplace_noise(b, size, rng):\n" \
+                "    u = rng.random(size) - 0.5\n" \
+                "    return -(1 / b) * np.sign(u) * np.log1p(-2 * np.abs(u))\n"
+CORRECT_NOISE = INVERSE_SCALE.replace("(1 / b)", "b")
+EPS_OVER_DELTA = DELEGATES.replace("sensitivity / epsilon", "epsilon / sensitivity")
+
+
+def test_a_scale_bug_is_said_of_the_function_the_judges_own_sample_points_to():
+    """The judge asks the student's laplace_noise for a sample at b = Δ/ε itself: a wrong scale there is
+    laplace_noise's (the mechanism's noise has that sample's distribution); with a right laplace_noise,
+    the same symptom (scale ε/Δ) is the mechanism's own, said so (it had been hedged: either place)."""
+    failure = _failure(INVERSE_SCALE + DELEGATES)
+    assert failure.zh.startswith("错误多半在 laplace_noise，不在 laplace_mechanism") and "像是 1/b" in failure.zh
+    assert failure.en.startswith("The mistake is most likely in laplace_noise, not laplace_mechanism")
+    failure = _failure(CORRECT_NOISE + EPS_OVER_DELTA)
+    assert failure.diagnosis == "laplace.scale_inverted" and "不在 laplace_mechanism" not in failure.zh
+    assert "所以错误在 laplace_mechanism 本身" in failure.zh and "so the mistake is in laplace_mechanism itself" in failure.en
 
 
 MIDPOINT_MEAN = """

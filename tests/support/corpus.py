@@ -14,7 +14,9 @@ Main entry points
   not named keep the release stub (``raise NotImplementedError()``).
 * :func:`corpus_entries` ``(assignment)``: the corpus of realistic wrong and
   differently written correct solutions listed in ``manifest.json``, each
-  as ``{"id", "kind" ("correct"/"wrong"), "solutions", "expect_zero", "why"}``.
+  as ``{"id", "kind" ("correct"/"wrong"), "solutions", "expect_zero", "why", "names"}``
+  (``names``: the cells whose message must say which function the mistake is in;
+  :func:`naming_problems`).
 * :func:`grade` ``(assignment, submissions, root)``: grade many submissions
   through the real path (the trusted grader of ``python -m autograder
   grade``: student code sandboxed, tests in the trusted process), return
@@ -30,6 +32,7 @@ Command line (from the repository root)::
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -123,6 +126,35 @@ def snippet(assignment: str, function: str, variant: str) -> str:
     return _corpus.snippet(HERE, assignment, function, variant)
 
 
+#: How a check's message says where the mistake is (issue 35, §5), Chinese and English: a helper
+#: blamed instead of the function checked ("错误多半在 F，不在 G"), or the function checked named as
+#: the place after the judge asked its helper ("所以错误在 F 本身").
+_BLAMES = (re.compile(r"错误多半在 (\w+)，不在 "), re.compile(r"The mistake is most likely in (\w+), not "),
+           re.compile(r"所以错误在 (\w+) 本身"), re.compile(r"so the mistake is in (\w+)"))
+
+
+def blamed(message: str) -> tuple[set[str], set[str]]:
+    """The functions ``message`` says the mistake is in: ``(named in Chinese, named in English)``."""
+    zh = {name for pattern in _BLAMES[0::2] for name in pattern.findall(message)}
+    en = {name for pattern in _BLAMES[1::2] for name in pattern.findall(message)}
+    return zh, en
+
+
+def naming_problems(entry: dict, messages: dict[str, str]) -> list[str]:
+    """The cells of ``entry["names"]`` whose message does not say, in both languages, that the mistake
+    is in the function the manifest names there (and in no other)."""
+    problems = []
+    for grade_id, function in entry.get("names", {}).items():
+        message = messages.get(grade_id)
+        if message is None:
+            problems.append(f"{entry['id']}: {grade_id} passed; its message was to name {function}")
+        elif blamed(message) != ({function}, {function}):
+            zh, en = blamed(message)
+            problems.append(f"{entry['id']}: {grade_id} names {sorted(zh)} / {sorted(en)}, not {function}: "
+                            f"{message[:300]}")
+    return problems
+
+
 def corpus_problems(assignment: str, failing_cells) -> list[str]:
     """What is wrong with the checks on ``assignment``'s corpus, run directly (empty when nothing).
 
@@ -139,6 +171,7 @@ def corpus_problems(assignment: str, failing_cells) -> list[str]:
             missing = set(entry["expect_zero"]) - set(failed)
             if missing:
                 problems.append(f"{entry['id']} ({entry['why']}) passed {sorted(missing)}")
+            problems += naming_problems(entry, failed)
             for grade_id, message in failed.items():
                 if message.startswith("CRASH") or not any("\u4e00" <= ch <= "\u9fff" for ch in message):
                     problems.append(f"{entry['id']}: {grade_id}: not a bilingual check message: {message[:200]}")
