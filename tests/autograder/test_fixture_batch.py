@@ -272,7 +272,7 @@ def check_cli_reproduces_a_grade_with_the_seed_and_resumes(graded, tmp_path):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     proc = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", "--assignment", cases.ASSIGNMENT,
-         "--submissions", str(subset), "--out", str(out), "--jobs", "1",
+         "--submissions", str(subset), "--out", str(out), "--jobs", "2",
          "--timeout", str(TIMEOUT), "--seed", str(SEED)],
         capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
