@@ -52,7 +52,7 @@ TIMEOUT = 3
 #: cells, burning 8 s of CPU in each of its two sandboxes (10 s at 10). Its wall deadline, 3 x 8 + 10 =
 #: 34 s, must outlast the sleeping infinite loop's cell waited out in each sandbox that runs the student's
 #: cells (the replays run them a second time): 2 x 9 s asleep plus the notebook's own work. Six at
-#: --timeout 5 (28 s against 2 x 15 s) was too short: 11_infinite_loop lost its hidden cells to the
+#: --timeout 5 (28 s against 2 x 15 s) was too short: the infinite loop lost its hidden cells to the
 #: notebook's deadline in a fresh-clone suite (session 11).
 SUBMISSION_TIMEOUT = 8
 
