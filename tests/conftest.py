@@ -53,3 +53,43 @@ def generated_laplace(tmp_path_factory):
                        env=build.nbgrader_env(HOME=str(tmp / "home")))
     return course
 
+
+
+# --- where the suite's wall time goes (issue 36 §3) ------------------------------------------------
+# With ``-n 2 --dist loadgroup`` the run ends when the slower worker does. The controller records
+# when each test phase ran on which worker and prints, per worker, its busy time, its idle time and
+# the tests it ended with (the critical path); ``artifacts/suite-timeline.tsv`` holds every phase.
+
+_TIMELINE: list[tuple[str, str, str, float, float]] = []
+
+
+def pytest_runtest_logreport(report):
+    node = getattr(report, "node", None)  # set on the controller's copy of a worker's report
+    worker = getattr(getattr(node, "gateway", None), "id", None) or getattr(report, "worker_id", None)
+    if report.start and report.stop:
+        _TIMELINE.append((worker or "main", report.nodeid, report.when, report.start, report.stop))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if hasattr(config, "workerinput") or not _TIMELINE:
+        return
+    t0 = min(row[3] for row in _TIMELINE)
+    end = max(row[4] for row in _TIMELINE)
+    path = TESTS.parent / "artifacts" / "suite-timeline.tsv"
+    path.parent.mkdir(exist_ok=True)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("worker\tnodeid\twhen\tstart_s\tstop_s\n")
+        for worker, nodeid, when, start, stop in sorted(_TIMELINE, key=lambda r: r[3]):
+            out.write(f"{worker}\t{nodeid}\t{when}\t{start - t0:.2f}\t{stop - t0:.2f}\n")
+    terminalreporter.write_sep("=", f"per-worker timeline ({path.relative_to(TESTS.parent)})")
+    for worker in sorted({row[0] for row in _TIMELINE}):
+        rows = [row for row in _TIMELINE if row[0] == worker]
+        busy = sum(row[4] - row[3] for row in rows)
+        last = max(row[4] for row in rows)
+        tests: dict[str, float] = {}
+        for _, nodeid, _, start, stop in rows:
+            tests[nodeid] = max(tests.get(nodeid, 0.0), stop)
+        tail = sorted(tests, key=tests.get)[-3:]
+        terminalreporter.write_line(
+            f"{worker}: {len(tests)} tests, busy {busy:.0f} s, done at {last - t0:.0f} s of {end - t0:.0f} "
+            f"(idle {last - t0 - busy:.0f} s); last: " + ", ".join(f"{n} (ended {tests[n] - t0:.0f} s)" for n in tail))

@@ -40,17 +40,21 @@ REPO = Path(__file__).resolve().parents[2]
 SEED = 20261122
 #: --timeout: per cell and per call, in the sandbox's CPU time (a submission is killed at TIMEOUT + 20 s
 #: of CPU; wall-clock backstops 3x + 10 s). A correct notebook's sandboxes use 0.2-0.5 s of CPU in all
-#: (report.json timings); the sleeping infinite loop's cell is stopped after about 16 s and the notebook
-#: goes on (full marks). At --sleep-limit 12 the whole submission was stopped instead (0 points): the
-#: default 30 is kept, so that the cell's own limit is what this fixture shows.
-TIMEOUT = 5
-#: --submission-timeout: the whole notebook's CPU seconds per sandbox (default TIMEOUT + 20). Ten is
+#: (report.json timings; the most any honest or hostile fixture's sandbox used is 0.3 s), so 3 s is 6x
+#: that; the sleeping infinite loop's cell is stopped after 3 x TIMEOUT = 9 s asleep in each sandbox that
+#: runs it (15.8 s at 5: the fixture batch's longest row, 47 s of the suite's test) and the notebook goes
+#: on (full marks). At --sleep-limit 12 the whole submission was stopped instead (0 points): the default
+#: 30 is kept, so that the cell's own limit is what this fixture shows.
+TIMEOUT = 3
+#: --submission-timeout: the whole notebook's CPU seconds per sandbox (default TIMEOUT + 20). Eight is
 #: ample for every honest fixture (the most any used is 2.2 s; 0.1-0.3 s each in report.json) and lets
-#: the slow notebook (cells of TIMEOUT - 1 = 4 s of CPU, each under the cell limit) overrun it with 3
-#: cells. Six (wall deadline 3 x 6 + 10 = 28 s) was too short once the replays got a third sandbox that
-#: runs the student's cells again: the sleeping infinite loop's cell is waited out in each of them, and
-#: 11_infinite_loop lost its hidden cells to the notebook's deadline in a fresh-clone suite (session 11).
-SUBMISSION_TIMEOUT = 10
+#: the slow notebook (cells of TIMEOUT - 1 = 2 s of CPU, each under the cell limit) overrun it with 5
+#: cells, burning 8 s of CPU in each of its two sandboxes (10 s at 10). Its wall deadline, 3 x 8 + 10 =
+#: 34 s, must outlast the sleeping infinite loop's cell waited out in each sandbox that runs the student's
+#: cells (the replays run them a second time): 2 x 9 s asleep plus the notebook's own work. Six at
+#: --timeout 5 (28 s against 2 x 15 s) was too short: the infinite loop lost its hidden cells to the
+#: notebook's deadline in a fresh-clone suite (session 11).
+SUBMISSION_TIMEOUT = 8
 
 
 #: Written beside the checkout's files while the batch runs, by others than the submissions: Python's
@@ -268,7 +272,7 @@ def check_cli_reproduces_a_grade_with_the_seed_and_resumes(graded, tmp_path):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     proc = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", "--assignment", cases.ASSIGNMENT,
-         "--submissions", str(subset), "--out", str(out), "--jobs", "1",
+         "--submissions", str(subset), "--out", str(out), "--jobs", "2",
          "--timeout", str(TIMEOUT), "--seed", str(SEED)],
         capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -722,8 +722,21 @@ RESTORED_JS = """(counts) => [...document.querySelectorAll('#jp-main-dock-panel 
 })"""
 
 
-def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: str, settle_ms: int) -> list[str]:
-    """Open each file in one JupyterLab page, one at a time; strikethrough or broken tables in its Markdown."""
+# The open document's Markdown has rendered: a Markdown file's preview filled (``cells`` 0), or every
+# Markdown cell of a notebook rendered, as many as its file has.
+RENDERED_JS = """(cells) => {
+  const dock = document.getElementById('jp-main-dock-panel');
+  const filled = [...dock.querySelectorAll('.jp-RenderedMarkdown')].filter(m => m.childElementCount > 0).length;
+  if (!cells) return filled > 0;
+  return dock.querySelectorAll('.jp-MarkdownCell').length === cells
+      && dock.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown').length === cells && filled >= cells;
+}"""
+
+
+def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: str) -> list[str]:
+    """Open each file in one JupyterLab page, one at a time; strikethrough or broken tables in its Markdown,
+    judged once all of it has rendered (a fixed 300-500 ms after the first rendered block before: 11.5 s
+    of the 31 files, and no proof that the rest had rendered)."""
     problems = []
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     previous = ""
@@ -734,7 +747,12 @@ def _rendered_markdown(browser, url: str, token: str, paths: list[Path], ready: 
                 problems += _close_document(page, previous)
             _open_document(page, url, token, rel, fresh=i == 0)
             page.wait_for_selector(ready, timeout=60_000)
-            page.wait_for_timeout(settle_ms)
+            cells = (sum(c["cell_type"] == "markdown" for c in json.loads(path.read_text(encoding="utf-8"))["cells"])
+                     if path.suffix == ".ipynb" else 0)
+            try:
+                page.wait_for_function(RENDERED_JS, arg=cells, timeout=60_000, polling=50)
+            except Exception as error:  # judged as far as it rendered, and said
+                problems.append(f"{rel}: its Markdown did not all render within 60 s ({type(error).__name__})")
             markdown = page.evaluate(MARKDOWN_JS)
             problems += [f"{rel}: strikethrough {t!r}" for t in markdown["strike"]]
             problems += [f"{rel}: table rendered as a paragraph {t!r}" for t in markdown["brokenTables"]]
@@ -771,14 +789,13 @@ def _markdown_files(browser, url: str, token: str) -> list[str]:
              if not any(part in {".venv", "_src", "corpus", "node_modules", "artifacts", ".git"} or part.startswith(".")
                         for part in p.relative_to(ROOT).parts)]
     problems = [] if any(p.name == "README.md" for p in files) else ["no README.md found"]
-    return problems + _rendered_markdown(browser, url, token, files, ".jp-RenderedMarkdown", 300)
+    return problems + _rendered_markdown(browser, url, token, files, ".jp-RenderedMarkdown")
 
 
 def _english_markdown(browser, url: str, token: str) -> list[str]:
     """The English notebooks' Markdown as JupyterLab renders it (their code runs headless elsewhere)."""
     try:
-        return _rendered_markdown(browser, url, token, EN_NOTEBOOKS, ".jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown",
-                                  500)
+        return _rendered_markdown(browser, url, token, EN_NOTEBOOKS, ".jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown")
     finally:
         _shutdown_kernels(url, token)
 

@@ -95,6 +95,7 @@ def test_the_unpacked_pack_reaches_jupyterlab_in_chinese(pack, tmp_path):
     base = Path(sys.base_prefix) / "bin" / "python3"
     (bin_dir / "python3").symlink_to(base if base.exists() else shutil.which("python3"))
     env = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TMPDIR") or k.startswith("PIP_")}
+    env["PIP_COMPILE"] = "0"  # no bytecode for every installed module: 60% of the install (test_launcher.py)
     home = tmp_path / "home"
     runtime = Path(tempfile.mkdtemp(prefix="dp-rt-", dir="/tmp"))
     env.update(PATH=str(bin_dir), HOME=str(home), XDG_CACHE_HOME=os.environ.get("XDG_CACHE_HOME",
