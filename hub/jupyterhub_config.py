@@ -17,6 +17,7 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 | ``DP_HUB_USER_DOMAIN`` | ``users.localhost`` when ``DP_HUB_URL`` is on ``*.localhost``, else none | students' servers at ``<name>.DP_HUB_USER_DOMAIN``: a registrable domain other than the hub's (none: ``<name>.<hub host>``, with a warning) |
 | ``DP_HUB_MEM_LIMIT`` | 2G | memory of all a student's processes together (cgroup), and address space of each |
 | ``DP_HUB_TMP_LIMIT`` / ``DP_HUB_SHM_LIMIT`` | 512M / 256M | size of each student's private ``/tmp`` and ``/dev/shm`` |
+| ``DP_HUB_LOCK_LIMIT`` | 8M | size of each student's private ``/run/lock`` (and any other folder all accounts may write: hub/spawner.py) |
 | ``DP_HUB_HOME_LIMIT`` | 2G | disk space of each student's home (an ext4 image in ``$DP_HUB_SRV/homes``) |
 | ``DP_HUB_NETNS_SUBNET`` | 169.254.64.0/18 | the students' servers' own network namespaces (a /30 each; the hub's API on its first address); empty: servers share the host's ports |
 | ``DP_HUB_LOGS`` | ``$DP_HUB_SRV/logs`` | ``jupyterhub.log`` (rotated: 5 × 10 MB), ``servers/<name>.log`` per student's server, ``formgrader.log``, ``idle-culler.log`` |
@@ -71,6 +72,7 @@ PORT = int(os.environ.get("DP_HUB_PORT", "8000"))
 MEM_LIMIT = os.environ.get("DP_HUB_MEM_LIMIT", "2G")
 TMP_LIMIT = os.environ.get("DP_HUB_TMP_LIMIT", "512M")
 SHM_LIMIT = os.environ.get("DP_HUB_SHM_LIMIT", "256M")
+LOCK_LIMIT = os.environ.get("DP_HUB_LOCK_LIMIT", "8M")
 HOME_LIMIT = os.environ.get("DP_HUB_HOME_LIMIT", "2G")
 # link-local: never routed off the machine, and unlikely to be a campus network's
 NETNS_SUBNET = os.environ.get("DP_HUB_NETNS_SUBNET", "169.254.64.0/18")
@@ -338,6 +340,7 @@ else:
     c.CourseSpawner.tmp_limit = 0 if _hidden_by("/tmp") else _bytes(TMP_LIMIT)
     c.CourseSpawner.private_var_tmp = not _hidden_by("/var/tmp")
     c.CourseSpawner.shm_limit = _bytes(SHM_LIMIT)
+    c.CourseSpawner.lock_limit = _bytes(LOCK_LIMIT)
     c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
     c.CourseSpawner.home_images = str(SRV / "homes")
     c.CourseSpawner.log_dir = str(LOGS / "servers")

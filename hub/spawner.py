@@ -12,8 +12,9 @@ everything it starts (kernels, terminals, their children):
   task as one group against one group, not as 16 processes against one;
 - **a private /tmp and /dev/shm**: the server starts in its own mount namespace
   (``unshare(CLONE_NEWNS)`` in the child, before it drops to the student's uid) with a
-  size-capped tmpfs on each (``tmp_limit``, ``shm_limit``; ``nosuid,nodev``); classmates
-  cannot see or fill each other's, and their pages count against ``mem_limit`` too;
+  size-capped tmpfs on each (``tmp_limit``, ``shm_limit``; ``nosuid,nodev``), and on every other
+  folder that all accounts may write (``shared_folders``: ``/run/lock`` ..., ``lock_limit``);
+  classmates cannot see or fill each other's, and their pages count against ``mem_limit`` too;
 - **a home disk cap**: the home is a per-student ext4 image of ``home_limit`` bytes
   (sparse, in ``home_images``), created on the first start from the existing home
   (``mkfs.ext4 -d``), loop-mounted ``nosuid,nodev`` over the home while the server runs and
@@ -46,6 +47,7 @@ import ipaddress
 import os
 import pwd
 import resource
+import stat
 import subprocess
 import threading
 from pathlib import Path
@@ -62,6 +64,25 @@ NETNS_PREFIX, VETH_PREFIX = "dphub-", "dph"
 SERVER_PORT = 8888
 _slot_lock = threading.Lock()
 _MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+#: Folders besides /tmp, /var/tmp and /dev/shm that distributions make writable by every account
+#: (``/var/lock`` is a link to ``/run/lock``; Ubuntu's ``/var/crash`` is 1777 too). Each that is there gets
+#: a private tmpfs of ``lock_limit`` bytes: red team, 1 GiB into the host's ``/run/lock`` in 3 s from a
+#: student's kernel, on the root file system where ``/run`` is no tmpfs (no systemd), left after her server.
+SHARED_FOLDERS = ("/run/lock", "/var/lock", "/var/crash")
+
+
+def shared_folders(candidates=SHARED_FOLDERS) -> list[str]:
+    """The real paths of the ``candidates`` that are folders every account may write to (once each)."""
+    found = []
+    for path in candidates:
+        real = os.path.realpath(path)
+        try:
+            mode = os.stat(real).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode) and mode & 0o002 and real not in found:
+            found.append(real)
+    return found
 
 
 def _private_tmpfs(mounts: list[tuple[str, int]]) -> None:
@@ -158,6 +179,8 @@ class CourseSpawner(LocalProcessSpawner):
     private_var_tmp = Bool(True, config=True, help="a private /var/tmp of tmp_limit bytes too (the host's is "
                            "shared and uncapped); off when the course folders live under /var/tmp")
     shm_limit = Integer(256 * 2**20, config=True, help="bytes of the private /dev/shm (0: the host's)")
+    lock_limit = Integer(8 * 2**20, config=True, help="bytes of a private tmpfs on each of shared_folders() "
+                         "(/run/lock ...; 0: the host's, shared and, without systemd, on its disk)")
     home_limit = Integer(2 * 2**30, config=True, help="bytes of the home image (0: no disk cap)")
     home_images = Unicode("", config=True, help="folder of the per-student home images (root only)")
     netns_subnet = Unicode("", config=True, help="IPv4 subnet of the servers' own network namespaces (one /30 "
@@ -289,6 +312,7 @@ class CourseSpawner(LocalProcessSpawner):
             var_tmp = self.tmp_limit if self.private_var_tmp else 0
             self.tmpfs = [(p, s) for p, s in (("/tmp", self.tmp_limit), ("/var/tmp", var_tmp),
                                               ("/dev/shm", self.shm_limit)) if s]
+            self.tmpfs += [(p, self.lock_limit) for p in shared_folders() if self.lock_limit]
             self.enforced += [f"private {p} tmpfs size={s}" for p, s in self.tmpfs]
         self.netns = None
         if self.netns_subnet:
