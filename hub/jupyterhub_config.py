@@ -259,7 +259,7 @@ c.JupyterHub.services = [
         "name": COURSE_ID,
         "url": f"http://127.0.0.1:{free_port()}",
         "command": _logged([str(VENV_BIN / "jupyterhub-singleuser"), f"--ServerApp.root_dir={SRV / 'course'}"],
-                           LOGS / "formgrader" / "formgrader.log"),
+                           LOGS / "formgrader" / "formgrader.log", python=str(VENV_BIN / "python")),
         "user": GRADER,
         "cwd": str(SRV / "course"),
         "environment": {
