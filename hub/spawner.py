@@ -160,31 +160,13 @@ def _run(cmd: list[str]) -> str:
     return "" if done.returncode == 0 else (done.stderr or done.stdout).strip()[-500:] or f"exit {done.returncode}"
 
 
-#: A log's writer, ``python -c LOG_WRITER LOG MAX MODE``: what comes on its stdin is appended to LOG, and
-#: when LOG holds MAX bytes (or more, from before) it becomes ``LOG.1`` (one earlier file) and LOG begins
-#: anew (created with the octal MODE): the newest output is kept; it ends when every writer of its stdin has closed it, and ignores SIGINT and SIGTERM so
-#: that a Ctrl-C of the hub does not lose its services' last lines. No process that writes a log holds the
-#: file itself: red team, a student's kernel inherited her server's log descriptor and wrote 1 GiB into it
-#: in 2.5 s, and requests with 15 KB paths from anyone, no login needed, grew the Formgrader's log by
-#: 4 MB/s and a classmate's server's by 2.5 MB/s (the files were rotated only when their process started).
-LOG_WRITER = """
-import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-signal.signal(signal.SIGTERM, signal.SIG_IGN)
-path, cap, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3], 8)
-flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-fd = os.open(path, flags, mode)
-size = os.fstat(fd).st_size
-while chunk := os.read(0, 1 << 16):
-    while chunk:
-        if size >= cap:
-            os.close(fd)
-            os.replace(path, path + ".1")
-            fd, size = os.open(path, flags, mode), 0
-        piece, chunk = chunk[:cap - size], chunk[cap - size:]
-        os.write(fd, piece)
-        size += len(piece)
-"""
+#: The text of hub/logwriter.py, run as ``python -c LOG_WRITER LOG MAX MODE``: at most MAX bytes in LOG and
+#: in ``LOG.1``, the newest kept. No process that writes a log holds the file itself: red team, a student's
+#: kernel inherited her server's log descriptor and wrote 1 GiB into it in 2.5 s, and requests with 15 KB
+#: paths from anyone, no login needed, grew the Formgrader's log by 4 MB/s and a classmate's server's by
+#: 2.5 MB/s (the files were rotated only when their process started). As text, because the Formgrader runs
+#: it as the course account, which cannot read the checkout (0700).
+LOG_WRITER = (Path(__file__).resolve().parent / "logwriter.py").read_text(encoding="utf-8")
 
 
 def logged_command(command: list[str], log: Path | str, max_bytes: int = 10 * 2**20,
