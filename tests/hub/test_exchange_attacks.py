@@ -2,7 +2,8 @@
 
 The class is the session's class server (``tests/support/hubserver.py``: provisioned once with
 ``hub/provision.py`` into a temporary ``--srv``; these tests use its ``dpx-*`` accounts, so
-that the other hub tests' students are not touched; the hub itself is not needed here). Students act with the
+that the other hub tests' students are not touched; the hub itself is needed only by the test of a
+handed-in page in the Formgrader). Students act with the
 powers their JupyterLab terminal gives them: a shell as their OS user (``runuser``) and
 nbgrader as that user with the hub's student configuration. The instructor acts as the
 Formgrader does: ``NbGraderAPI.collect`` (what its Collect button posts to) as the course
