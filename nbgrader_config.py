@@ -64,6 +64,11 @@ from autograder.nbgrader.formgrader import TrustedAutograde  # noqa: E402
 
 c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+# What a student hands in besides her notebook (an HTML or SVG file) is served by the Formgrader
+# without running a script: linked from her notebook, it ran as the instructor in the Formgrader.
+from autograder.nbgrader.formgrader import confine_submission_files  # noqa: E402
+
+confine_submission_files()
 
 # Feedback made by `nbgrader generate_feedback` or the Formgrader's "Generate feedback"
 # (the same converter) is the trusted grader's page (autograder/render/feedback.py, feedback_html):

@@ -17,12 +17,14 @@ roster (``hub/roster.csv``) and from environment variables with demo defaults:
 | ``DP_HUB_USER_DOMAIN`` | ``users.localhost`` when ``DP_HUB_URL`` is on ``*.localhost``, else none | students' servers at ``<name>.DP_HUB_USER_DOMAIN``: a registrable domain other than the hub's (none: ``<name>.<hub host>``, with a warning) |
 | ``DP_HUB_MEM_LIMIT`` | 2G | memory of all a student's processes together (cgroup), and address space of each |
 | ``DP_HUB_TMP_LIMIT`` / ``DP_HUB_SHM_LIMIT`` | 512M / 256M | size of each student's private ``/tmp`` and ``/dev/shm`` |
+| ``DP_HUB_LOCK_LIMIT`` | 8M | size of each student's private ``/run/lock`` (and any other folder all accounts may write: hub/spawner.py) |
 | ``DP_HUB_HOME_LIMIT`` | 2G | disk space of each student's home (an ext4 image in ``$DP_HUB_SRV/homes``) |
 | ``DP_HUB_NETNS_SUBNET`` | 169.254.64.0/18 | the students' servers' own network namespaces (a /30 each; the hub's API on its first address); empty: servers share the host's ports |
 | ``DP_HUB_LOGS`` | ``$DP_HUB_SRV/logs`` | ``jupyterhub.log`` (rotated: 5 × 10 MB), ``servers/<name>.log`` per student's server, ``formgrader.log``, ``idle-culler.log`` |
 | ``DP_HUB_EXCHANGE_LIMIT`` | 2G | size of the exchange's own file system (``hub/provision.py``: ``$DP_HUB_SRV/exchange.img``) |
 | ``DP_HUB_LOGIN_SOURCE_BURST`` / ``_REFILL`` | 20 / 30 | failed logins a source address may make at once, then one per that many seconds (hub/pam_nodelay.py) |
 | ``DP_HUB_LOGIN_ACCOUNT_BURST`` / ``_REFILL`` | 10 / 60 | the same per student account (instructors: no per-account cap) |
+| ``DP_HUB_TOKENS_PER_USER`` | 200 | API tokens a person may hold before the hub refuses to make another (a request to the hub: at most 1 MiB, a new token's at most 16 KiB) |
 
 Layout per nbgrader's "Using nbgrader with JupyterHub" (one class, several graders):
 the Formgrader runs as the hub service ``dp-course`` (name = course id) under the
@@ -71,6 +73,7 @@ PORT = int(os.environ.get("DP_HUB_PORT", "8000"))
 MEM_LIMIT = os.environ.get("DP_HUB_MEM_LIMIT", "2G")
 TMP_LIMIT = os.environ.get("DP_HUB_TMP_LIMIT", "512M")
 SHM_LIMIT = os.environ.get("DP_HUB_SHM_LIMIT", "256M")
+LOCK_LIMIT = os.environ.get("DP_HUB_LOCK_LIMIT", "8M")
 HOME_LIMIT = os.environ.get("DP_HUB_HOME_LIMIT", "2G")
 # link-local: never routed off the machine, and unlikely to be a campus network's
 NETNS_SUBNET = os.environ.get("DP_HUB_NETNS_SUBNET", "169.254.64.0/18")
@@ -199,6 +202,36 @@ else:
     c.Authenticator.allowed_users = set(instructors + students)
     c.Authenticator.admin_users = set()   # instructors need no hub admin rights (least privilege)
 
+# --- what a person's requests may store in the hub. JupyterHub keeps a token's note whatever its size and
+# reads bodies up to tornado's 100 MB (red team, session 13: 1 MiB notes from a student's kernel grew the hub's
+# database by 417 MB in 30 s; a 90 MiB one took the hub from 260 to 842 MB and held a classmate's request
+# 3.6 s; listing her tokens, 397 MiB, 1.38 GB and 6 s). The hub's own requests need far less than these caps.
+import tornado.httpserver  # noqa: E402
+from jupyterhub.apihandlers.users import UserTokenListAPIHandler  # noqa: E402
+from tornado import web  # noqa: E402
+
+BODY_MAX = 2**20                 # every request to the hub (its HTTP server: JupyterHub makes one)
+TOKEN_REQUEST_MAX = 16 * 2**10   # a new token's note, scopes, expiry
+TOKENS_PER_USER = int(os.environ.get("DP_HUB_TOKENS_PER_USER", "200"))
+tornado.httpserver.HTTPServer.configure(None, max_body_size=BODY_MAX)
+if not getattr(UserTokenListAPIHandler, "dp_course_capped", False):
+    _make_token = UserTokenListAPIHandler.post
+
+    async def _capped_token(self, user_name):
+        size = len(self.request.body or b"")
+        if size > TOKEN_REQUEST_MAX:
+            raise web.HTTPError(400, f"请求太大（{size} 字节，上限 {TOKEN_REQUEST_MAX}）。 / "
+                                     f"Request too large ({size} bytes, at most {TOKEN_REQUEST_MAX}).")
+        user = self.find_user(user_name)
+        held = len(user.orm_user.api_tokens) if user is not None else 0
+        if held >= TOKENS_PER_USER:
+            raise web.HTTPError(400, f"令牌太多（已有 {held} 个，上限 {TOKENS_PER_USER} 个）：请先在 /hub/token 删除不用的令牌。 / "
+                                     f"Too many tokens ({held}, at most {TOKENS_PER_USER}): delete unused ones at /hub/token first.")
+        return await _make_token(self, user_name)
+
+    UserTokenListAPIHandler.post = _capped_token
+    UserTokenListAPIHandler.dp_course_capped = True
+
 # --- groups and roles (nbgrader docs, demo_one_class_multiple_graders)
 c.JupyterHub.load_groups = {
     f"formgrade-{COURSE_ID}": {"users": instructors},
@@ -257,7 +290,7 @@ c.JupyterHub.services = [
         "name": COURSE_ID,
         "url": f"http://127.0.0.1:{free_port()}",
         "command": _logged([str(VENV_BIN / "jupyterhub-singleuser"), f"--ServerApp.root_dir={SRV / 'course'}"],
-                           LOGS / "formgrader" / "formgrader.log"),
+                           LOGS / "formgrader" / "formgrader.log", python=str(VENV_BIN / "python")),
         "user": GRADER,
         "cwd": str(SRV / "course"),
         "environment": {
@@ -338,6 +371,7 @@ else:
     c.CourseSpawner.tmp_limit = 0 if _hidden_by("/tmp") else _bytes(TMP_LIMIT)
     c.CourseSpawner.private_var_tmp = not _hidden_by("/var/tmp")
     c.CourseSpawner.shm_limit = _bytes(SHM_LIMIT)
+    c.CourseSpawner.lock_limit = _bytes(LOCK_LIMIT)
     c.CourseSpawner.home_limit = _bytes(HOME_LIMIT)
     c.CourseSpawner.home_images = str(SRV / "homes")
     c.CourseSpawner.log_dir = str(LOGS / "servers")

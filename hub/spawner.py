@@ -12,8 +12,9 @@ everything it starts (kernels, terminals, their children):
   task as one group against one group, not as 16 processes against one;
 - **a private /tmp and /dev/shm**: the server starts in its own mount namespace
   (``unshare(CLONE_NEWNS)`` in the child, before it drops to the student's uid) with a
-  size-capped tmpfs on each (``tmp_limit``, ``shm_limit``; ``nosuid,nodev``); classmates
-  cannot see or fill each other's, and their pages count against ``mem_limit`` too;
+  size-capped tmpfs on each (``tmp_limit``, ``shm_limit``; ``nosuid,nodev``), and on every other
+  folder that all accounts may write (``shared_folders``: ``/run/lock`` ..., ``lock_limit``);
+  classmates cannot see or fill each other's, and their pages count against ``mem_limit`` too;
 - **a home disk cap**: the home is a per-student ext4 image of ``home_limit`` bytes
   (sparse, in ``home_images``), created on the first start from the existing home
   (``mkfs.ext4 -d``), loop-mounted ``nosuid,nodev`` over the home while the server runs and
@@ -46,7 +47,9 @@ import ipaddress
 import os
 import pwd
 import resource
+import stat
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -62,6 +65,25 @@ NETNS_PREFIX, VETH_PREFIX = "dphub-", "dph"
 SERVER_PORT = 8888
 _slot_lock = threading.Lock()
 _MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+#: Folders besides /tmp, /var/tmp and /dev/shm that distributions make writable by every account
+#: (``/var/lock`` is a link to ``/run/lock``; Ubuntu's ``/var/crash`` is 1777 too). Each that is there gets
+#: a private tmpfs of ``lock_limit`` bytes: red team, 1 GiB into the host's ``/run/lock`` in 3 s from a
+#: student's kernel, on the root file system where ``/run`` is no tmpfs (no systemd), left after her server.
+SHARED_FOLDERS = ("/run/lock", "/var/lock", "/var/crash")
+
+
+def shared_folders(candidates=SHARED_FOLDERS) -> list[str]:
+    """The real paths of the ``candidates`` that are folders every account may write to (once each)."""
+    found = []
+    for path in candidates:
+        real = os.path.realpath(path)
+        try:
+            mode = os.stat(real).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode) and mode & 0o002 and real not in found:
+            found.append(real)
+    return found
 
 
 def _private_tmpfs(mounts: list[tuple[str, int]]) -> None:
@@ -138,15 +160,26 @@ def _run(cmd: list[str]) -> str:
     return "" if done.returncode == 0 else (done.stderr or done.stdout).strip()[-500:] or f"exit {done.returncode}"
 
 
-def logged_command(command: list[str], log: Path | str, max_bytes: int = 10 * 2**20) -> list[str]:
-    """``command`` with its output appended to ``log``, kept as ``<log>.1`` when past ``max_bytes`` at start.
+#: The text of hub/logwriter.py, run as ``python -c LOG_WRITER LOG MAX MODE``: at most MAX bytes in LOG and
+#: in ``LOG.1``, the newest kept. No process that writes a log holds the file itself: red team, a student's
+#: kernel inherited her server's log descriptor and wrote 1 GiB into it in 2.5 s, and requests with 15 KB
+#: paths from anyone, no login needed, grew the Formgrader's log by 4 MB/s and a classmate's server's by
+#: 2.5 MB/s (the files were rotated only when their process started). As text, because the Formgrader runs
+#: it as the course account, which cannot read the checkout (0700).
+LOG_WRITER = (Path(__file__).resolve().parent / "logwriter.py").read_text(encoding="utf-8")
+
+
+def logged_command(command: list[str], log: Path | str, max_bytes: int = 10 * 2**20,
+                   python: str = sys.executable) -> list[str]:
+    """``command`` with its output going to ``log`` through a :data:`LOG_WRITER` run by ``python``.
 
     For the hub's services (the Formgrader, the idle culler), which JupyterHub starts with the hub's
-    own output; ``exec`` leaves the command itself as the process the hub signals.
+    own output; ``exec`` leaves the command itself as the process the hub signals. At most
+    ``max_bytes`` in ``log`` and as many in ``<log>.1``. ``python`` must be one the service's account
+    can run (the course's: the checkout is 0700).
     """
-    script = (f'if [ -f "$1" ] && [ "$(stat -c %s "$1")" -gt {int(max_bytes)} ]; then mv -f "$1" "$1.1"; fi; '
-              'exec "${@:2}" >>"$1" 2>&1')
-    return ["/bin/bash", "-c", script, "dp-course-service", str(log), *command]
+    script = f'exec "${{@:4}}" > >(exec "$2" -c "$3" "$1" {int(max_bytes)} 644) 2>&1'
+    return ["/bin/bash", "-c", script, "dp-course-service", str(log), str(python), LOG_WRITER, *command]
 
 
 class CourseSpawner(LocalProcessSpawner):
@@ -158,6 +191,8 @@ class CourseSpawner(LocalProcessSpawner):
     private_var_tmp = Bool(True, config=True, help="a private /var/tmp of tmp_limit bytes too (the host's is "
                            "shared and uncapped); off when the course folders live under /var/tmp")
     shm_limit = Integer(256 * 2**20, config=True, help="bytes of the private /dev/shm (0: the host's)")
+    lock_limit = Integer(8 * 2**20, config=True, help="bytes of a private tmpfs on each of shared_folders() "
+                         "(/run/lock ...; 0: the host's, shared and, without systemd, on its disk)")
     home_limit = Integer(2 * 2**30, config=True, help="bytes of the home image (0: no disk cap)")
     home_images = Unicode("", config=True, help="folder of the per-student home images (root only)")
     netns_subnet = Unicode("", config=True, help="IPv4 subnet of the servers' own network namespaces (one /30 "
@@ -289,6 +324,7 @@ class CourseSpawner(LocalProcessSpawner):
             var_tmp = self.tmp_limit if self.private_var_tmp else 0
             self.tmpfs = [(p, s) for p, s in (("/tmp", self.tmp_limit), ("/var/tmp", var_tmp),
                                               ("/dev/shm", self.shm_limit)) if s]
+            self.tmpfs += [(p, self.lock_limit) for p in shared_folders() if self.lock_limit]
             self.enforced += [f"private {p} tmpfs size={s}" for p, s in self.tmpfs]
         self.netns = None
         if self.netns_subnet:
@@ -307,7 +343,7 @@ class CourseSpawner(LocalProcessSpawner):
         self.log.info("CourseSpawner %s: %s", self.user.name, "; ".join(self.enforced))
         log_fd, base_kwargs = self._open_log(), self.popen_kwargs
         if log_fd is not None:
-            # The server writes to its own file, not to the hub's output: it outlives a restart of the
+            # The server writes to its own log, not to the hub's output: it outlives a restart of the
             # hub (cleanup_servers = False), whose output then goes nowhere or to an old terminal.
             self.popen_kwargs = dict(base_kwargs, stdout=log_fd, stderr=log_fd)
         try:
@@ -324,18 +360,31 @@ class CourseSpawner(LocalProcessSpawner):
                 self._netns_fd = None
 
     def _open_log(self) -> int | None:
-        """The server's log file, opened by the hub (root) for appending; None without ``log_dir``."""
+        """What the server writes its output to (the caller closes it); None without ``log_dir``.
+
+        A pipe to a :data:`LOG_WRITER` of ``<log_dir>/<name>.log`` (root's, 0600; at most
+        ``log_max_bytes`` there and in ``.1``), never the file: every kernel and terminal of the server
+        inherits the descriptor. The writer runs as root in the student's cgroup (its memory and CPU are
+        hers, it goes when her group is removed, she cannot signal it) and in a session of its own (it
+        outlives a restart of the hub, as the server does).
+        """
         if not self.log_dir:
             return None
         folder = Path(self.log_dir)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = folder / f"{self.user.name}.log"
+        group = getattr(self, "cgroup", None)
+        read, write = os.pipe()
         try:
-            if path.stat().st_size > self.log_max_bytes:
-                os.replace(path, path.with_name(path.name + ".1"))
-        except FileNotFoundError:
-            pass
-        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            subprocess.Popen([sys.executable, "-c", LOG_WRITER, str(path), str(int(self.log_max_bytes)), "600"],
+                             stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
+                             start_new_session=True, preexec_fn=group.join if group is not None else None)
+        except BaseException:
+            os.close(write)
+            raise
+        finally:
+            os.close(read)
+        return write
 
     async def stop(self, now=False):
         await super().stop(now=now)

@@ -169,6 +169,29 @@ def _grader_comments(nb) -> None:
     nb.cells = cells
 
 
+#: The Content-Security-Policy of a submission's own files as nbgrader's Formgrader serves them
+#: (``SubmissionFilesHandler``, ``/formgrader/submissions/<id>/<path>``: the images a notebook shows, and
+#: every other file the student handed in, which Autograde copies into ``autograded/``): the page gets an
+#: origin of its own and runs no script. Without it a student's ``fig.html``, linked from a markdown cell
+#: of her notebook, ran in the Formgrader's origin when the instructor clicked the link while grading:
+#: it read ``source/`` (the hidden tests) and opened a terminal as the course account (red team,
+#: docs/redteam-hub-2026-11.md, session 13). An ``<img>`` ignores its image's policy: figures still show.
+SUBMISSION_FILES_CSP = ("sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; "
+                        "frame-ancestors 'none'")
+
+
+def confine_submission_files() -> None:
+    """Serve a submission's files (nbgrader's ``SubmissionFilesHandler``) under :data:`SUBMISSION_FILES_CSP`.
+
+    Called from the course's ``nbgrader_config.py`` (and the class server's grader config), which the
+    Formgrader loads in its own process before it serves anything; Jupyter's own ``/files/`` handler
+    does the same with ``sandbox allow-scripts``, this one allows no script at all.
+    """
+    from nbgrader.server_extensions.formgrader.handlers import SubmissionFilesHandler
+
+    SubmissionFilesHandler.content_security_policy = property(lambda self: SUBMISSION_FILES_CSP)
+
+
 class CourseFeedbackExporter(HTMLExporter):
     """nbgrader's ``GenerateFeedback`` (the command and the Formgrader's button) through the
     trusted grader's renderer, :func:`autograder.render.feedback.feedback_html`: one page whichever way

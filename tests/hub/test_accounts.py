@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hubserver import HUB_ADDRESS, Student, skip_reason
+from tests.support.hubserver import HUB_ADDRESS, SIZES, Student, skip_reason
 from tests.support.servers import free_port
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("hub")]
@@ -243,3 +243,38 @@ def test_a_login_flood_slows_only_its_source(hub):
     took = time.monotonic() - start
     print(f"the instructor's login from another address: {done.status_code} in {took:.2f} s")
     assert done.status_code == 302 and took < 3.0, (done.status_code, took)     # (a failure alone waits 3 s)
+
+
+def test_a_students_tokens_are_bounded(hub):
+    """What a student's requests may store in the hub: a token's request at most 16 KiB, at most
+    DP_HUB_TOKENS_PER_USER tokens, any request to the hub at most 1 MiB. Red team (session 13): notes of
+    any size were kept, 1 MiB ones from her kernel grew the hub's database by 417 MB in 30 s, a 90 MiB
+    one took the hub to 842 MB and held a classmate's request 3.6 s."""
+    import requests
+
+    carol = Student(hub, "carol")
+    api = (hub["srv"] / "hub" / "hub-api-url").read_text().strip() + "/hub/api"     # straight to the hub, as her server
+    tokens = f"{api}/users/carol/tokens"
+    held = len(carol.http.get(tokens).json()["api_tokens"])
+    cap = int(SIZES["DP_HUB_TOKENS_PER_USER"])
+    made = []
+    try:
+        big = carol.http.post(tokens, json={"note": "n" * 20_000})
+        assert big.status_code == 400 and "Request too large" in big.text, (big.status_code, big.text[:300])
+        try:        # the hub answers 400 and closes, maybe before the whole body is sent
+            huge = carol.http.post(tokens, data=b"{" + b" " * (2 * 2**20) + b"}",
+                                   headers={"Content-Type": "application/json"}).status_code
+        except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
+            huge = "closed"
+        assert huge in (400, "closed"), huge
+        assert len(carol.http.get(tokens).json()["api_tokens"]) == held
+        for _ in range(cap - held):
+            got = carol.http.post(tokens, json={"note": "n" * 1000})
+            assert got.status_code == 201, (len(made), got.status_code, got.text[:300])
+            made.append(got.json()["id"])
+        refused = carol.http.post(tokens, json={"note": "one more"})
+        assert refused.status_code == 400 and "Too many tokens" in refused.text, (refused.status_code, refused.text[:300])
+        assert len(carol.http.get(tokens).json()["api_tokens"]) == cap
+    finally:
+        for token in made:
+            carol.http.delete(f"{tokens}/{token}")

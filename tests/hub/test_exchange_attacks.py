@@ -2,7 +2,8 @@
 
 The class is the session's class server (``tests/support/hubserver.py``: provisioned once with
 ``hub/provision.py`` into a temporary ``--srv``; these tests use its ``dpx-*`` accounts, so
-that the other hub tests' students are not touched; the hub itself is not needed here). Students act with the
+that the other hub tests' students are not touched; the hub itself is needed only by the test of a
+handed-in page in the Formgrader). Students act with the
 powers their JupyterLab terminal gives them: a shell as their OS user (``runuser``) and
 nbgrader as that user with the hub's student configuration. The instructor acts as the
 Formgrader does: ``NbGraderAPI.collect`` (what its Collect button posts to) as the course
@@ -266,6 +267,57 @@ def test_feedback_reaches_only_its_student(klass, graded):
     assert c.shell(ALICE, f'ls "{feedback}"').returncode != 0
     for page in feedback.iterdir():
         assert page.stat().st_uid == pwd.getpwnam(GRADER).pw_uid
+
+
+#: a 1x1 PNG: a figure that a notebook shows from its folder (what SubmissionFilesHandler is for)
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f1c6"
+                    "b40000000049454e44ae426082")
+
+
+def test_a_handed_in_page_runs_no_script_in_the_formgrader(klass, graded, hub):
+    """What a student hands in besides her notebook, the Formgrader serves without running a script.
+
+    The Formgrader's Autograde copies every other file of the submission into ``autograded/``, and
+    nbgrader serves that folder at ``formgrader/submissions/<id>/<path>`` (for the figures a notebook
+    shows), in the Formgrader's own origin. Red team (session 13, live): alice's ``fig.html``, linked
+    from a markdown cell of her notebook (``[full-size figure](fig.html)``, kept by the sanitizer),
+    ran there when the instructor clicked it while grading, read ``source/`` (the hidden tests) and
+    opened a terminal as the course account. Now its page has a sandbox policy with no script, and
+    a figure still comes as an image.
+    """
+    import sqlite3
+
+    from tests.support.hubserver import Student
+
+    c: Class = klass["class"]
+    with sqlite3.connect(c.course / "gradebook.db") as db:
+        (submission,) = db.execute(
+            "SELECT submitted_notebook.id FROM submitted_notebook JOIN submitted_assignment "
+            "ON submitted_assignment.id = submitted_notebook.assignment_id WHERE submitted_assignment.student_id = ?",
+            (BOB,)).fetchone()
+    folder = c.course / "autograded" / BOB / ASSIGNMENT
+    handed_in = {"fig.html": b"<script>document.title = 'ran'</script>",
+                 "fig.svg": b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+                 "fig.png": PNG}
+    grader = pwd.getpwnam(GRADER)
+    for name, data in handed_in.items():      # what Autograde copies from bob's submission
+        (folder / name).write_bytes(data)
+        os.chown(folder / name, grader.pw_uid, grader.pw_gid)
+    try:
+        teacher = Student(hub, TEACHER)
+        host = f"dp-course--service.hub.localhost:{hub['port']}"
+        for name, data in handed_in.items():
+            got = teacher.http.get(f"{hub['local']}/services/dp-course/formgrader/submissions/{submission}/{name}",
+                                   headers={"Host": host}, allow_redirects=False)
+            assert (got.status_code, got.content) == (200, data), (name, got.status_code, got.text[:300])
+            policy = [d.strip() for d in got.headers.get("Content-Security-Policy", "").split(";")]
+            assert "sandbox" in policy and not any("allow-scripts" in d for d in policy), (name, policy)
+            assert got.headers.get("X-Content-Type-Options") == "nosniff", name
+        assert got.headers["Content-Type"] == "image/png"
+    finally:
+        for name in handed_in:
+            (folder / name).unlink(missing_ok=True)
 
 
 def test_fetch_refuses_a_planted_release(klass, graded, tmp_path):

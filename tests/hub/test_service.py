@@ -75,3 +75,36 @@ def test_started_in_the_background_the_hubs_children_still_stop_on_sigint(tmp_pa
     # the probe can fail: without the config's restore, a child of a background process ignores SIGINT
     assert "SIG_IGN" in child_handler(probe.replace(
         f'PyFileConfigLoader("jupyterhub_config.py", path={str(HUB)!r}).load_config()', "pass"))
+
+
+def test_the_sysv_scripts_hub_output_is_capped(tmp_path):
+    """Red team (session 13): the hub writes a line for every request it refuses, from anyone (15 KB paths:
+    about 2.3 MB/s), and the init script sent its output to /var/log/dp-course-hub.out with no cap."""
+    import shutil
+    import time
+
+    if not shutil.which("start-stop-daemon"):
+        import pytest
+
+        pytest.skip("start-stop-daemon not installed")
+    repo = tmp_path / "repo"
+    (repo / ".venv" / "bin").mkdir(parents=True)
+    (repo / "hub").mkdir()
+    (repo / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    shutil.copy(HUB / "logwriter.py", repo / "hub" / "logwriter.py")
+    (repo / "hub" / "provision.py").write_text("print('provisioned')\n")
+    hub = repo / ".venv" / "bin" / "jupyterhub"     # a hub that says 30,008 bytes and ends
+    hub.write_text(f"#!/bin/sh\nexec {sys.executable} -c \"import sys\nfor i in range(3000): "
+                   f"sys.stdout.write(f'line {{i:04d}}\\\\n')\nprint('the end')\"\n")
+    hub.chmod(0o755)
+    log, env = tmp_path / "hub.out", tmp_path / "env"
+    env.write_text(f"LOG={log}\nPIDFILE={tmp_path / 'hub.pid'}\nLOG_MAX=4000\n")
+    script = tmp_path / "dp-course-hub"
+    script.write_text(service.render("sysv", repo).replace(service.ENVFILE, str(env)))
+    assert subprocess.run(["sh", str(script), "start"], capture_output=True, timeout=60).returncode == 0
+    deadline = time.monotonic() + 20
+    while "the end" not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline, "the hub's output never reached its log"
+        time.sleep(0.05)
+    assert log.read_text().endswith("line 2999\nthe end\n")
+    assert log.stat().st_size <= 4000 and (tmp_path / "hub.out.1").stat().st_size <= 4000

@@ -60,9 +60,10 @@ ARTIFACTS = ROOT / "artifacts"
 BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 #: per-student sizes (``DP_HUB_*`` of hub/jupyterhub_config.py) and the exchange's (hub/provision.py),
-#: smaller than the defaults so that filling them is quick
-SIZES = {"DP_HUB_MEM_LIMIT": "2G", "DP_HUB_TMP_LIMIT": "64M", "DP_HUB_SHM_LIMIT": "32M",
-         "DP_HUB_HOME_LIMIT": "256M", "DP_HUB_EXCHANGE_LIMIT": "256M", "DP_HUB_INBOUND_LIMIT": "160M"}
+#: smaller than the defaults so that filling them is quick (60 tokens: each test's login makes one)
+SIZES = {"DP_HUB_MEM_LIMIT": "2G", "DP_HUB_TMP_LIMIT": "64M", "DP_HUB_SHM_LIMIT": "32M", "DP_HUB_LOCK_LIMIT": "8M",
+         "DP_HUB_HOME_LIMIT": "256M", "DP_HUB_EXCHANGE_LIMIT": "256M", "DP_HUB_INBOUND_LIMIT": "160M",
+         "DP_HUB_TOKENS_PER_USER": "60"}
 #: the attack tests' class, next to the demo roster (their own accounts: nothing of the demo's)
 ATTACK_ROSTER = ("dpx-teacher,Tess Teacher,instructor\ndpx-alice,Alice A,student\n"
                  "dpx-bob,Bob B,student\ndpx-carol,Carol C,student\n")

@@ -48,3 +48,8 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Igno
 
 c.Autograde.autograde_preprocessors = [TrustedAutograde, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+# A submission's own files (an HTML or SVG file she handed in) are served without running a script,
+# whatever copy of the course's nbgrader_config.py the course root holds (red team, session 13).
+from autograder.nbgrader.formgrader import confine_submission_files  # noqa: E402
+
+confine_submission_files()
