@@ -314,3 +314,67 @@ def test_live_canvas_frames_decode_to_the_same_pixels():
     env = dict(os.environ, MPLBACKEND="module://ipympl.backend_nbagg")
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-2000:]
+
+
+def test_cached_texts_give_the_same_pixels_as_drawing_them():
+    """A move's changing texts come from a cache of their pixels when seen before over the same
+    pixels (helpers/lectures/text_cache.py): every frame of two sweeps equals the frame of the same
+    figure drawing every text, and the second sweep is served from the cache."""
+    from helpers.lectures.selection_widgets import pricing_widget
+
+    class Draw:
+        def draw(self, fig, text):
+            fig.draw_artist(text)
+
+    cases = ((widgets.laplace_density_widget, [dict(epsilon=e, sensitivity=s) for e, s in
+                                               ((0.1, 1), (0.3, 2), (1.0, 1), (0.3, 1), (2.0, 5))]),
+             (pricing_widget, [dict(epsilon=e, copies=c) for e, c in ((0.5, 1), (2.0, 2), (8.0, 3), (1.0, 1))]))
+    for build, moves in cases:
+        cached, drawn = build(), build()
+        drawn._texts = Draw()
+        for sweep in range(2):
+            hits = cached._texts.hits
+            for values in moves:
+                for live in (cached, drawn):
+                    live.update(**values)
+                    live.blit()
+                assert (cached.image() == drawn.image()).all(), (build.__name__, values)
+        assert cached._texts.hits - hits >= len(moves), (build.__name__, cached._texts.hits, cached._texts.misses)
+
+
+def test_cached_text_is_redrawn_over_changed_pixels():
+    """The same string over different pixels (a line moving under it) is not taken from the cache."""
+    from helpers.lectures.plots import new_figure
+
+    fig, ax = new_figure((4.0, 3.0))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    (line,) = ax.plot([0, 1], [0.2, 0.2], lw=8)
+    note = ax.text(0.5, 0.5, "ε 不变", fontsize=14, ha="center", va="center")
+
+    def update(epsilon: float) -> dict:
+        line.set_ydata([epsilon / 2] * 2)
+        note.set_text("ε 不变")
+        return {}
+
+    def frames(live):
+        out = []
+        for eps in (0.4, 1.0, 0.4, 1.0):        # the line under the text, then away, then back
+            live.update(epsilon=eps)
+            live.blit()
+            out.append(live.image())
+        return out
+
+    live = widgets._assemble(fig, {"epsilon": widgets.epsilon_slider(0.4, -1, 0)}, update, {"line": line, "note": note})
+    got = frames(live)
+    assert live._texts.hits >= 2
+    expected = []
+    for eps in (0.4, 1.0, 0.4, 1.0):
+        update(eps)
+        live.fig.canvas.restore_region(live._background)
+        for artist in live._animated:
+            live.fig.draw_artist(artist)
+        expected.append(live.image())
+    assert not (expected[0] == expected[1]).all()
+    for a, b in zip(got, expected):
+        assert (a == b).all()
