@@ -240,7 +240,10 @@ ARM_JS = """([index, timeoutMs]) => {
       for (let i = 0; i < d.length; i += 4 * 7) h = (h * 31 + d[i] + 3 * d[i + 1] + 7 * d[i + 2]) | 0;
       return 'c' + h;
     }
+    // a PNG output or a frame of a figure drawn in the browser (a Stack of images shows one):
+    // changed once the new image has loaded
     const img = box.querySelector('img');
+    if (img && !(img.complete && img.naturalWidth)) return null;
     return img ? 'i' + img.src.length + img.src.slice(-200) : 'none';
   };
   const before = signature();
@@ -250,7 +253,8 @@ ARM_JS = """([index, timeoutMs]) => {
     document.addEventListener('keydown', onKey, true);
     const started = performance.now();
     const tick = () => {
-      if (t0 !== null && signature() !== before) {
+      const now_ = t0 !== null ? signature() : before;
+      if (now_ !== null && now_ !== before) {
         document.removeEventListener('keydown', onKey, true);
         const now = performance.now();
         resolve({ms: now - t0, key: performance.timeOrigin + t0, painted: performance.timeOrigin + now});
@@ -264,11 +268,12 @@ ARM_JS = """([index, timeoutMs]) => {
   return before;
 }"""
 
-# Slider boxes: a widget VBox that holds a slider and a figure (ipympl canvas or PNG output).
+# Slider boxes: a widget VBox that holds a slider and a figure (ipympl canvas, PNG output, or the
+# frames of a figure drawn in the browser: an ipywidgets Image).
 SLIDER_BOXES_JS = """() => {
   window.__sliderBoxes = () => [...document.querySelectorAll('.jp-OutputArea .widget-vbox')].filter(b =>
       b.querySelector('.widget-slider, .widget-hslider') &&
-      b.querySelector('.jupyter-matplotlib, .jupyter-matplotlib-canvas-div, .widget-output img') &&
+      b.querySelector('.jupyter-matplotlib, .jupyter-matplotlib-canvas-div, .widget-output img, .widget-image') &&
       !b.parentElement.closest('.widget-vbox'));
   return window.__sliderBoxes().length;
 }"""

@@ -153,15 +153,47 @@ def test_redraw_median_under_100_ms():
 
 
 def test_ipympl_backend_path_embeds_the_live_canvas():
-    """The JupyterLab path (``%matplotlib widget``): the canvas widget itself is in the box."""
+    """The JupyterLab path (``%matplotlib widget``): a figure with two sliders has its canvas
+    widget itself in the box."""
     code = (
-        "from helpers.lectures.widgets import dp_ratio_widget\n"
-        "live = dp_ratio_widget()\n"
+        "from helpers.lectures.widgets import laplace_density_widget\n"
+        "live = laplace_density_widget()\n"
         "assert type(live.widget.children[1]).__name__ == 'Canvas', type(live.widget.children[1])\n"
         "assert live._background is None  # nothing drawn before the view exists (it would stay 0x0 px)\n"
         "live.fig.canvas.draw()            # what the browser asks for when the canvas is shown\n"
         "before = live.image(); live.sliders['epsilon'].value = 2.0\n"
         "assert (before != live.image()).any(), 'canvas did not change'\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, MPLBACKEND="module://ipympl.backend_nbagg")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-2000:]
+
+
+def test_ipympl_backend_path_sends_one_slider_figures_frames_once():
+    """The JupyterLab path for a figure with one slider over fixed values
+    (helpers/lectures/browser_frames.py): a Stack of one image per position, linked in the browser
+    to the slider's index; each image is the figure fully redrawn at that position, and a move
+    updates the numbers without drawing."""
+    code = (
+        "import io, numpy as np, ipywidgets as W\n"
+        "from PIL import Image\n"
+        "from helpers.lectures.widgets import dp_ratio_widget, histogram_release_widget\n"
+        "from helpers.data import load_medical\n"
+        "med, med_nb = load_medical(), load_medical(neighbour=True)\n"
+        "for live in (dp_ratio_widget(), histogram_release_widget(med.labels, med.counts, med_nb.counts)):\n"
+        "    stack = live.widget.children[1]; (name, slider), = live.sliders.items()\n"
+        "    assert isinstance(stack, W.Stack) and len(stack.children) == len(slider.options), type(stack)\n"
+        "    assert stack.link.source == (slider, 'index') and stack.link.target == (stack, 'selected_index')\n"
+        "    assert stack.selected_index == slider.index\n"
+        "    values = slider._options_values\n"
+        "    for i in (0, len(values) // 2, len(values) - 1):\n"
+        "        slider.index = i\n"
+        "        np.testing.assert_equal(live.last, live.update(**{name: values[i]}))\n"
+        "        live.fig.canvas.draw()          # a full redraw at this position\n"
+        "        frame = np.asarray(Image.open(io.BytesIO(stack.children[i].value)).convert('RGBA'))\n"
+        "        assert (frame == live.image()).all(), (name, i)\n"
+        "    assert not (np.asarray(Image.open(io.BytesIO(stack.children[0].value))) == frame).all()\n"
         "print('ok')\n"
     )
     env = dict(os.environ, MPLBACKEND="module://ipympl.backend_nbagg")
