@@ -34,7 +34,9 @@ import gc, time
 from helpers.lectures.widgets import LiveFigure
 _k = get_ipython().kernel
 _cm = _k.comm_manager if hasattr(_k, "comm_manager") else __import__("comm").get_comm_manager()
-_lives = sorted((o for o in gc.get_objects() if isinstance(o, LiveFigure)), key=lambda l: l.fig.canvas.manager.num)
+# in notebook order (a figure drawn in the browser has a plain Agg canvas, no manager)
+_lives = sorted((o for o in gc.get_objects() if isinstance(o, LiveFigure)),
+                key=lambda l: getattr(l, "serial", None) or l.fig.canvas.manager.num)
 _sliders = []
 for _i, _live in enumerate(_lives):
     _live.fig.canvas.syncing_data_url = False

@@ -7,7 +7,9 @@ the parameters that only changes the artists' data (axis limits are fixed,
 so nothing jumps) — and then redraws:
 
 * in a live JupyterLab kernel (``helpers.lectures.plots.use_backend()`` returned
-  "widget") the figure has its own ipympl canvas widget, redrawn in place;
+  "widget") the figure has its own ipympl canvas widget, redrawn in place; a figure with one
+  slider over a fixed list of values is instead rendered once per value and drawn by the
+  browser (:mod:`helpers.lectures.browser_frames`: no kernel work per move);
 * headless, the figure is rendered to a PNG in an ``Output`` widget at least
   as tall as the figure (``clear_output(wait=True)``, no flicker, nothing cut).
 
@@ -32,6 +34,7 @@ Tests call ``live.update(...)`` directly and inspect ``live.artists``;
 from __future__ import annotations
 
 import io
+import itertools
 import traceback
 from dataclasses import dataclass, field
 from functools import cache
@@ -44,6 +47,8 @@ import traitlets
 from helpers import mechanisms as mech
 from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
 from helpers.lectures.plots import is_live_backend, label, new_figure, set_bar_heights
+from helpers.lectures.browser_frames import frames_view, single_selection
+from helpers.lectures.text_cache import TextPixelCache
 
 __all__ = [
     "LiveFigure",
@@ -59,6 +64,9 @@ __all__ = [
     "rr_correction_widget",
     "png_bytes",
 ]
+
+
+_SERIALS = itertools.count(1)
 
 
 @dataclass
@@ -94,6 +102,8 @@ class LiveFigure:
     last: dict = field(default_factory=dict)
     _background: Any = None
     _animated: list = field(default_factory=list)
+    _texts: TextPixelCache = field(default_factory=TextPixelCache)
+    serial: int = field(default_factory=lambda: next(_SERIALS))    # creation order (docs/measure_sliders.py)
 
     def values(self) -> dict[str, Any]:
         return {name: s.value for name, s in self.sliders.items()}
@@ -121,8 +131,13 @@ class LiveFigure:
         canvas.blit(self.fig.bbox)
 
     def _draw_animated(self) -> None:
+        from matplotlib.text import Text
+
         for artist in self._animated:
-            self.fig.draw_artist(artist)
+            if isinstance(artist, Text):
+                self._texts.draw(self.fig, artist)   # the numbers' text: 3-8 ms to draw, a copy if seen before
+            else:
+                self.fig.draw_artist(artist)
 
     def _on_draw(self, event) -> None:
         # After any full draw (first display, resize): re-cache the background
@@ -190,9 +205,18 @@ def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists
               height_px: int = 0) -> LiveFigure:
     errors = W.Output()
     controls = W.HBox(list(sliders.values()), layout=W.Layout(flex_flow="row wrap"))
+    # One slider over a fixed list of values: every position rendered once, shown by the browser
+    # (helpers/lectures/browser_frames.py); a move costs the kernel nothing to draw.
+    in_browser = is_live_backend() and single_selection(sliders) is not None
+    if in_browser:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        live_canvas = fig.canvas
+        FigureCanvasAgg(fig)          # the frames are Agg's pixels; ipympl's canvas is not shown
+        live_canvas.close()
     if is_live_backend():
         view = None
-        body = fig.canvas
+        body = W.Box() if in_browser else fig.canvas     # in_browser: the frames' Stack, below
     else:
         # The box is at least as tall as the PNG (figure height × dpi, plus the margin the
         # output area adds): a fixed smaller height clipped the bottom (axis labels).
@@ -204,7 +228,10 @@ def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists
 
     def on_change(_change: dict) -> None:
         try:
-            live.redraw()
+            if in_browser:
+                live.last = live.update(**live.values())   # the numbers; the browser shows the frame
+            else:
+                live.redraw()
             if errors.outputs:
                 errors.outputs = ()
         except Exception:  # shown to the student under the figure, not swallowed
@@ -218,7 +245,10 @@ def _assemble(fig, sliders: dict[str, Any], update: Callable[..., dict], artists
         artist.set_animated(True)
     fig.canvas.mpl_connect("draw_event", live._on_draw)
     live.last = live.update(**live.values())  # the numbers shown before any slider moves
-    if not is_live_backend():
+    if in_browser:
+        fig.canvas.draw()    # layout solved and frozen, background cached (_on_draw)
+        live.widget.children = (controls, frames_view(live, single_selection(sliders)), errors)
+    elif not is_live_backend():
         live.redraw()  # full draw (layout solved and frozen in _on_draw), then the PNG
     return live
 

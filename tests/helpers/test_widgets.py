@@ -153,15 +153,47 @@ def test_redraw_median_under_100_ms():
 
 
 def test_ipympl_backend_path_embeds_the_live_canvas():
-    """The JupyterLab path (``%matplotlib widget``): the canvas widget itself is in the box."""
+    """The JupyterLab path (``%matplotlib widget``): a figure with two sliders has its canvas
+    widget itself in the box."""
     code = (
-        "from helpers.lectures.widgets import dp_ratio_widget\n"
-        "live = dp_ratio_widget()\n"
+        "from helpers.lectures.widgets import laplace_density_widget\n"
+        "live = laplace_density_widget()\n"
         "assert type(live.widget.children[1]).__name__ == 'Canvas', type(live.widget.children[1])\n"
         "assert live._background is None  # nothing drawn before the view exists (it would stay 0x0 px)\n"
         "live.fig.canvas.draw()            # what the browser asks for when the canvas is shown\n"
         "before = live.image(); live.sliders['epsilon'].value = 2.0\n"
         "assert (before != live.image()).any(), 'canvas did not change'\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, MPLBACKEND="module://ipympl.backend_nbagg")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-2000:]
+
+
+def test_ipympl_backend_path_sends_one_slider_figures_frames_once():
+    """The JupyterLab path for a figure with one slider over fixed values
+    (helpers/lectures/browser_frames.py): a Stack of one image per position, linked in the browser
+    to the slider's index; each image is the figure fully redrawn at that position, and a move
+    updates the numbers without drawing."""
+    code = (
+        "import io, numpy as np, ipywidgets as W\n"
+        "from PIL import Image\n"
+        "from helpers.lectures.widgets import dp_ratio_widget, histogram_release_widget\n"
+        "from helpers.data import load_medical\n"
+        "med, med_nb = load_medical(), load_medical(neighbour=True)\n"
+        "for live in (dp_ratio_widget(), histogram_release_widget(med.labels, med.counts, med_nb.counts)):\n"
+        "    stack = live.widget.children[1]; (name, slider), = live.sliders.items()\n"
+        "    assert isinstance(stack, W.Stack) and len(stack.children) == len(slider.options), type(stack)\n"
+        "    assert stack.link.source == (slider, 'index') and stack.link.target == (stack, 'selected_index')\n"
+        "    assert stack.selected_index == slider.index\n"
+        "    values = slider._options_values\n"
+        "    for i in (0, len(values) // 2, len(values) - 1):\n"
+        "        slider.index = i\n"
+        "        np.testing.assert_equal(live.last, live.update(**{name: values[i]}))\n"
+        "        live.fig.canvas.draw()          # a full redraw at this position\n"
+        "        frame = np.asarray(Image.open(io.BytesIO(stack.children[i].value)).convert('RGBA'))\n"
+        "        assert (frame == live.image()).all(), (name, i)\n"
+        "    assert not (np.asarray(Image.open(io.BytesIO(stack.children[0].value))) == frame).all()\n"
         "print('ok')\n"
     )
     env = dict(os.environ, MPLBACKEND="module://ipympl.backend_nbagg")
@@ -314,3 +346,67 @@ def test_live_canvas_frames_decode_to_the_same_pixels():
     env = dict(os.environ, MPLBACKEND="module://ipympl.backend_nbagg")
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-2000:]
+
+
+def test_cached_texts_give_the_same_pixels_as_drawing_them():
+    """A move's changing texts come from a cache of their pixels when seen before over the same
+    pixels (helpers/lectures/text_cache.py): every frame of two sweeps equals the frame of the same
+    figure drawing every text, and the second sweep is served from the cache."""
+    from helpers.lectures.selection_widgets import pricing_widget
+
+    class Draw:
+        def draw(self, fig, text):
+            fig.draw_artist(text)
+
+    cases = ((widgets.laplace_density_widget, [dict(epsilon=e, sensitivity=s) for e, s in
+                                               ((0.1, 1), (0.3, 2), (1.0, 1), (0.3, 1), (2.0, 5))]),
+             (pricing_widget, [dict(epsilon=e, copies=c) for e, c in ((0.5, 1), (2.0, 2), (8.0, 3), (1.0, 1))]))
+    for build, moves in cases:
+        cached, drawn = build(), build()
+        drawn._texts = Draw()
+        for sweep in range(2):
+            hits = cached._texts.hits
+            for values in moves:
+                for live in (cached, drawn):
+                    live.update(**values)
+                    live.blit()
+                assert (cached.image() == drawn.image()).all(), (build.__name__, values)
+        assert cached._texts.hits - hits >= len(moves), (build.__name__, cached._texts.hits, cached._texts.misses)
+
+
+def test_cached_text_is_redrawn_over_changed_pixels():
+    """The same string over different pixels (a line moving under it) is not taken from the cache."""
+    from helpers.lectures.plots import new_figure
+
+    fig, ax = new_figure((4.0, 3.0))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    (line,) = ax.plot([0, 1], [0.2, 0.2], lw=8)
+    note = ax.text(0.5, 0.5, "ε 不变", fontsize=14, ha="center", va="center")
+
+    def update(epsilon: float) -> dict:
+        line.set_ydata([epsilon / 2] * 2)
+        note.set_text("ε 不变")
+        return {}
+
+    def frames(live):
+        out = []
+        for eps in (0.4, 1.0, 0.4, 1.0):        # the line under the text, then away, then back
+            live.update(epsilon=eps)
+            live.blit()
+            out.append(live.image())
+        return out
+
+    live = widgets._assemble(fig, {"epsilon": widgets.epsilon_slider(0.4, -1, 0)}, update, {"line": line, "note": note})
+    got = frames(live)
+    assert live._texts.hits >= 2
+    expected = []
+    for eps in (0.4, 1.0, 0.4, 1.0):
+        update(eps)
+        live.fig.canvas.restore_region(live._background)
+        for artist in live._animated:
+            live.fig.draw_artist(artist)
+        expected.append(live.image())
+    assert not (expected[0] == expected[1]).all()
+    for a, b in zip(got, expected):
+        assert (a == b).all()
