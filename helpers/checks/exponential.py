@@ -28,6 +28,7 @@ from helpers.checks.core import (
     call_repeatedly,
     check_seed,
 )
+from helpers.checks.pairs import check_positions_independent
 from helpers.checks.forbidden import _check_built_from_draws, _check_no_forbidden, _check_replayed, _check_rng_discipline
 from helpers.checks.reference import TABLE_6_4, TABLE_6_4_SCORES
 from helpers.checks.reference import reference_exponential_probabilities as _exp_probs
@@ -401,10 +402,16 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
         _after_call(exponential_mechanism, rng)
         np.add.at(counts, chosen, 1)
         batches.append((int(size), rng, chosen))
+    agree = float(np.sum(_exp_probs(np.array(scores), epsilon, sensitivity) ** 2))
+    # Call j of two batches reads independent draws: equal with probability Σp² (helpers.checks.pairs).
+    halves = [np.concatenate([chosen[:min(len(b[2]) for b in batches[i:i + 2])] for _, _, chosen in batches[i:i + 2][j:j + 1]])
+              for i in range(0, len(batches) - 1, 2) for j in (0, 1)]
+    check_positions_independent("exponential_mechanism", np.concatenate(halves[0::2]), np.concatenate(halves[1::2]), agree)
     size, rng, chosen = batches[int(np.random.default_rng([seed, 31]).integers(len(batches)))]
     _check_built_from_draws(exponential_mechanism,
                             lambda r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
-                            rng.drawn(), np.array(chosen, dtype=float), seed, judged=True, outcomes=k)
+                            rng.drawn(), np.array(chosen, dtype=float), seed, judged=True, outcomes=k,
+                            agree=agree)
     expected_p = _exp_probs(np.array(scores), epsilon, sensitivity)
     observed, expected = _merge_bins(counts, expected_p * n)
     result = chi_square_test(observed, expected)

@@ -304,9 +304,9 @@ def check_rr_perturb_distribution(rr_perturb: Callable, seed: int | None = None,
     _after_call(rr_perturb, rng)
     out = _rr_output(out, bits.shape, f"bits of shape {bits.shape}, {epsilon:g}, rng")
     # The answers judged below must be built from the draws served for them (issue 35).
-    _check_built_from_draws(rr_perturb, lambda r: rr_perturb(bits, epsilon, r), rng.drawn(), out, seed, judged=True,
-                            outcomes=2)
     p = _keep(epsilon)
+    _check_built_from_draws(rr_perturb, lambda r: rr_perturb(bits, epsilon, r), rng.drawn(), out, seed, judged=True,
+                            outcomes=2, agree=p * p + (1 - p) * (1 - p))
     kept1 = int(np.sum(out[bits == 1] == 1))
     kept0 = int(np.sum(out[bits == 0] == 0))
     p1 = binomial_test(kept1, n_ones, p)
