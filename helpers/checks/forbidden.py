@@ -175,8 +175,10 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
             found.append(f"{name} ({obj.__name__} of {origin or 'an object'})")
         elif isinstance(obj, types.FunctionType) and obj.__module__ == getattr(func, "__module__", None):
             found += [f"{obj.__name__}: {what}" for what in find_forbidden_calls(obj, seen)]
-        elif not isinstance(obj, (types.ModuleType, types.FunctionType, type)):
-            what = reach.held(obj, _forbidden_object)
+        elif not isinstance(obj, (types.ModuleType, types.FunctionType)) and (
+                not isinstance(obj, type) or obj.__module__ in (getattr(func, "__module__", None), "__main__")):
+            # a class of the student's own module: what its attributes hold
+            what = reach.held(dict(vars(obj)) if isinstance(obj, type) else obj, _forbidden_object)
             if what:
                 found.append(f"{name}（其中有 / holds {what}）")
     return sorted(set(found))

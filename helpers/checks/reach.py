@@ -93,19 +93,23 @@ class Reached:
 
 
 def module_level_reached(tree: ast.Module, modules: set[str]) -> dict[str, str]:
-    """``{name: what was seen}`` for module-level assignments whose value fetches a module's
-    attribute through a computed name (:func:`dynamic_accesses`); ``modules``: the names bound by
-    the module's imports."""
+    """``{name: what was seen}`` for the names bound by module-level statements that fetch a module's
+    attribute through a computed name (:func:`dynamic_accesses`): assignments, and any other statement
+    but a function definition (a class body, an ``if``, a ``for``, a ``with``: every name it binds);
+    ``modules``: the names bound by the module's imports. A function is scanned when it is called."""
     is_module = module_checker(modules.__contains__)
     out: dict[str, str] = {}
     for node in tree.body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-            seen = dynamic_accesses(node.value, is_module)
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for leaf in ast.walk(target):
-                    if isinstance(leaf, ast.Name) and seen:
-                        out[leaf.id] = seen[0]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        seen = dynamic_accesses(node, is_module)
+        if not seen:
+            continue
+        for leaf in ast.walk(node):
+            if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
+                out[leaf.id] = seen[0]
+            elif isinstance(leaf, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                out[leaf.name] = seen[0]
     return out
 
 

@@ -28,6 +28,17 @@ def rr_perturb(bits, epsilon, rng):
     return getattr(np, name).default_rng(1).random(len(bits)) < 0.5
 '''
 
+IN_A_CLASS = '''import numpy as np
+
+
+class Sources:
+    make = getattr(np, "ran" + "dom").default_rng
+
+
+def rr_perturb(bits, epsilon, rng):
+    return Sources.make(1).random(len(bits)) < 0.5
+'''
+
 OWN_OBJECT = '''import numpy as np
 
 
@@ -45,7 +56,7 @@ def _in_process(source):
     # as IPython does for a notebook cell: the source is registered, so inspect.getsource reads it
     name = f"<student {abs(hash(source))}>"
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
-    scope = {}
+    scope = {"__name__": "__main__"}
     exec(compile(source, name, "exec"), scope)
     return scope["rr_perturb"]
 
@@ -61,6 +72,8 @@ def test_a_sampler_reached_by_a_computed_name_is_found(build):
     assert found and any("_T" in what for what in found), found
     found = find_forbidden_calls(build(INSIDE))
     assert any("getattr(np, name)" in what for what in found), found
+    found = find_forbidden_calls(build(IN_A_CLASS))
+    assert any("Sources" in what for what in found), found
 
 
 @pytest.mark.parametrize("build", [_in_process, _stand_in], ids=["in_process", "stand_in"])
