@@ -12,6 +12,8 @@ import ast
 import linecache
 import types
 
+from helpers.checks import reach
+
 
 class _Origin:
     """What a name imported by the student stands for: only its module's name."""
@@ -60,6 +62,9 @@ def standins(sources: list[str], tag: str) -> tuple[dict, list[str]]:
                 for alias in node.names:
                     if alias.name != "*":
                         globs[alias.asname or alias.name] = _Origin(f"{node.module}.{alias.name}")
+        imported = {name for name, value in globs.items() if isinstance(value, types.ModuleType)}
+        for name, seen in reach.module_level_reached(tree, imported).items():
+            globs[name] = reach.Reached(seen)
         filename = f"<student {tag} cell {index + 1}>"
         try:
             code = compile(ast.fix_missing_locations(_RaiseFirst().visit(tree)), filename, "exec",

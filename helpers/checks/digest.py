@@ -161,6 +161,71 @@ def check_coarse_moves(fname: str, run: Callable[[np.ndarray], np.ndarray], shif
     )
 
 
+#: Share of the outputs' interquartile range a continuous element must move by to "jump" under the
+#: moderate nudge, and the most elements an honest sampler makes jump per nudged element (measured on
+#: the course's and strangers' Laplace samplers, tests/power/RESULTS.md: at most about 3%; the ziggurat's
+#: layer index, a 1/128 cell of a uniform, among them).
+_JUMP_SHARE, _HONEST_JUMPS = 0.05, 0.10
+#: Fewest uniforms a sparse run of :func:`check_coarse_jumps` must nudge to be judged: a run that nudges
+#: few passes whatever the sampler (250 draws at 1/512 nudge about 0.5).
+_LEAST_NUDGED = 64
+
+
+def check_coarse_jumps(fname: str, run: Callable[[np.ndarray], np.ndarray], shifted: Callable[[], bool],
+                       drawn: np.ndarray, base: np.ndarray, pattern: np.random.Generator, nudged: Callable,
+                       spread: float) -> None:
+    """Fail when the moderate nudge (:data:`COARSE_NUDGE`) makes far more elements of a continuous
+    output jump (by more than :data:`_JUMP_SHARE` × the interquartile range) than an honest sampler.
+
+    An honest element is a continuous map of its uniforms away from a few points: it jumps only when
+    its uniform lies within about nudge / (0.05 × IQR / b) of 0, 1 or a branch point, a few percent of
+    them (:data:`_HONEST_JUMPS` bounds it, with the binomial upper tail at :data:`_TAIL`). numpy's own
+    sampler seeded by a cell of 1/1000 of a uniform plus a small continuous term of it (attacker,
+    session 12: the term keeps every element moving under the fine nudges) draws anew whenever the
+    nudge crosses a cell: about 3/4 of the elements jump. A rejection sampler that concatenates its
+    accepted values moves every later value one place when the nudge re-decides one acceptance (with or
+    without changing its number of draws): when the full run fails, sparse runs (:func:`coarse_parts`,
+    each nudging at least :data:`_LEAST_NUDGED` uniforms) are tried until one keeps the count and stays
+    within its bound, which scales with the share nudged; such a sampler re-decides no acceptance in most
+    of them. A block-seeded sampler gains nothing from them: with m uniforms nudged it makes about
+    0.73 m × (outputs per uniform) values jump, against a bound of about 0.1 m × (outputs per uniform)
+    plus its tail (m ≥ 64: 47 against at most 28 for one output per uniform). When no run keeps the
+    count, this test says nothing (the fine nudges judge such counts).
+    """
+    n = base.size
+    if n < 20 or not spread > 0:
+        return
+    worst = None
+    for number, part in enumerate(coarse_parts(drawn.size)):
+        tape = nudged(drawn, COARSE_NUDGE, pattern, part)
+        if part < 1 and np.sum(tape != drawn) < _LEAST_NUDGED:
+            continue
+        out = run(tape)
+        if not shifted() and out.shape == base.shape:
+            both = np.isfinite(out) & np.isfinite(base)
+            jumped = int(np.sum(np.abs(out[both] - base[both]) > _JUMP_SHARE * spread))
+            limit = _upper_bound(int(np.sum(both)), min(1.0, _HONEST_JUMPS * part))
+            if jumped <= limit:
+                return
+            worst = (jumped, limit, part) if worst is None or jumped - limit > worst[0] - worst[1] else worst
+    if worst is None:
+        return
+    jumped, limit, part = worst
+    raise _fail(
+        f"{fname}：把 rng.random 抽到的数{'' if part == 1 else f'（随机抽取其中约 {part:.2%}）'}各移动约 {_SHOWN}，"
+        f"{n} 个输出中有 {jumped} 个跳到了完全不同的值（变化超过四分位距的 {_JUMP_SHARE:g} 倍），自己实现的抽样最多约 {limit} 个。"
+        f"逆 CDF、符号 × 指数这类变换是均匀数的连续函数，这么小的移动只会让输出稍稍移动；这么多输出同时跳变，说明它们是用均匀数的"
+        f"粗略区间（例如 int(u * 1000)）做种子交给现成的抽样器得到的，这不是自己实现抽样。",
+        f"{fname}: with the numbers drawn with rng.random{'' if part == 1 else f' (a random {part:.2%} of them)'} moved "
+        f"by about {_SHOWN}, {jumped} of {n} outputs jumped to unrelated values (by more than {_JUMP_SHARE:g} times "
+        f"the interquartile range); a sampler you build gives at most about {limit}. An inverse CDF or sign × "
+        f"exponential is a continuous map of its uniforms, which such a move only shifts a little; so many jumps "
+        f"mean the outputs come from a ready-made sampler seeded by a coarse cell of the uniforms (e.g. "
+        f"int(u * 1000)), which is not building the sampler yourself.",
+        diagnosis="common.output_from_coarse_digest",
+    )
+
+
 #: Stretches (1/8 of the draws each, in turn) replaced by other uniforms to learn whether a sampler's
 #: number of draws ever changes: the course's exponential-mechanism rejection sampler keeps it in 34%
 #: of them (tests/power/RESULTS.md), all of them with probability 0.34²⁴ < 10⁻¹¹.

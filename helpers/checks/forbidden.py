@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from helpers.checks import digest
+from helpers.checks import digest, pairs, reach
 from helpers.checks.core import (
     _ALLOWED_RNG,
     RecordingGenerator,
@@ -100,7 +100,11 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
     ``samples`` (scipy.stats' and statistics' samplers); anything from
     ``numpy.random``, ``random``, ``helpers``, ``secrets``, ``torch`` or
     scipy.stats' sampling modules (imported inside the function or reached
-    through a global name). Arithmetic is allowed (``scipy.special.expit``,
+    through a global name, or held in a global dict, list, namespace or
+    instance); a module attribute fetched by a name computed at run time
+    (``getattr(np, "ran" + "dom")``, ``vars(np)``, ``importlib.import_module(name)``)
+    in the function or in the module-level assignment of a name it uses
+    (:mod:`helpers.checks.reach`). Arithmetic is allowed (``scipy.special.expit``,
     ``scipy.stats.norm.ppf``, ``statistics.mean``). Without source (e.g. a function built by
     ``exec``), the code object's names are used instead.
 
@@ -152,19 +156,42 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
                     found.append(dotted)
             elif isinstance(node, ast.Name):
                 names_used.add(node.id)
+        local_names = set(code.co_varnames) | set(code.co_cellvars)
+        found += [f"{seen}（按运行时算出的名字取模块属性 / a module attribute fetched by a name computed at run time）"
+                  for seen in reach.dynamic_accesses(tree, reach.module_checker(
+                      lambda n: n not in local_names and isinstance(_resolve_global(func, n), types.ModuleType)))]
     local = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
     for name in sorted(names_used - local):
         obj = _resolve_global(func, name)
         if obj is None:
             continue
         origin = _object_origin(obj)
-        if origin and _module_is_forbidden(origin):
+        if isinstance(obj, reach.Reached):
+            found.append(f"{name} = …{obj.seen}…（按运行时算出的名字取模块属性 / a module attribute fetched by a name "
+                         f"computed at run time）")
+        elif origin and _module_is_forbidden(origin):
             found.append(f"{name} (from {origin})")
         elif getattr(obj, "__name__", None) in _SAMPLER_ATTRIBUTES and callable(obj):
             found.append(f"{name} ({obj.__name__} of {origin or 'an object'})")
         elif isinstance(obj, types.FunctionType) and obj.__module__ == getattr(func, "__module__", None):
             found += [f"{obj.__name__}: {what}" for what in find_forbidden_calls(obj, seen)]
+        elif not isinstance(obj, (types.ModuleType, types.FunctionType)) and (
+                not isinstance(obj, type) or obj.__module__ in (getattr(func, "__module__", None), "__main__")):
+            # a class of the student's own module: what its attributes hold
+            what = reach.held(dict(vars(obj)) if isinstance(obj, type) else obj, _forbidden_object)
+            if what:
+                found.append(f"{name}（其中有 / holds {what}）")
     return sorted(set(found))
+
+
+def _forbidden_object(obj: Any) -> str | None:
+    """What ``obj`` is when it is a forbidden source or sampler (for :func:`reach.held`), else None."""
+    origin = _object_origin(obj)
+    if origin and _module_is_forbidden(origin) and not (isinstance(obj, type) and obj is np.random.Generator):
+        return f"{getattr(obj, '__name__', type(obj).__name__)} of {origin}"
+    if getattr(obj, "__name__", None) in _SAMPLER_ATTRIBUTES and callable(obj):
+        return f"{obj.__name__} of {origin or 'an object'}"
+    return None
 
 
 def _all_co_names(code: types.CodeType) -> list[str]:
@@ -269,13 +296,20 @@ _REPLAY_SEED = 0x5EED
 
 #: Stretches of the draws changed one at a time by :func:`_check_built_from_draws`.
 _STRETCHES = 8
+#: Most outputs one uniform may serve in the replaced-stretch check. A correct sampler may serve several
+#: values from one uniform (the residual of ``u < p`` is uniform again: 2 bits, 3 with the residual's
+#: residual); the allowance ⌈outputs / draws⌉ without a cap let a block of 20-400 outputs read from numpy's
+#: own sampler seeded by a coarse cell of one uniform through (reverted, d1dcc6c). Blocks of at most 4
+#: outputs are judged by :func:`helpers.checks.pairs.check_positions_independent` (tests/power/RESULTS.md).
+_SERVED_CAP = 4
 #: Stretches replaced (with other uniforms) to learn whether a sampler's number of draws ever changes,
 #: before more changed discrete elements than replaced uniforms fail it.
 _COUNT_PROBES = 24
 
 
 def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray,
-                            base: np.ndarray, seed: int, *, judged: bool = False, outcomes: int | None = None) -> None:
+                            base: np.ndarray, seed: int, *, judged: bool = False, outcomes: int | None = None,
+                            agree: float | None = None, close: float = 0.0) -> None:
     """The output is a function of the uniforms drawn, each output element built from its own.
 
     Replaying the same uniforms (from a generator of another seed, so nothing
@@ -340,6 +374,13 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     discrete ones (``outcomes`` possible values; default: the values seen, at least 2) must rarely
     change under one of about 2⁻¹⁰ (:func:`helpers.checks.digest.check_coarse_moves`: one more run,
     more only for a rejection sampler whose count changed), both where the nudges run.
+
+    ``agree``: for a judged call whose output positions are independent draws of a known law, the
+    chance Σ_v p_v² that two independent draws at one position are equal (continuous ones: within
+    ``close``); one more run on independent
+    draws (first, where the others run) must agree with ``base`` at no more positions than
+    Binomial(n, ``agree``) allows (:func:`helpers.checks.pairs.check_positions_independent`: outputs
+    read from a ready-made sampler seeded by a coarse cell of the uniforms that serve them).
     """
     fname = getattr(func, "__name__", "function")
 
@@ -369,6 +410,10 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
         return
     elsewhere = getattr(func, "elsewhere", None)
     with elsewhere() if judged and callable(elsewhere) else contextlib.nullcontext():
+        if agree is not None:
+            # First in the second sandbox, which has not yet seen these draws (nor what they gave).
+            fresh = run(np.random.default_rng([seed, 41]).random(drawn.size), seed + 3)
+            pairs.check_positions_independent(fname, fresh, base, agree, close)
         _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes)
 
 
@@ -400,6 +445,9 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
     if judged:
         stretches = [stretches[int(moves.integers(len(stretches)))]]
     continuous = np.unique(base[np.isfinite(base)]).size > base.size // 2
+    # Outputs one uniform may serve: one, or up to _SERVED_CAP when the sampler draws fewer uniforms than
+    # it returns values (a correct rr_perturb reuses the residual u/p or (u - p)/(1 - p) for a second bit).
+    share = min(_SERVED_CAP, max(1, -(-base.size // max(drawn.size, 1))))
     counts_vary = False  # whether some replaced stretch changed the number of draws (see below)
     for number, (lo, hi) in enumerate(stretches):
         if hi == lo:
@@ -407,7 +455,7 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
         tape = drawn.copy()
         tape[lo:hi] = other[lo:hi]
         out = run(tape, seed)
-        moved, width = changed(out), hi - lo
+        moved, width = changed(out), (hi - lo) * share
         counts_vary = counts_vary or shifted()
         if not continuous and moved > width and not counts_vary:
             # Discrete values cannot tell a reseed from a rejection sampler's shifted draws, but only a
@@ -465,7 +513,7 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
             tape, at = drawn.copy(), int(moves.integers(lo, hi))
             step = _STRETCH_MOVE if moves.random() < 0.5 else -_STRETCH_MOVE
             tape[at] = tape[at] + step if 0.0 <= tape[at] + step < 1.0 else tape[at] - step
-            moved, width = changed(run(tape, seed)), 1
+            moved, width = changed(run(tape, seed)), share
             if not shifted() and moved <= width:
                 break
         if shifted() and drawn.size >= _STRETCHES:
@@ -555,7 +603,9 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
             if continuous and nudge == _NUDGES[0][0]:
                 # only the coarser nudge: a float32 copy of u (spacing 6 × 10⁻⁸ near 1) ignores 10⁻⁹
                 digest.check_elements_move(fname, out, base, nudge, spread, part)
-        if not continuous:
+        if continuous:
+            digest.check_coarse_jumps(fname, lambda tape: run(tape, seed), shifted, drawn, base, pattern, _nudged, spread)
+        else:
             digest.check_coarse_moves(fname, lambda tape: run(tape, seed), shifted, changed, drawn, base, pattern,
                                       outcomes if outcomes else np.unique(base[np.isfinite(base)]).size, _nudged,
                                       lambda: any(count != drawn.size for count in used),

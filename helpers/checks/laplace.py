@@ -26,6 +26,7 @@ from helpers.checks.core import (
     _short,
     check_seed,
 )
+from helpers.checks.pairs import laplace_agree
 from helpers.checks.forbidden import _check_built_from_draws, _check_no_forbidden, _check_replayed, _check_rng_discipline
 from helpers.checks.stats import ks_2_test, ks_test
 
@@ -215,7 +216,9 @@ def check_laplace_noise_distribution(laplace_noise: Callable, seed: int | None =
     x = _as_float_array(out, "laplace_noise", shape)
     _ks_laplace(x, b, name, seed, "laplace_noise", f"laplace_noise(b = {b:.4g})")
     # The values just judged must be built from the draws served for them (issue 35).
-    _check_built_from_draws(laplace_noise, lambda r: laplace_noise(b, size, r), rng.drawn(), x, seed, judged=True)
+    agree, close = laplace_agree(b)
+    _check_built_from_draws(laplace_noise, lambda r: laplace_noise(b, size, r), rng.drawn(), x, seed, judged=True,
+                            agree=agree, close=close)
 
 
 #: Shapes of 100,000 samples the hidden distribution check chooses from (the visible 100,000 among them).
