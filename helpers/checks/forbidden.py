@@ -14,6 +14,8 @@ from typing import Any, Callable
 import numpy as np
 
 from helpers.checks import digest, pairs, reach
+from helpers.checks.single_uniform import new_values as _new_values
+from helpers.checks.single_uniform import probe_single_uniforms
 from helpers.checks.core import (
     _ALLOWED_RNG,
     RecordingGenerator,
@@ -131,6 +133,10 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
                 found.append("laplace")
     else:
         rng_names = _rng_param_names(tree)
+        local_names = set(code.co_varnames) | set(code.co_cellvars)
+        is_module = reach.module_checker(
+            lambda n: n not in local_names and isinstance(_resolve_global(func, n), types.ModuleType))
+        own = _own_method_names(func)
         # Judge each attribute chain once, by its outermost node.
         inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
         for node in ast.walk(tree):
@@ -149,17 +155,17 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
                 base = dotted.split(".")[0] if dotted else None
                 if base in rng_names and node.attr not in _ALLOWED_RNG and isinstance(node.value, ast.Name):
                     found.append(f"{base}.{node.attr}")
-                elif node.attr == "laplace" or node.attr in _SAMPLER_ATTRIBUTES:
+                elif _sampler_attribute(dotted, node.attr, set() if is_module(node.value) else own):
                     found.append(dotted or ast.unparse(node)[-60:])
-                elif dotted and ".random." in dotted + "." and base in {"np", "numpy"} \
-                        and dotted.split(".", 1)[1] not in _ALLOWED_NUMPY_RANDOM:
-                    found.append(dotted)
             elif isinstance(node, ast.Name):
                 names_used.add(node.id)
-        local_names = set(code.co_varnames) | set(code.co_cellvars)
         found += [f"{seen}（按运行时算出的名字取模块属性 / a module attribute fetched by a name computed at run time）"
-                  for seen in reach.dynamic_accesses(tree, reach.module_checker(
-                      lambda n: n not in local_names and isinstance(_resolve_global(func, n), types.ModuleType)))]
+                  for seen in reach.dynamic_accesses(tree, is_module)]
+        # getattr(module, "name") with literal names is an attribute chain written another way.
+        found += [dotted for node in ast.walk(tree) if isinstance(node, ast.Call) and reach._callee(node) == "getattr"
+                  and len(node.args) > 1 and is_module(node.args[0])
+                  for dotted in (f"{ast.unparse(node.args[0])}.{name}" for name in reach.literal_names(node.args[1]) or [])
+                  if _sampler_attribute(dotted, dotted.rsplit(".", 1)[1], set())]
     local = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
     for name in sorted(names_used - local):
         obj = _resolve_global(func, name)
@@ -182,6 +188,26 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
             if what:
                 found.append(f"{name}（其中有 / holds {what}）")
     return sorted(set(found))
+
+
+def _sampler_attribute(dotted: str | None, attr: str, own: set[str]) -> bool:
+    """Whether an attribute chain names a sampler: ``laplace`` or another sampler's name (unless it is
+    fetched from no module and the student's own class defines it: a reviewer's ``Noise(rng).laplace(b)``
+    built from rng.random), or anything of numpy.random but the allowed names."""
+    if (attr == "laplace" or attr in _SAMPLER_ATTRIBUTES) and attr not in own:
+        return True
+    return bool(dotted and ".random." in dotted + "." and dotted.split(".")[0] in {"np", "numpy"}
+                and dotted.split(".", 1)[1] not in _ALLOWED_NUMPY_RANDOM)
+
+
+def _own_method_names(func: Any) -> set[str]:
+    """Names defined in the classes of the student's own module (the function's globals)."""
+    module = getattr(func, "__module__", None)
+    names: set[str] = set()
+    for obj in list(getattr(func, "__globals__", {}).values()):
+        if isinstance(obj, type) and obj.__module__ in (module, "__main__"):
+            names.update(name for name in vars(obj) if not name.startswith("__"))
+    return names
 
 
 def _forbidden_object(obj: Any) -> str | None:
@@ -536,6 +562,8 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
                 f"from the draws, or mixing all draws together, is not building the sampler yourself.",
                 diagnosis="common.generator_seeded_from_draws",
             )
+    if not counts_vary and not shifted() and (share > 1 or not continuous):
+        probe_single_uniforms(fname, run, used, changed, drawn, base, seed, share, continuous, other)
     if base.size < 20:
         return
     finite = base[np.isfinite(base)]
@@ -610,13 +638,6 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
                                       outcomes if outcomes else np.unique(base[np.isfinite(base)]).size, _nudged,
                                       lambda: any(count != drawn.size for count in used),
                                       np.random.default_rng([seed, 43]))
-
-
-def _new_values(out: np.ndarray, base: np.ndarray) -> int:
-    """How many elements of ``out`` hold a value that no element of ``base`` holds."""
-    if out.shape != base.shape:
-        return base.size
-    return int(np.sum(~np.isin(out.ravel(), base.ravel())))
 
 
 def _new_values_allowed(width: int, size: int) -> int:

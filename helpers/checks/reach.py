@@ -23,8 +23,19 @@ _BY_NAME = {"getattr": 1, "vars": None, "__getattribute__": 0, "import_module": 
             "attrgetter": 0}
 
 
+def literal_names(node: ast.AST | None) -> list[str] | None:
+    """The names a literal name expression can take: ``"log"``, or ``"log1p" if precise else "log"``
+    (a reviewer's correct sampler, session 13); None when some branch is computed."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        body, orelse = literal_names(node.body), literal_names(node.orelse)
+        return None if body is None or orelse is None else body + orelse
+    return None
+
+
 def _literal(node: ast.AST | None) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+    return literal_names(node) is not None
 
 
 def _callee(node: ast.Call) -> str | None:

@@ -21,6 +21,15 @@ def _laplace(code: str):
     return load_student_code(code, {"np": np, "math": math})["laplace_noise"]
 
 
+@pytest.fixture
+def blind_scan(monkeypatch):
+    """The forbidden-name scan now sees ``getattr(np, "ran" + "dom")`` (helpers/checks/reach.py, session 13);
+    these tests are about the draws checks behind it, which must catch what a blinder scan would miss."""
+    from helpers.checks import forbidden
+
+    monkeypatch.setattr(forbidden, "find_forbidden_calls", lambda *args, **kwargs: [])
+
+
 def _fails(check, func, diagnosis: str, *args, **kwargs) -> None:
     with pytest.raises(AssertionError) as failure:
         check(func, *args, **kwargs)
@@ -38,7 +47,7 @@ def test_a_sampler_that_draws_and_then_ignores_the_draws_at_large_sizes_fails_th
     _fails(checks.check_laplace_noise_distribution, noise, "common.output_not_from_draws")
 
 
-def test_randomized_response_and_the_exponential_mechanism_branching_on_their_arguments_fail():
+def test_randomized_response_and_the_exponential_mechanism_branching_on_their_arguments_fail(blind_scan):
     ns = load_student_code('''
 def rr_perturb(bits, epsilon, rng):
     x = np.asarray(bits)
@@ -90,7 +99,7 @@ def test_hidden_exponential_cases_come_from_the_run_seed(monkeypatch):
     assert len(seen) >= 27
 
 
-def test_a_bit_pattern_reseeded_from_a_coarse_floor_of_the_draws_fails_with_its_fixed_count():
+def test_a_bit_pattern_reseeded_from_a_coarse_floor_of_the_draws_fails_with_its_fixed_count(blind_scan):
     """Discrete values cannot tell a reseed from a rejection sampler, but a fixed number of draws can:
     the single-uniform retries (meant for rejection samplers) excused this one (10/10 before)."""
     ns = load_student_code('''
@@ -103,3 +112,23 @@ def rr_perturb(bits, epsilon, rng):
 ''', {"np": np, "math": math})
     _fails(checks.check_rr_perturb_rng, ns["rr_perturb"], "common.generator_seeded_from_draws")
     _fails(checks.check_rr_perturb_distribution, ns["rr_perturb"], "common.generator_seeded_from_draws")
+
+
+def test_blocks_seeded_by_one_coarse_bit_of_each_of_several_uniforms_fail(blind_scan):
+    """Red team, session 13: a block of 28 bits from a generator seeded by ``u >= 1/2`` of each of 8 served
+    uniforms stayed within the 4-outputs-per-uniform allowance on every replaced stretch (10/10 through
+    the grader); one uniform replaced alone changes its whole block half the time."""
+    ns = load_student_code('''
+def rr_perturb(bits, epsilon, rng):
+    x = np.asarray(bits)
+    p = 1 / (1 + math.exp(-epsilon))
+    flat = x.ravel()
+    n, M, B = flat.size, 8, 28
+    nb = -(-n // B)
+    u = rng.random(nb * M).reshape(nb, M)
+    keep = np.concatenate([np.random.default_rng([k, *map(int, row >= 0.5)]).random(B) < p
+                           for k, row in enumerate(u)])[:n]
+    return np.where(keep, flat, 1 - flat).astype(int).reshape(x.shape)
+''', {"np": np, "math": math})
+    for seed in (0, 1, 2):
+        _fails(checks.check_rr_perturb_rng, ns["rr_perturb"], "common.generator_seeded_from_draws", seed)

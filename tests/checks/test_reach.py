@@ -85,3 +85,49 @@ def test_a_global_that_holds_a_sampler_names_what_it_holds():
     scope = {"np": np}
     exec("G = [np.random.default_rng]\ndef f(rng):\n    return G[0](1).random()\n", scope)
     assert any("default_rng" in what for what in find_forbidden_calls(scope["f"])), find_forbidden_calls(scope["f"])
+
+
+def test_literal_names_are_judged_and_a_students_own_laplace_method_is_not(tmp_path):
+    """A reviewer's correct samplers (session 13): ``getattr(np, "log1p" if precise else "log")`` and a class
+    of her own with a ``laplace`` method built from rng.random lost points; ``getattr(np.random, "laplace")``,
+    an attribute chain written another way, was not seen at all."""
+    import importlib
+    import sys
+
+    source = '''import numpy as np
+
+
+class Noise:
+    def __init__(self, rng):
+        self.rng = rng
+
+    def laplace(self, b, size=None):
+        u = self.rng.random(size)
+        return -b * np.sign(u - 0.5) * np.log(1 - 2 * np.abs(u - 0.5))
+
+
+def own_method(b, size, rng):
+    return Noise(rng).laplace(b, size)
+
+
+def conditional_name(b, size, rng, precise=True):
+    return getattr(np, "log1p" if precise else "log")(-rng.random(size))
+
+
+def literal_sampler(b, size, rng):
+    return getattr(np.random, "laplace")(0, b, size)
+
+
+def literal_branch_sampler(b, size, rng):
+    return getattr(np, "random" if b else "log").default_rng(0).random(size)
+'''
+    (tmp_path / "own_laplace_student.py").write_text(source)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("own_laplace_student")
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert find_forbidden_calls(module.own_method) == []
+    assert find_forbidden_calls(module.conditional_name) == []
+    assert "np.random.laplace" in find_forbidden_calls(module.literal_sampler)
+    assert "np.random" in find_forbidden_calls(module.literal_branch_sampler)
