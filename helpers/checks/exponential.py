@@ -28,7 +28,7 @@ from helpers.checks.core import (
     call_repeatedly,
     check_seed,
 )
-from helpers.checks.pairs import check_positions_independent
+from helpers.checks.pairs import check_repeats_across_runs
 from helpers.checks.forbidden import _check_built_from_draws, _check_no_forbidden, _check_replayed, _check_rng_discipline
 from helpers.checks.reference import TABLE_6_4, TABLE_6_4_SCORES
 from helpers.checks.reference import reference_exponential_probabilities as _exp_probs
@@ -402,16 +402,6 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
         _after_call(exponential_mechanism, rng)
         np.add.at(counts, chosen, 1)
         batches.append((int(size), rng, chosen))
-    agree = float(np.sum(_exp_probs(np.array(scores), epsilon, sensitivity) ** 2))
-    # Call j of two batches reads independent draws: equal with probability Σp² (helpers.checks.pairs).
-    halves = [np.concatenate([chosen[:min(len(b[2]) for b in batches[i:i + 2])] for _, _, chosen in batches[i:i + 2][j:j + 1]])
-              for i in range(0, len(batches) - 1, 2) for j in (0, 1)]
-    check_positions_independent("exponential_mechanism", np.concatenate(halves[0::2]), np.concatenate(halves[1::2]), agree)
-    size, rng, chosen = batches[int(np.random.default_rng([seed, 31]).integers(len(batches)))]
-    _check_built_from_draws(exponential_mechanism,
-                            lambda r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
-                            rng.drawn(), np.array(chosen, dtype=float), seed, judged=True, outcomes=k,
-                            agree=agree)
     expected_p = _exp_probs(np.array(scores), epsilon, sensitivity)
     observed, expected = _merge_bins(counts, expected_p * n)
     result = chi_square_test(observed, expected)
@@ -447,6 +437,17 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
             f"implementation fails with probability <= {ALPHA:g}). Likely mistake: {guess_en}.",
             diagnosis=guess_id,
         ), fits)
+    law = _exp_probs(np.array(scores), epsilon, sensitivity)
+    agree = float(np.sum(law ** 2))
+    # Judged once the law fits (a wrong law repeats more or less often by itself, and its message names
+    # the mistake). Call j of each batch reads independent draws: the equal pairs among the batches' j-th
+    # choices have an exact law (helpers.checks.pairs: a choice served from a few seeded cells repeats).
+    check_repeats_across_runs("exponential_mechanism", [chosen for _, _, chosen in batches], law)
+    size, rng, chosen = batches[int(np.random.default_rng([seed, 31]).integers(len(batches)))]
+    _check_built_from_draws(exponential_mechanism,
+                            lambda r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
+                            rng.drawn(), np.array(chosen, dtype=float), seed, judged=True, outcomes=k,
+                            agree=agree)
     _say(name, seed, text + " -> OK",
          zh=f"输出频率与 exp(εq/(2Δq)) 的概率相符（{n} 次抽样，卡方检验 p = {result.pvalue:.3g}）")
 

@@ -141,3 +141,14 @@ def test_laplace_blocks_from_a_generator_seeded_by_a_coarse_cell_fail(block, cel
 def test_an_exponential_mechanism_serving_two_calls_per_uniform_fails():
     mechanism = _entry("exponential", "exponential_mechanism", "block_seeded_2", PROBABILITIES)
     _fails(checks.check_exponential_mechanism_distribution, mechanism, n=2_000)
+
+
+def test_an_exponential_mechanism_seeded_from_16_cells_fails():
+    """One uniform per call cut to 16 cells: the coarse moves rarely cross a cell (passes on d1dcc6c); the
+    equal pairs among the 20 batches, call by call, are far more than their exact law allows
+    (pairs.check_repeats_across_runs: 5 of 5 seeds; 10 disjoint pairs of batches caught 3 of 5)."""
+    block = (CORPUS / "exponential" / "exponential_mechanism" / "block_seeded_2.py").read_text()
+    assert block.count("state[1] % 2 == 0") == 1 and block.count("* 4)") == 1
+    code = block.replace("state[1] % 2 == 0", "True").replace("state[1] // 2", "state[1]").replace("* 4)", "* 16)")
+    mechanism = load_student_code(PROBABILITIES + "\n" + code, {"np": np, "math": math})["exponential_mechanism"]
+    _fails(checks.check_exponential_mechanism_distribution, mechanism)
