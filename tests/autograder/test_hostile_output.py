@@ -177,7 +177,9 @@ def test_hidden_failure_is_generic_in_the_executed_notebook():
     executed = worker.executed_notebook(nb, scored)
     text = json.dumps(feedback.gradebook_notebook(executed), ensure_ascii=False)
     assert "(200, 500)" not in text and "100000" not in text and "visible ok" in text
-    assert feedback.HIDDEN_FAILED.format(grade_id=gid) in text
+    # the notebook's language in the error, the other folded below it (issue 35 §5, session 13)
+    zh, en = feedback.HIDDEN_FAILED.format(grade_id=gid).split(" / ")
+    assert f'"evalue": "{zh}"' in text and "<summary>English</summary>" in text and en in text
     page = feedback.feedback_html(executed, [])
     assert "(200, 500)" not in page and f"a hidden test of {gid} failed" in page
 
