@@ -162,7 +162,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
         found += [f"{seen}（按运行时算出的名字取模块属性 / a module attribute fetched by a name computed at run time）"
                   for seen in reach.dynamic_accesses(tree, is_module)]
         # getattr(module, "name") with literal names is an attribute chain written another way.
-        found += [dotted for node in ast.walk(tree) if isinstance(node, ast.Call) and reach._callee(node) == "getattr"
+        found += [dotted for node in ast.walk(tree) if isinstance(node, ast.Call) and reach.callee(node) == "getattr"
                   and len(node.args) > 1 and is_module(node.args[0])
                   for dotted in (f"{ast.unparse(node.args[0])}.{name}" for name in reach.literal_names(node.args[1]) or [])
                   if _sampler_attribute(dotted, dotted.rsplit(".", 1)[1], set())]

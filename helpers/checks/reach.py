@@ -38,7 +38,7 @@ def _literal(node: ast.AST | None) -> bool:
     return literal_names(node) is not None
 
 
-def _callee(node: ast.Call) -> str | None:
+def callee(node: ast.Call) -> str | None:
     func = node.func
     if isinstance(func, ast.Name):
         return func.id
@@ -62,7 +62,7 @@ def dynamic_accesses(tree: ast.AST, is_module: Callable[[ast.AST], bool]) -> lis
             found.append(ast.unparse(node)[:80])
         if not isinstance(node, ast.Call):
             continue
-        name = _callee(node)
+        name = callee(node)
         if name not in _BY_NAME:
             continue
         index = _BY_NAME[name]
@@ -89,8 +89,8 @@ def module_checker(modules: Callable[[str], bool]) -> Callable[[ast.AST], bool]:
             node = node.value
         if isinstance(node, ast.Name):
             return modules(node.id)
-        if isinstance(node, ast.Call) and _callee(node) in ("getattr", "import_module", "__import__"):
-            return not node.args or is_module(node.args[0]) or _callee(node) != "getattr"
+        if isinstance(node, ast.Call) and callee(node) in ("getattr", "import_module", "__import__"):
+            return not node.args or is_module(node.args[0]) or callee(node) != "getattr"
         return False
 
     return is_module
