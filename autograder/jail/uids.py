@@ -57,6 +57,9 @@ def _claim_uid() -> tuple[int, tuple[int, Path] | None]:
             except OSError:
                 same = False
             if same:
+                # A stale file (its grader was killed) keeps its old pid: a shorter pid written over
+                # it would leave digits of the old one behind.
+                os.ftruncate(fd, 0)
                 os.write(fd, str(os.getpid()).encode())  # for a human reading the folder
                 return uid, (fd, path)
             os.close(fd)  # removed meanwhile: claim the slot's new file
