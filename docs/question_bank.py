@@ -179,7 +179,9 @@ def render_paper(paper: Paper, requirements: dict[str, dict], key: bool) -> str:
              "<!-- 由 docs/build_guide.py 根据 docs/questions.toml 生成（make exam）：请修改题库，不要改这里 -->", ""]
     kinds = [(k, [q for q in paper.questions if q.kind == k]) for k in KINDS]
     lines.append(f"满分 {paper.points} 分，建议用时 {paper.minutes} 分钟。"
-                 + "，".join(f"{KINDS[k]} {len(qs)} 题，每题 {qs[0].points} 分" for k, qs in kinds if qs) + "。")
+                 + "，".join(f"{KINDS[k]} {len(qs)} 题，每题 {qs[0].points} 分" for k, qs in kinds if qs) + "。"
+                 # e^-1, ln 20, 2Φ(0.354) − 1: not to be done by hand; a paper longer than a meeting
+                 + "可以使用计算器。本卷在单独的测验或考试时段使用，不占本章的课时。")
     if key:
         other = "B" if paper.form == "A" else "A"
         lines.append(f"与 {other} 卷平行：逐题的题型、考查的学习要求与难度相同，没有相同的题。题号后是题库编号（教师指南第 8 节）。")

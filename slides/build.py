@@ -470,10 +470,17 @@ def deck_pages(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide
     titles = {a["name"]: a["zh"] for a in course_build.load_assignments()["assignment"]}  # as course/README.md
     optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"][:5]
     body, lines = "", []
+    # What a path leaves out of class but examines: read after this meeting (plan.toml `reading`).
+    required = teaching_plan.required_reading(plan, path["id"], meeting.number)
+    if required:
+        items = "".join(f"<li>{html.escape(x.stem)} · {_inline(x.zh)}</li>" for x in required)
+        body += f"<p>必读（课上不讲，考试范围内）：</p><ul class=\"small\">{items}</ul>"
+        lines += ["必读（课上不讲，考试范围内）："] + [f"- {x.stem} · {x.zh}" for x in required]
     if meeting.assignments:
+        where = "自己的电脑：`作业/` 文件夹，做完点工具栏的“提交”，把 `提交/` 中的文件上传到学习平台；课程服务器：Nbgrader ▸ Assignment List"
         items = "".join(f"<li><code>{a}</code>：{_inline(titles[a])}</li>" for a in meeting.assignments)
-        body += f"<p>作业（在 Nbgrader ▸ Assignment List 中获取）：</p><ul>{items}</ul>"
-        lines += ["作业（在 Nbgrader ▸ Assignment List 中获取）："] + [f"- `{a}`：{titles[a]}" for a in meeting.assignments]
+        body += f"<p>作业（{_inline(where)}）：</p><ul>{items}</ul>"
+        lines += [f"作业（{where}）："] + [f"- `{a}`：{titles[a]}" for a in meeting.assignments]
     if optional:
         items = "".join(f"<li>{html.escape(x.stem)} · {_inline(x.zh)}</li>" for x in optional)
         body += f"<p>选学（课后自学，标题带【选学】）：</p><ul class=\"small\">{items}</ul>"
@@ -481,7 +488,8 @@ def deck_pages(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide
     if meeting.number < count:
         body += f"<p>下次课：第 {meeting.number + 1} 次课</p>"
         lines.append(f"下次课：第 {meeting.number + 1} 次课")
-    notes = "提醒学生：讲义笔记本可以从头到尾运行，带滑块的图可以自己拖动；选学部分不在考试范围内，除非另行说明。"
+    notes = ("提醒学生：讲义笔记本可以从头到尾运行，带滑块的图可以自己拖动；选学部分不在考试范围内，除非另行说明"
+             + ("；必读部分课上不讲，但在考试范围内。" if required else "。"))
     pages.append(Page("课后", _section_html("课后", body or "<p>本章结束。</p>", notes), lines or ["本章结束。"], [notes]))
     for page in pages:  # the generated slides too (agenda, 课后): nothing a projector would show raw
         if raw_markdown(page.html):

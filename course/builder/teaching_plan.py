@@ -434,7 +434,27 @@ def _check_requirements(raw: dict, paths: list[dict], meetings: dict[str, list[M
             elif note and not missing:
                 problems.append(f"{name}: requirement {rid}: [requirement.elsewhere.{pid}], but path {pid} teaches all "
                                 "its sections: remove the note")
+            reading = note.get("reading") if isinstance(note, dict) else None
+            count = len(meetings.get(pid, []))
+            if reading is not None and not (isinstance(reading, int) and 1 <= reading <= count):
+                problems.append(f"{name}: requirement {rid}: [requirement.elsewhere.{pid}] reading = {reading!r}: "
+                                f"the meeting after which its left-out sections are read, 1..{count}")
     return requirements
+
+
+def required_reading(plan: Plan, path: str, number: int) -> list[Section]:
+    """Sections a path leaves out of class but examines, to be read after its meeting ``number``.
+
+    From ``[requirement.elsewhere.<path>] reading = <meeting>``: the requirement's sections that
+    the path's meetings do not teach (the 课后 slide lists them as 必读, apart from 【选学】).
+    """
+    ids, taught = plan.by_id(), {s.id for m in plan.meetings.get(path, []) for s in m.sections}
+    out: list[Section] = []
+    for req in plan.requirements:
+        note = req.get("elsewhere", {}).get(path)
+        if isinstance(note, dict) and note.get("reading") == number:
+            out += [ids[s] for s in req["sections"] if s not in taught and ids[s] not in out]
+    return sorted(out, key=lambda s: (list(plan.notebooks).index(s.stem), s.index))
 
 
 def requirement_coverage(plan: Plan) -> list[dict]:

@@ -230,3 +230,21 @@ def test_textbook_table_6_3_is_two_tables_of_the_exact_values():
 def test_a_table_slide_that_would_not_fit_is_refused(body, message):
     with pytest.raises(slides.SlideError, match=message):
         slides.parse_slides(f"# s\n## 表\n{body}???\n讲稿\n", "demo.md")
+
+
+def test_the_after_class_slide_lists_the_examined_reading_the_path_skips():
+    """A path that leaves an examined section out of class (plan.toml ``reading``) lists it on the
+    课后 slide as 必读, apart from 【选学】 (which the exam leaves out): the 2-hour path's meeting 1
+    sets 6.1.4, 6.2.3 and 6.2.4 (both 2-hour papers test them); and the assignment line names both
+    ways of getting an assignment (the laptop's 作业/ folder, the class server's Assignment List)."""
+    plan, sources = slides.load_sources()
+    decks = {}
+    for deck, page in _every_page(sources, plan):
+        if page.title == "课后":
+            decks[deck] = page
+    first = decks["2h-1"]
+    reading = first.html.split("必读", 1)[1].split("</ul>", 1)[0]
+    assert "6.1.4" in reading and "6.2.3" in reading and "6.2.4" in reading, reading
+    assert "必读部分课上不讲，但在考试范围内" in "".join(first.notes)
+    assert "必读" not in decks["2h-2"].html and not any("必读" in p.html for d, p in decks.items() if d.startswith("4h"))
+    assert "作业/" in first.html and "Assignment List" in first.html
