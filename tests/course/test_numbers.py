@@ -10,6 +10,7 @@ Randomized checks use fixed seeds; where a statistical tolerance is stated it is
 
 from __future__ import annotations
 
+import json
 import itertools
 import math
 import re
@@ -495,3 +496,14 @@ def test_privacy_budget_task_calls_the_25_59_cell_an_erratum():
                      and c.cell_type == "markdown")
     assert "教材印 25.59%，精确值 27.73%" in cell and "printed 25.59%, exact 27.73%" in cell
     assert "略有出入" not in cell and "differ slightly" not in cell
+
+
+def test_every_assignment_says_how_to_submit_on_a_laptop_and_on_the_server():
+    """The first cell of each released assignment names both ways to hand in, in both languages: the
+    toolbar's 提交 on a laptop (where there is no Nbgrader menu: a student following only the menu
+    could not submit) and Nbgrader ▸ Assignment List on the class server."""
+    for a in ASSIGNMENTS:
+        first = "".join(json.loads((ROOT / "release" / a / f"{a}.ipynb").read_text(encoding="utf-8"))["cells"][0]["source"])
+        zh, _, en = first.partition("\n---\n")
+        for part, toolbar in ((zh, "点笔记本工具栏上的 **提交**"), (en, "press **提交** in the notebook's toolbar")):
+            assert toolbar in part and "`提交/" in part and "Assignment List" in part, (a, part[-400:])
