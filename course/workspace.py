@@ -140,6 +140,23 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _content_sha(rel: str, data: bytes) -> str | None:
+    """The digest of what a reader of a notebook wrote: its cells' types and sources.
+
+    Opening a notebook rewrites it (autosave adds the kernel's ``language_info``; running adds
+    outputs and execution counts): none of that is the student's work, and a notebook that differs
+    from the copied one only there takes the course's update. Other files: None (bytes decide)."""
+    if not rel.endswith(".ipynb"):
+        return None
+    try:
+        cells = json.loads(data.decode("utf-8"))["cells"]
+        text = [[c.get("cell_type"), "".join(c["source"]) if isinstance(c.get("source"), list) else c.get("source")]
+                for c in cells]
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        return None
+    return _sha(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+
+
 def _read_json(path: Path) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -168,11 +185,14 @@ def sync(workspace: Path, root: Path = ROOT) -> dict[str, list[str]]:
 
     Returns ``{"added", "updated", "beside", "restored"}`` -> workspace paths. A file is the
     student's changed copy when its digest differs from the digest of what was last copied
-    (``.dp-course/manifest.json``); autosave of an opened notebook counts as a change.
+    (``.dp-course/manifest.json``); for a notebook, when its cells' sources differ (opening or
+    running it, which changes metadata and outputs, is not a change).
     """
     state = workspace / STATE_DIR
     manifest_path = state / MANIFEST
-    manifest: dict[str, str] = _read_json(manifest_path).get("files", {})
+    saved = _read_json(manifest_path)
+    manifest: dict[str, str] = saved.get("files", {})
+    contents: dict[str, str] = saved.get("content", {})   # absent in a manifest of before 2026-11-29
     done: dict[str, list[str]] = {"added": [], "updated": [], "beside": [], "restored": []}
     for rel, data in course_files(root).items():
         digest, dest = _sha(data), workspace / rel
@@ -181,7 +201,10 @@ def sync(workspace: Path, root: Path = ROOT) -> dict[str, list[str]]:
             _write(dest, data)
             done["restored" if copied else "added"].append(rel)
         elif copied != digest:       # the course changed this file since it was copied (or never copied it)
-            if _sha(dest.read_bytes()) in (copied, digest):
+            current = dest.read_bytes()
+            content = _content_sha(rel, current)
+            if _sha(current) in (copied, digest) or (content is not None and content in (
+                    contents.get(rel), _content_sha(rel, data))):
                 _write(dest, data)
                 if copied:
                     done["updated"].append(rel)
@@ -189,9 +212,13 @@ def sync(workspace: Path, root: Path = ROOT) -> dict[str, list[str]]:
                 _write(workspace / beside(rel), data)
                 done["beside"].append(beside(rel))
         manifest[rel] = digest
+        content = _content_sha(rel, data)
+        if content is not None:
+            contents[rel] = content
     (workspace / UPLOAD_DIR).mkdir(parents=True, exist_ok=True)
     state.mkdir(parents=True, exist_ok=True)
-    _write(manifest_path, json.dumps({"files": manifest}, ensure_ascii=False, indent=1).encode("utf-8"))
+    _write(manifest_path, json.dumps({"files": manifest, "content": contents}, ensure_ascii=False,
+                                     indent=1).encode("utf-8"))
     return done
 
 

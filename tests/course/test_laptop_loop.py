@@ -79,11 +79,39 @@ def test_first_launch_copies_lectures_and_assignments_in_the_course_order(tmp_pa
     assert not names & {"source", "build.py", "launcher.py", "_src", "nbgrader_config.py", "teacher-guide.md"}
 
 
+def test_a_notebook_only_opened_or_run_still_takes_the_update(tmp_path):
+    """Opening a lecture rewrites it (JupyterLab's autosave adds the kernel's ``language_info``), running
+    it adds outputs: neither is the student's work, so the course's next fix replaces it (a student who
+    had opened every lecture kept reading the old text after every update, browser walkthrough of
+    session 14). Her own cell, or an edited one, still keeps her copy and puts the fix beside it."""
+    course, work = _course_copy(tmp_path / "course"), tmp_path / "work"
+    ws.sync(work, course)
+    opened, run, edited = work / "6.1-basics.ipynb", work / "6.2-laplace.ipynb", work / "6.4-randomized-response.ipynb"
+    for path in (opened, run, edited):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        notebook["metadata"]["language_info"].update(codemirror_mode={"name": "ipython", "version": 3},
+                                                     file_extension=".py", mimetype="text/x-python", version="3.12.3")
+        if path == run:
+            code = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+            code["outputs"], code["execution_count"] = [{"output_type": "stream", "name": "stdout", "text": "1\n"}], 1
+        if path == edited:
+            code = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+            code["source"] = "# 我改过\n" + "".join(code["source"])
+        path.write_text(json.dumps(notebook, ensure_ascii=False, indent=1), encoding="utf-8")
+    for rel in ("course/6.1-basics.ipynb", "course/6.2-laplace.ipynb", "course/6.4-randomized-response.ipynb"):
+        _edit(course / rel, "UPDATE-5c1d 勘误")
+    done = ws.sync(work, course)
+    assert sorted(done["updated"]) == ["6.1-basics.ipynb", "6.2-laplace.ipynb"], done
+    assert done["beside"] == ["6.4-randomized-response-新版.ipynb"], done
+    assert "UPDATE-5c1d" in opened.read_text(encoding="utf-8") and "UPDATE-5c1d" in run.read_text(encoding="utf-8")
+    assert "我改过" in edited.read_text(encoding="utf-8") and "UPDATE-5c1d" not in edited.read_text(encoding="utf-8")
+
+
 def test_an_update_adds_and_updates_without_touching_the_students_edits(tmp_path, capsys):
     course, work = _course_copy(tmp_path / "course"), tmp_path / "work"
     assert launcher.prepare_workspace(course, work) == work
     assert "你的课程文件夹" in capsys.readouterr().err
-    # she edits (or only opens: autosave) a lecture and an assignment, and deletes one lecture
+    # she edits a lecture and an assignment (adds a cell), and deletes one lecture
     _edit(work / "6.2-laplace.ipynb", "我的笔记")
     _edit(work / ws.assignment_folder("laplace") / "laplace.ipynb", "我的答案")
     (work / "6.3-exponential.ipynb").unlink()
