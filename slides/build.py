@@ -468,7 +468,7 @@ def deck_pages(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide
             pages.append(Page(slide.title, _section_html(slide.title, body, notes, crumb, classes),
                               [] if figure else list(slide.body), notes_md, f"{s.stem} · {s.zh}", figure, caption))
     titles = {a["name"]: a["zh"] for a in course_build.load_assignments()["assignment"]}  # as course/README.md
-    optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"][:5]
+    optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"]
     body, lines = "", []
     # What a path leaves out of class but examines: read after this meeting (plan.toml `reading`).
     required = teaching_plan.required_reading(plan, path["id"], meeting.number)
@@ -482,9 +482,13 @@ def deck_pages(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide
         body += f"<p>作业（{_inline(where)}）：</p><ul>{items}</ul>"
         lines += [f"作业（{where}）："] + [f"- `{a}`：{titles[a]}" for a in meeting.assignments]
     if optional:
-        items = "".join(f"<li>{html.escape(x.stem)} · {_inline(x.zh)}</li>" for x in optional)
-        body += f"<p>选学（课后自学，标题带【选学】）：</p><ul class=\"small\">{items}</ul>"
-        lines += ["选学（课后自学，标题带【选学】）："] + [f"- {x.stem} · {x.zh}" for x in optional]
+        # one slide holds about eight list items: the 必读 ones first, then as many 选学 as fit
+        shown = optional[:max(2, 5 - len(required))]
+        head = (f"选学（课后自学，标题带【选学】）：" if len(shown) == len(optional)
+                else f"选学（课后自学，标题带【选学】，共 {len(optional)} 节，例如）：")
+        items = "".join(f"<li>{html.escape(x.stem)} · {_inline(x.zh)}</li>" for x in shown)
+        body += f"<p>{head}</p><ul class=\"small\">{items}</ul>"
+        lines += [head] + [f"- {x.stem} · {x.zh}" for x in shown]
     if meeting.number < count:
         body += f"<p>下次课：第 {meeting.number + 1} 次课</p>"
         lines.append(f"下次课：第 {meeting.number + 1} 次课")
