@@ -413,9 +413,11 @@ LAB_SETTINGS = SRV / "lab-settings"
 # is 0700, so links into it would leave every person's JupyterLab without its application.
 _lab_app = next((p for p in (VENV_BIN.parent / "share" / "jupyter" / "lab", Path(sys.prefix) / "share" / "jupyter" / "lab")
                  if p.is_dir()))
-# as .lab-settings/overrides.json for `make lab`: the course's language, and autosave every 30 s
+# as .lab-settings/overrides.json for `make lab`: the course's language, autosave every 30 s, and no
+# "receive Jupyter news?" toast over the figures (nor its requests to jupyter.org)
 _language = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALE},
-             "@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": 30}}
+             "@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": 30},
+             "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
 _overrides = {
     "student": _language,
     "instructor": {**_language, "@jupyterlab/mainmenu-extension:plugin": {"menus": [{

@@ -169,6 +169,10 @@ def test_fresh_copy_without_make_reaches_jupyterlab_in_chinese(tmp_path):
         _, body = _get(f"{url}/lab/api/settings/@jupyterlab/translation-extension:plugin", token)
         plugin = json.loads(body)          # .lab-settings/overrides.json changes the schema's default
         assert plugin["settings"].get("locale", plugin["schema"]["properties"]["locale"]["default"]) == "zh_CN"
+        # no "receive Jupyter news?" toast over a student's figures at every launch (browser walkthrough, s14)
+        _, body = _get(f"{url}/lab/api/settings/@jupyterlab/apputils-extension:notification", token)
+        plugin = json.loads(body)
+        assert plugin["schema"]["properties"]["fetchNews"]["default"] == "false", plugin["schema"]["properties"]["fetchNews"]
         _, body = _get(f"{url}/lab", token)
         assert b'"dp-course-submit"' in body, "the course's Submit extension is not loaded"
         config = json.loads(re.search(rb'<script id="jupyter-config-data" type="application/json">(.*?)</script>',

@@ -130,6 +130,7 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     student_lab = json.loads((lab / "student" / "settings" / "overrides.json").read_text())
     teacher_lab = json.loads((lab / "instructor" / "settings" / "overrides.json").read_text())
     assert student_lab["@jupyterlab/translation-extension:plugin"]["locale"] == "zh_CN"
+    assert all(lab_["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false" for lab_ in (student_lab, teacher_lab))
     assert "@jupyterlab/mainmenu-extension:plugin" not in student_lab
     item = teacher_lab["@jupyterlab/mainmenu-extension:plugin"]["menus"][0]["items"][0]
     assert item["args"]["url"] == "http://dp-course--service.hub.localhost:8000/services/dp-course/formgrader"
