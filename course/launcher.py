@@ -44,6 +44,8 @@ STUDENT_REQUIREMENTS = "requirements-student.txt"
 #: The oldest Python the pins install on (numpy 2.4.6 and nbgrader 0.9.6 require 3.11;
 #: tests/course/test_laptop_loop.py resolves them for 3.11-3.13 on Windows, macOS and Linux).
 MIN_PYTHON = (3, 11)
+#: The newest Python the pins were resolved for: a newer one is tried, with a warning.
+TESTED_PYTHON = (3, 13)
 #: Written into the environment after the student's packages went in: the digest of what went in.
 INSTALLED_MARK = ".dp-course-student"
 #: The student's JupyterLab server settings (JUPYTER_CONFIG_PATH): the submit endpoint, the
@@ -74,6 +76,11 @@ SAY = {
                    "(the course's numpy 2.4.6 and nbgrader 0.9.6 require 3.11). Install Python 3.12 from "
                    "python.org (Windows: run py -3.12 -m course lab) or, on Ubuntu 22.04, python3.11 and "
                    "python3.11-venv (then python3.11 -m course lab)."),
+    "new_python": ("注意：Python {version} 比本课程测试过的版本（3.11、3.12、3.13）新，课程固定的软件包可能还没有"
+                   "它的安装包；如果下面的安装失败，请从 https://www.python.org/downloads/ 安装 Python 3.13，再用 "
+                   "py -3.13 -m course lab（Windows）或 python3.13 -m course lab 启动。/ Python {version} is newer than "
+                   "the course was tested with (3.11-3.13); if the install below fails, install Python 3.13 and run "
+                   "py -3.13 -m course lab (Windows) or python3.13 -m course lab."),
     "start": "启动 JupyterLab（内核使用 {transport}）/ starting JupyterLab (kernels over {transport})",
     "ask_id": "请输入你的学号（只需输入一次，会记在课程文件夹里）/ your student id (asked once, remembered): ",
     "no_id": ("还没有学号：请运行 python -m course submit {assignment} --student-id <你的学号> / no student id yet: "
@@ -94,6 +101,8 @@ def say(key: str, **values) -> None:
 def python_supported(version: tuple[int, ...] | None = None) -> bool:
     """Whether this Python can install the pins; says why not (Chinese, then English) when it cannot."""
     version = tuple(sys.version_info[:3]) if version is None else tuple(version)
+    if version[:2] > TESTED_PYTHON:
+        say("new_python", version=".".join(str(part) for part in version))
     if version[:2] >= MIN_PYTHON:
         return True
     say("old_python", version=".".join(str(part) for part in version))
@@ -144,11 +153,13 @@ def ensure_environment(root: Path = ROOT) -> Path:
     # pip inherits this environment: PIP_INDEX_URL, PIP_TRUSTED_HOST, pip's config files.
     # A current pip first: the one venv bundles (23.2 with Python 3.11) takes 30 s to resolve the
     # requirements against a full index, pip 26 10 s. Not fatal: the bundled pip installs them too.
-    subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "--upgrade", "pip"],
+    # -q for the two short steps (pip itself, the course's own package: its build backend's
+    # "editable installation" banner alarmed a student); the long one keeps pip's progress lines.
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--upgrade", "pip"],
                    cwd=root)
     for step in ([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-r",
                   str(root / STUDENT_REQUIREMENTS)],
-                 [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-deps", "-e",
+                 [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "-e",
                   str(root)]):
         done = subprocess.run(step, cwd=root)
         if done.returncode != 0:

@@ -422,6 +422,16 @@ def test_an_old_python_is_told_in_chinese_before_anything_is_installed(monkeypat
     said = capsys.readouterr().err
     assert said.startswith("需要 Python 3.11 或更新的版本") and "当前是 3.10.12" in said and "Python 3.11 or newer" in said
     assert launcher.python_supported((3, 11, 0)) and not launcher.python_supported((3, 9, 18))
+    capsys.readouterr()
+    assert launcher.python_supported((3, 13, 1)) and not capsys.readouterr().err
+
+
+def test_a_newer_python_than_tested_is_tried_with_a_chinese_warning(capsys):
+    """python.org's default download may be newer than the pins were resolved for: the launcher goes on,
+    saying in Chinese first which version to install if the packages do not install."""
+    assert launcher.python_supported((3, 14, 0))
+    said = capsys.readouterr().err
+    assert said.startswith("注意：Python 3.14.0 比本课程测试过的版本") and "py -3.13 -m course lab" in said
 
 
 def test_the_launcher_still_parses_on_old_pythons():
