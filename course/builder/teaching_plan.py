@@ -476,14 +476,14 @@ def requirement_coverage(plan: Plan) -> list[dict]:
 _NUMBERED = re.compile(r"^(\d+\.\d+(?:\.\d+)?)\s")
 POSITION = "{{POSITION}}"
 _POS = {
-    "zh": {"lead": "**在课程中的位置**（由教学计划 `_src/plan.toml` 生成）：", "sep": "、", "semi": "；", "gap": "",
+    "zh": {"lead": "**在课程中的位置**（由课程的教学计划生成）：", "sep": "、", "semi": "；", "gap": "",
            "meeting": "{path}方案在第 {n} 次课讲 {sections}", "more": "第 {n} 次课讲 {sections}",
            "none": "{path}方案的课上不讲本笔记本，可课后阅读",
            "left": "；{sections} 只在 {others}方案的课上讲，{path}方案请课后自学",
            "textbook": "教材的建议进度：{schedule}。", "optional": "标【选学】的小节在任何方案中都不在课上讲，供课后自学。",
            "lab": "本笔记本是选学的拓展实验：各小节都标为【选学】，不在任何课时方案的课上讲。",
            "end": "。", "and": "和"},
-    "en": {"lead": "**Where this sits** (generated from the teaching plan, `_src/plan.toml`):", "sep": ", ",
+    "en": {"lead": "**Where this sits** (generated from the course's teaching plan):", "sep": ", ",
            "semi": "; ", "gap": " ", "meeting": "the {path} plan teaches {sections} in meeting {n}",
            "more": "{sections} in meeting {n}",
            "none": "the {path} plan does not teach this notebook in class (read it after class)",
