@@ -498,7 +498,7 @@ def _results(own, keep):
     done, payload = [], bytearray()
     for index, (tree, mine) in enumerate(own):
         if keep is None or index in keep or index == len(own) - 1:
-            done.append(_shift(tree, len(payload)))
+            done.append(_shift(tree, len(payload)) if mine else tree)  # no bytes: no array offset to move
             payload += mine
         else:
             done.append(None)

@@ -49,6 +49,9 @@ MAX_DEPTH = 40
 MAX_STR = 1 << 20
 MAX_DIMS = 8
 _FRAME = struct.Struct(">II")
+#: A list whose items are all of these types crosses in one step, not item by item: a ledger's list
+#: of charges or a batch's results held most of the nodes of a privacy_budget submission (issue 36).
+_FLOATS = {float}
 
 
 class WireError(Exception):
@@ -145,6 +148,8 @@ def _encode(value, payload, generators, depth, containers=None):
     if kind is int or kind is str or kind is bool or value is None:
         return value
     if kind is list and containers is None:
+        if len(value) > 1 and depth < MAX_DEPTH and set(map(type, value)) == _FLOATS and math.isfinite(sum(value)):
+            return list(value)  # finite floats (a finite sum has no nan or inf) cross as they are, as below
         return [_encode(v, payload, generators, depth + 1) for v in value]
     if kind is tuple:
         return {"$t": [_encode(v, payload, generators, depth + 1, containers) for v in value]}
@@ -248,6 +253,12 @@ def _decode(tree, payload, generators, depth, budget, containers=None, refs=None
             raise WireError("string too long")
         return tree
     if type(tree) is list:
+        if containers is None and len(tree) > 1 and depth < MAX_DEPTH and set(map(type, tree)) == _FLOATS:
+            # a list of floats (a ledger's charges, results of a batch) is what the loop below makes of it
+            budget[0] -= len(tree)
+            if budget[0] < 0:
+                raise WireError("data too large or nested too deeply")
+            return list(tree)
         out = []
         if containers is not None:
             containers.append(out)
