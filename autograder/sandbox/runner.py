@@ -111,7 +111,9 @@ def _arm(seconds):
     running nor waiting for a CPU (nor waiting for the judge): ``_WALL`` times ``seconds``.
     """
     signal.setitimer(signal.ITIMER_PROF, seconds)
-    _STEP.update(limit=seconds * _WALL[0] if seconds else 0.0, wall=time.monotonic(), run=_runnable(), judge=0.0)
+    # disarmed (0), nothing reads the clock: /proc/self/schedstat is read only when arming
+    _STEP.update(limit=seconds * _WALL[0] if seconds else 0.0, wall=time.monotonic(),
+                 run=_runnable() if seconds else None, judge=0.0)
     signal.setitimer(signal.ITIMER_REAL, seconds * _WALL[0])
 
 
@@ -394,6 +396,8 @@ def _begin_step(generators, step):
 #: Bytes of results (arrays and JSON) after which a ``{"calls"}`` request stops early: the judge
 #: sends the rest again, so no honest result list ever meets the channel's own limits.
 CALLS_BYTES = 2 << 20
+#: ``json.dumps(tree, allow_nan=False)`` without building an encoder for each result.
+_JSON = json.JSONEncoder(allow_nan=False).encode
 
 
 class _Unresolved(Exception):
@@ -469,7 +473,7 @@ def _serve_calls(request, data, namespace, call_timeout):
                 if returned_generators:
                     raise TypeError("a random generator cannot be returned")
                 if keep is None or index in keep:
-                    size += len(json.dumps(tree, allow_nan=False)) + len(mine)
+                    size += len(_JSON(tree)) + len(mine)
             except (TypeError, ValueError, RecursionError) as exc:
                 reply["error"] = {"type": "TypeError", "message": f"{step['call']} returned a value that "
                                   f"cannot be graded: {_text(exc)}"[:MESSAGE_CAP]}

@@ -121,13 +121,14 @@ class Output:
         self.index, self.item = index, item
 
 
-def encode(value, payload: bytearray, generators: list, containers: list | None = None) -> object:
+def encode(value, payload: bytearray, generators: list, containers: list | None = None, depth: int = 0) -> object:
     """``value`` as a JSON tree; arrays appended to ``payload``, generators to ``generators``.
 
     ``containers``, when given, receives every list, dict and array of ``value`` in
     the order :func:`decode` meets them (so both sides can name them by index).
+    ``depth``: how deep ``value`` sits in the tree it is part of (1: an item of a call's arguments).
     """
-    return _encode(value, payload, generators, 0, containers)
+    return _encode(value, payload, generators, depth, containers)
 
 
 def _name(dtype) -> str:
@@ -276,9 +277,9 @@ def _decode(tree, payload, generators, depth, budget, containers=None, refs=None
         out.update([(str(k)[:MAX_STR], _decode(v, payload, generators, depth + 1, budget, containers, refs))
                     for k, v in tree["$d"].items()])
         return out
-    if set(tree) == {"$f"} and tree["$f"] in ("nan", "inf", "-inf"):
+    if len(tree) == 1 and "$f" in tree and tree["$f"] in ("nan", "inf", "-inf"):
         return float(tree["$f"])
-    if set(tree) == {"$s", "v"} and tree["$s"] in DTYPES:
+    if len(tree) == 2 and "$s" in tree and "v" in tree and tree["$s"] in DTYPES:
         v = tree["v"]
         if type(v) is list and len(v) == 2:
             v = complex(_as_float(v[0]), _as_float(v[1]))
@@ -291,14 +292,14 @@ def _decode(tree, payload, generators, depth, budget, containers=None, refs=None
                 return DTYPES[tree["$s"]].type(v)
         except (OverflowError, ValueError, TypeError):
             raise WireError("numpy scalar out of range") from None
-    if set(tree) == {"$a", "dtype", "shape"}:
+    if len(tree) == 3 and "$a" in tree and "dtype" in tree and "shape" in tree:
         arr = _array(tree, payload, budget[1])
         if containers is not None:
             containers.append(arr)
         return arr
-    if set(tree) == {"$r"} and type(tree["$r"]) is int and refs is not None and 0 <= tree["$r"] < len(refs):
+    if len(tree) == 1 and "$r" in tree and type(tree["$r"]) is int and refs is not None and 0 <= tree["$r"] < len(refs):
         return refs[tree["$r"]]
-    if set(tree) == {"$g"} and type(tree["$g"]) is int and generators is not None \
+    if len(tree) == 1 and "$g" in tree and type(tree["$g"]) is int and generators is not None \
             and 0 <= tree["$g"] < len(generators):
         return generators[tree["$g"]]
     raise WireError("unexpected object in data")
