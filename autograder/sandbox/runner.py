@@ -374,6 +374,13 @@ def _copier(value):
         parts = [_copier(v) for v in value]
         if not any(parts):
             return value.copy if kind is list else (lambda: value)
+        if kind is tuple and len(value) == 2 and all(parts):  # (args, kwargs)
+            first, second = parts
+            return lambda: (first(), second())
+        if kind is tuple and sum(1 for p in parts if p) == 1:  # one array among numbers and generators
+            i = next(i for i, p in enumerate(parts) if p)
+            head, part, tail = value[:i], parts[i], value[i + 1:]
+            return lambda: head + (part(),) + tail
         if kind is list:
             return lambda: [p() if p else v for p, v in zip(parts, value)]
         return lambda: tuple([p() if p else v for p, v in zip(parts, value)])
@@ -390,7 +397,8 @@ def _begin_step(generators, step):
     (a generator of its own, handed over in an earlier call after many exchanges, ends with that call,
     as in a loop of single calls); the judge counts the exchanges of each call on its own."""
     for rng in generators:
-        rng.__dict__.update(_step=step, _own=None)
+        d = rng.__dict__
+        d["_step"], d["_own"] = step, None
 
 
 #: Bytes of results (arrays and JSON) after which a ``{"calls"}`` request stops early: the judge
