@@ -245,7 +245,8 @@ class Proxy:
                 try:
                     chunk.append((proxy.__name__, tuple([_output_ref(a, results, start) if isinstance(a, Output)
                                                          else a for a in args]),
-                                  {k: _output_ref(v, results, start) for k, v in kwargs.items()}, args, kwargs))
+                                  {k: _output_ref(v, results, start) for k, v in kwargs.items()} if kwargs else {},
+                                  args, kwargs))
                 except (IndexError, KeyError, TypeError) as exc:  # as the loop fails to take an item
                     error = exc
                     break
@@ -471,7 +472,8 @@ def _encode_steps(chunk, payload: bytearray, generators: list) -> list:
                 memo[key] = tree  # value stays alive in chunk: its id is not reused meanwhile
             used.add(key)
             trees.append(tree)
-        calls.append({"call": name, "args": {"$t": trees}, "kwargs": wire.encode(kwargs, payload, generators)})
+        calls.append({"call": name, "args": {"$t": trees},
+                      "kwargs": wire.encode(kwargs, payload, generators) if kwargs else {"$d": {}}})
     return calls
 
 
