@@ -135,6 +135,9 @@ def draw_cycle(rng, cycle, count: int, payload: bytearray | None) -> list:
     if payload is None:
         return []
     values = np.asarray(values, dtype="<f8")
+    if all(scalar for _, scalar, _ in entries) and bool(np.isfinite(values).all()):
+        # finite scalars only (a loop of rng.laplace(0, b)): each entry's tree is its float, as below
+        return values.tolist()
     base, listed = len(payload), values.tolist()
     if array_bytes:
         payload += values.tobytes()
@@ -252,7 +255,7 @@ class Served:
         # Only where the plan starts is kept: the state before any entry is found by drawing the entries
         # before it again (settle), which costs less than a state per entry.
         self.pending = ("plan", (start, len(trees)), cycle)
-        if trees and all(type(tree) is float for tree in trees):
+        if trees and set(map(type, trees)) == {float}:
             # Finite scalars only (the usual loop of rng.laplace(0, b)): one array, not a JSON number each
             # (formatting and parsing them cost the judge and the sandbox more than drawing them).
             offset = len(payload)

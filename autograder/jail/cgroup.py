@@ -186,8 +186,12 @@ class Cgroup:
         if folder is None:
             return None
         for n in names:
-            try:
-                text = (folder / n).read_text()
+            try:  # os.open/os.read, not Path.read_text: read at every exchange with the sandbox (3x cheaper)
+                fd = os.open(f"{folder}/{n}", os.O_RDONLY)
+                try:
+                    text = os.read(fd, 1 << 16).decode("ascii", "replace")
+                finally:
+                    os.close(fd)
             except OSError:
                 continue
             if key is None:

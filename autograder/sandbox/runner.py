@@ -111,7 +111,9 @@ def _arm(seconds):
     running nor waiting for a CPU (nor waiting for the judge): ``_WALL`` times ``seconds``.
     """
     signal.setitimer(signal.ITIMER_PROF, seconds)
-    _STEP.update(limit=seconds * _WALL[0] if seconds else 0.0, wall=time.monotonic(), run=_runnable(), judge=0.0)
+    # disarmed (0), nothing reads the clock: /proc/self/schedstat is read only when arming
+    _STEP.update(limit=seconds * _WALL[0] if seconds else 0.0, wall=time.monotonic(),
+                 run=_runnable() if seconds else None, judge=0.0)
     signal.setitimer(signal.ITIMER_REAL, seconds * _WALL[0])
 
 
@@ -372,6 +374,13 @@ def _copier(value):
         parts = [_copier(v) for v in value]
         if not any(parts):
             return value.copy if kind is list else (lambda: value)
+        if kind is tuple and len(value) == 2 and all(parts):  # (args, kwargs)
+            first, second = parts
+            return lambda: (first(), second())
+        if kind is tuple and sum(1 for p in parts if p) == 1:  # one array among numbers and generators
+            i = next(i for i, p in enumerate(parts) if p)
+            head, part, tail = value[:i], parts[i], value[i + 1:]
+            return lambda: head + (part(),) + tail
         if kind is list:
             return lambda: [p() if p else v for p, v in zip(parts, value)]
         return lambda: tuple([p() if p else v for p, v in zip(parts, value)])
@@ -388,12 +397,15 @@ def _begin_step(generators, step):
     (a generator of its own, handed over in an earlier call after many exchanges, ends with that call,
     as in a loop of single calls); the judge counts the exchanges of each call on its own."""
     for rng in generators:
-        rng.__dict__.update(_step=step, _own=None)
+        d = rng.__dict__
+        d["_step"], d["_own"] = step, None
 
 
 #: Bytes of results (arrays and JSON) after which a ``{"calls"}`` request stops early: the judge
 #: sends the rest again, so no honest result list ever meets the channel's own limits.
 CALLS_BYTES = 2 << 20
+#: ``json.dumps(tree, allow_nan=False)`` without building an encoder for each result.
+_JSON = json.JSONEncoder(allow_nan=False).encode
 
 
 class _Unresolved(Exception):
@@ -469,7 +481,7 @@ def _serve_calls(request, data, namespace, call_timeout):
                 if returned_generators:
                     raise TypeError("a random generator cannot be returned")
                 if keep is None or index in keep:
-                    size += len(json.dumps(tree, allow_nan=False)) + len(mine)
+                    size += len(_JSON(tree)) + len(mine)
             except (TypeError, ValueError, RecursionError) as exc:
                 reply["error"] = {"type": "TypeError", "message": f"{step['call']} returned a value that "
                                   f"cannot be graded: {_text(exc)}"[:MESSAGE_CAP]}
@@ -498,7 +510,7 @@ def _results(own, keep):
     done, payload = [], bytearray()
     for index, (tree, mine) in enumerate(own):
         if keep is None or index in keep or index == len(own) - 1:
-            done.append(_shift(tree, len(payload)))
+            done.append(_shift(tree, len(payload)) if mine else tree)  # no bytes: no array offset to move
             payload += mine
         else:
             done.append(None)

@@ -49,6 +49,9 @@ MAX_DEPTH = 40
 MAX_STR = 1 << 20
 MAX_DIMS = 8
 _FRAME = struct.Struct(">II")
+#: A list whose items are all of these types crosses in one step, not item by item: a ledger's list
+#: of charges or a batch's results held most of the nodes of a privacy_budget submission (issue 36).
+_FLOATS = {float}
 
 
 class WireError(Exception):
@@ -118,13 +121,14 @@ class Output:
         self.index, self.item = index, item
 
 
-def encode(value, payload: bytearray, generators: list, containers: list | None = None) -> object:
+def encode(value, payload: bytearray, generators: list, containers: list | None = None, depth: int = 0) -> object:
     """``value`` as a JSON tree; arrays appended to ``payload``, generators to ``generators``.
 
     ``containers``, when given, receives every list, dict and array of ``value`` in
     the order :func:`decode` meets them (so both sides can name them by index).
+    ``depth``: how deep ``value`` sits in the tree it is part of (1: an item of a call's arguments).
     """
-    return _encode(value, payload, generators, 0, containers)
+    return _encode(value, payload, generators, depth, containers)
 
 
 def _name(dtype) -> str:
@@ -145,6 +149,8 @@ def _encode(value, payload, generators, depth, containers=None):
     if kind is int or kind is str or kind is bool or value is None:
         return value
     if kind is list and containers is None:
+        if len(value) > 1 and depth < MAX_DEPTH and set(map(type, value)) == _FLOATS and math.isfinite(sum(value)):
+            return list(value)  # finite floats (a finite sum has no nan or inf) cross as they are, as below
         return [_encode(v, payload, generators, depth + 1) for v in value]
     if kind is tuple:
         return {"$t": [_encode(v, payload, generators, depth + 1, containers) for v in value]}
@@ -248,6 +254,12 @@ def _decode(tree, payload, generators, depth, budget, containers=None, refs=None
             raise WireError("string too long")
         return tree
     if type(tree) is list:
+        if containers is None and len(tree) > 1 and depth < MAX_DEPTH and set(map(type, tree)) == _FLOATS:
+            # a list of floats (a ledger's charges, results of a batch) is what the loop below makes of it
+            budget[0] -= len(tree)
+            if budget[0] < 0:
+                raise WireError("data too large or nested too deeply")
+            return list(tree)
         out = []
         if containers is not None:
             containers.append(out)
@@ -265,9 +277,9 @@ def _decode(tree, payload, generators, depth, budget, containers=None, refs=None
         out.update([(str(k)[:MAX_STR], _decode(v, payload, generators, depth + 1, budget, containers, refs))
                     for k, v in tree["$d"].items()])
         return out
-    if set(tree) == {"$f"} and tree["$f"] in ("nan", "inf", "-inf"):
+    if len(tree) == 1 and "$f" in tree and tree["$f"] in ("nan", "inf", "-inf"):
         return float(tree["$f"])
-    if set(tree) == {"$s", "v"} and tree["$s"] in DTYPES:
+    if len(tree) == 2 and "$s" in tree and "v" in tree and tree["$s"] in DTYPES:
         v = tree["v"]
         if type(v) is list and len(v) == 2:
             v = complex(_as_float(v[0]), _as_float(v[1]))
@@ -280,14 +292,14 @@ def _decode(tree, payload, generators, depth, budget, containers=None, refs=None
                 return DTYPES[tree["$s"]].type(v)
         except (OverflowError, ValueError, TypeError):
             raise WireError("numpy scalar out of range") from None
-    if set(tree) == {"$a", "dtype", "shape"}:
+    if len(tree) == 3 and "$a" in tree and "dtype" in tree and "shape" in tree:
         arr = _array(tree, payload, budget[1])
         if containers is not None:
             containers.append(arr)
         return arr
-    if set(tree) == {"$r"} and type(tree["$r"]) is int and refs is not None and 0 <= tree["$r"] < len(refs):
+    if len(tree) == 1 and "$r" in tree and type(tree["$r"]) is int and refs is not None and 0 <= tree["$r"] < len(refs):
         return refs[tree["$r"]]
-    if set(tree) == {"$g"} and type(tree["$g"]) is int and generators is not None \
+    if len(tree) == 1 and "$g" in tree and type(tree["$g"]) is int and generators is not None \
             and 0 <= tree["$g"] < len(generators):
         return generators[tree["$g"]]
     raise WireError("unexpected object in data")

@@ -411,6 +411,23 @@ def call_sequence(steps: list[tuple[Callable, tuple]], keep=None) -> tuple[list,
     return results, error
 
 
+def _call_batch(func: Callable, calls: list[tuple]) -> tuple[list, Callable[[], None]]:
+    """``[func(*args) for args in calls]`` made by :func:`call_sequence` (one round trip in grading,
+    not one per call): the results made, and a function raising what :func:`_call` raises for the call
+    that failed (nothing if none did). The caller checks the results in order, then calls it: the
+    first problem is the one a loop of :func:`_call` meets."""
+    results, error = call_sequence([(func, tuple(args)) for args in calls])
+
+    def fail() -> None:
+        if error is not None:
+            _call(lambda *_: _reraise(error), *calls[len(results)], name=getattr(func, "__name__", "function"))
+    return results, fail
+
+
+def _reraise(error: Exception):
+    raise error
+
+
 def _output(value: Any, results: list) -> Any:
     if isinstance(value, Output):
         found = results[value.index]

@@ -40,6 +40,7 @@ from helpers.checks.core import (
     ALPHA,
     CheckFailure,
     _call,
+    _call_batch,
     _expect_value_error,
     _fail,
     _passed,
@@ -370,8 +371,8 @@ def check_grr_perturb_privacy(grr_perturb: Callable, seed: int | None = None, *,
 # --- grr_estimate ----------------------------------------------------------------------
 
 
-def _estimate(grr_estimate: Callable, reports: np.ndarray, k: int, epsilon: float) -> np.ndarray:
-    out = _call(grr_estimate, reports, k, epsilon)
+def _estimate(grr_estimate: Callable, reports: np.ndarray, k: int, epsilon: float, *made) -> np.ndarray:
+    out = made[0] if made else _call(grr_estimate, reports, k, epsilon)  # made: what a batch's call returned
     try:
         arr = np.asarray(out, dtype=float)
     except (TypeError, ValueError):
@@ -491,9 +492,11 @@ def check_grr_estimate_unbiased(grr_estimate: Callable, seed: int | None = None,
     true_counts[0] += n - true_counts.sum()
     values = np.repeat(np.arange(k, dtype=np.int64), true_counts)
     estimates = np.empty((runs, k))
-    for r in range(runs):
-        reports = _reference_perturb(values, k, epsilon, rng)
-        estimates[r] = _estimate(grr_estimate, reports, k, epsilon)
+    batch = [_reference_perturb(values, k, epsilon, rng) for _ in range(runs)]  # the judge's draws, as in a loop
+    outs, fail = _call_batch(grr_estimate, [(reports, k, epsilon) for reports in batch])  # 1 round trip, not 600
+    for r, out in enumerate(outs):
+        estimates[r] = _estimate(grr_estimate, batch[r], k, epsilon, out)
+    fail()
     mean = estimates.mean(axis=0)
     sd = np.array([math.sqrt(reference_grr_variance(n, k, epsilon, c / n) / runs) for c in true_counts])
     z = (mean - true_counts) / sd

@@ -568,6 +568,14 @@ def blobs(n, m):
 
 def wobble(rng):
     return rng.laplace(0.0, 1.0 + int(rng.integers(0, 1000)))
+
+def scale_cycle(n, rng):
+    out = []
+    for i in range(n):
+        out += [rng.laplace(0.0, 1.0 if i % 2 else 2.0), rng.laplace(0 if i % 2 else 0.0, 3.0)]
+        if i % 50 == 7:  # off the cycle: a request like the next one expected, but another scale
+            out.append(rng.laplace(0.0, 5.0))
+    return out
 """
 
 
@@ -580,7 +588,7 @@ def repeat_box():
     box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
     names = ["pick", "grow", "flaky", "cheat", "late", "nap", "kind", "unbound", "state", "keep", "reuse", "scalars",
              "mixed", "exp_loop", "shuffled", "pair_loop", "clip_in_place", "charge_then_refuse", "nested",
-             "count_nested", "open_ledger", "spend", "bad_spend", "blob", "wobble", "blobs"]
+             "count_nested", "open_ledger", "spend", "bad_spend", "blob", "wobble", "blobs", "scale_cycle"]
     box.send({"cells": [REPEAT_CODE], "files": {}, "graded": names,
               "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
     box.recv(30, "cell")
@@ -760,6 +768,11 @@ def test_served_generator_is_no_generator_and_draws_as_one_process(repeat_box, c
         got = Proxy(repeat_box, "exp_loop", 30.0)(2000, 1.5, 0.25, rng)
     assert got == _local("exp_loop")(2000, 1.5, 0.25, local) and rng.bit_generator.state == local.bit_generator.state
     assert len(sent) <= 150, f"{len(sent)} messages for 8,000 scalar rng.exponential() calls in a cycle"
+    # A plan's entries differ only in their scale, or in 0 against 0.0, and a request off the cycle differs from the
+    # entry expected next only in its scale: each is served its own draw.
+    rng, local = np.random.default_rng(5), np.random.default_rng(5)
+    assert Proxy(repeat_box, "scale_cycle", 30.0)(300, rng) == _local("scale_cycle")(300, local)
+    assert rng.bit_generator.state == local.bit_generator.state
     # Small array results are planned too (a private_mean drawing both noises as rng.laplace(0, [a, b])).
     with _sent_headers(repeat_box) as sent:
         rng, local = np.random.default_rng(6), np.random.default_rng(6)

@@ -11,6 +11,13 @@ import numpy as np
 
 
 def sensitivities_from_definition(lower: float, upper: float) -> dict[str, tuple[float, float]]:
+    """:func:`_sensitivities_from_definition`, a fresh dict: computed once per range by a grading worker
+    (the checks ask for the same ranges at every submission; the enumeration in fractions cost 0.1-0.3 s)."""
+    return dict(_sensitivities_from_definition(lower, upper))
+
+
+@functools.lru_cache(maxsize=256)
+def _sensitivities_from_definition(lower: float, upper: float) -> dict[str, tuple[float, float]]:
     """ℓ1 global sensitivities of (clipped sum, number of records), computed from Definition 6-2.
 
     ``{relation: (sum sensitivity, count sensitivity)}``: the largest
