@@ -72,8 +72,7 @@ SAY = {
                   "Upload this one file to assignment {assignment!r} on the course platform (saved {saved}, "
                   "local time); after more changes submit again and upload the new file."),
     # JupyterLab's notices show 140 characters: the button's says the essentials
-    "submitted_short": ("已生成 {upload}/{name}（{saved}）。请把这个文件上传到课程平台的作业“{assignment}”中。"
-                        "/ Upload {upload}/{name}"),
+    "submitted_short": "已生成 {path}（{saved}）。请把它上传到课程平台的作业“{assignment}”中。/ Upload it.",
 }
 
 
@@ -294,9 +293,15 @@ def submit(workspace: Path, assignment: str, student: str, source: Path | None =
 
 
 def short_notice(target: Path, assignment: str, saved: float) -> str:
-    """The button's notice (at most JupyterLab's 140 characters): the file and what to do with it."""
-    return say("submitted_short", upload=UPLOAD_DIR, name=target.name, assignment=assignment,
-               saved=local_time(saved).split(" (")[0])
+    """The button's notice (at most JupyterLab's 140 characters): the file and what to do with it.
+
+    The file's full path when it fits (a browser's upload dialog needs the folder on disk, which
+    JupyterLab's own paths do not give), else its path in the course folder."""
+    when = local_time(saved).split(" (")[0]
+    full = say("submitted_short", path=str(target.resolve()), assignment=assignment, saved=when)
+    if len(full) <= 140:
+        return full
+    return say("submitted_short", path=f"{UPLOAD_DIR}/{target.name}", assignment=assignment, saved=when)
 
 
 def strip_widget_outputs(model: dict, **_) -> None:

@@ -151,7 +151,7 @@ def test_submit_button_saves_asks_the_id_once_and_writes_the_upload_file(student
     assert "7d1c" not in (work / path).read_text(encoding="utf-8")
     page.locator("button.dp-course-submit", has_text="提交").first.click()
     upload = work / "提交" / "2023012345_laplace.ipynb"
-    page.get_by_text("已生成 提交/2023012345_laplace.ipynb").first.wait_for(timeout=30_000)
+    page.get_by_text("提交/2023012345_laplace.ipynb（").first.wait_for(timeout=30_000)
     assert asked and "学号" in asked[0]
     assert "7d1c" in upload.read_text(encoding="utf-8") and "7d1c" in (work / path).read_text(encoding="utf-8")
     # the second time, no question

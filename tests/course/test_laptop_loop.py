@@ -276,6 +276,12 @@ def test_the_buttons_endpoint(tmp_path):
     status, answer = labserver.submit_answer(work, {"path": path, "student_id": "S001"})
     assert status == 200 and Path(answer["file"]) == work / ws.UPLOAD_DIR / "S001_private_mean.ipynb"
     assert len(answer["short"]) <= 140 and "S001_private_mean.ipynb" in answer["short"]   # JupyterLab shows 140
+    # the folder on disk when it fits (a browser's upload dialog needs it), else the course folder's path
+    home = Path("/home/zhang/dp-course-work") / ws.UPLOAD_DIR / "2023012345_laplace.ipynb"   # a laptop's depth
+    assert ws.short_notice(home, "laplace", 0).startswith(f"已生成 {home}（")
+    deep = tmp_path / ("x" * 90) / "work"
+    assert ws.short_notice(deep / ws.UPLOAD_DIR / "S001_laplace.ipynb", "laplace", 0).startswith(
+        f"已生成 {ws.UPLOAD_DIR}/S001_laplace.ipynb（")
     # the notebook on screen, whatever its name in the assignment's folder
     beside = work / ws.assignment_folder("private_mean") / "private_mean-新版.ipynb"
     shutil.copy(work / path, beside)
