@@ -207,8 +207,9 @@ def plot_bars(ax: Axes, labels: list[str], heights: np.ndarray, color: str = "C0
 
 
 def plot_grouped_bars(ax: Axes, labels: list[str], series: dict[str, np.ndarray],
-                      width: float = 0.38) -> dict[str, Any]:
-    """Side-by-side bars, one group per label, one colour per series."""
+                      width: float = 0.38, legend: bool = True) -> dict[str, Any]:
+    """Side-by-side bars, one group per label, one colour per series (``legend=False``: a row of
+    panels shows one legend, where no bar is under it)."""
     positions = np.arange(len(labels))
     containers = {}
     k = len(series)
@@ -216,7 +217,8 @@ def plot_grouped_bars(ax: Axes, labels: list[str], series: dict[str, np.ndarray]
         offset = (i - (k - 1) / 2) * width
         containers[name] = ax.bar(positions + offset, heights, width=width, label=name, color=f"C{i}")
     ax.set_xticks(positions, labels)
-    ax.legend(fontsize=8)
+    if legend:
+        ax.legend(fontsize=9)
     return containers
 
 
