@@ -58,7 +58,8 @@ PAGE = """<!doctype html>
 <style>body{{max-width:60rem;margin:2rem auto;padding:0 1rem;font:16px/1.7 "Noto Sans CJK SC","Microsoft YaHei",
 "PingFang SC",sans-serif}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3rem .5rem;
 vertical-align:top}}code,pre{{font-family:"Noto Sans Mono CJK SC",Consolas,monospace;background:#f6f6f6}}
-pre{{padding:.6rem;overflow-x:auto}}</style></head><body>
+pre{{padding:.6rem;overflow-x:auto}}h1{{text-align:center}}
+@media print{{body{{margin:0 auto}}h2{{break-after:avoid}}.answer{{break-inside:avoid}}}}</style></head><body>
 {body}
 </body></html>
 """

@@ -172,6 +172,10 @@ def render_bank(questions: list[Question], requirements: dict[str, dict]) -> str
     return "\n".join(parts)
 
 
+#: The height (in lines of text) left blank under a question of each kind on the students' paper.
+ANSWER_LINES = {"short": 10, "calc": 12}
+
+
 def render_paper(paper: Paper, requirements: dict[str, dict], key: bool) -> str:
     """A paper (``key=False``: what students get) or its answer key with the 评分细则 (``key=True``)."""
     title = f"差分隐私（第 6 章）{paper.zh}单元测验 {paper.form} 卷"
@@ -185,6 +189,15 @@ def render_paper(paper: Paper, requirements: dict[str, dict], key: bool) -> str:
     if key:
         other = "B" if paper.form == "A" else "A"
         lines.append(f"与 {other} 卷平行：逐题的题型、考查的学习要求与难度相同，没有相同的题。题号后是题库编号（教师指南第 8 节）。")
+    else:
+        # what a printed paper has: the student's name lines and the marker's score table
+        # (full-width ＿: Markdown would read ASCII underscores as emphasis)
+        blank = "＿" * 8
+        present = [k for k, qs in kinds if qs]
+        lines += ["", f"姓名：{blank}　　学号：{blank}　　班级：{blank}", "",
+                  "| 题型 | " + " | ".join("一二三"[i] for i in range(len(present))) + " | 总分 |",
+                  "|---|" + "---|" * (len(present) + 1),
+                  "| 得分 | " + " | ".join("　" for _ in present) + " | 　 |"]
     lines.append("")
     number = 0
     for kind in KINDS:
@@ -214,7 +227,8 @@ def render_paper(paper: Paper, requirements: dict[str, dict], key: bool) -> str:
                     lines.append(f"> 评分：选 {q.key} 得 {q.points} 分，其余 0 分。")
                 lines.append("")
             elif kind != "choice":
-                lines.append("")  # room to answer on a printed paper
+                # room to answer on a printed paper (the lecturer pack's HTML, docs/exam/*.html)
+                lines += [f'<div class="answer" style="height:{ANSWER_LINES[kind]}em"></div>', ""]
     if key:
         lines.append("## 覆盖的学习要求")
         lines.append("")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder import dist
+
 REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("build_guide", REPO / "docs" / "build_guide.py")
 build_guide = importlib.util.module_from_spec(_spec)
@@ -81,6 +83,24 @@ def test_the_papers_students_get_hold_no_answers_and_the_keys_hold_every_rubric(
                 assert f"选 {q.key} 得 {q.points} 分" in key
         numbers = [int(n) for n in re.findall(r"^\*\*(\d+)\.\*\*", student, re.M)]
         assert numbers == list(range(1, len(paper.questions) + 1))
+
+
+def test_a_printed_paper_has_name_lines_a_score_table_and_room_to_answer(papers):
+    """What a Chinese teacher prints (browser walkthrough, s14): 姓名/学号/班级, a 得分 row per part,
+    a blank block under every 简答/计算 question and none under a 选择题; the keys have none of it;
+    the lecturer pack's page centres the title and keeps an answer block on one printed page."""
+    for (unit, form), paper in papers.items():
+        student = (REPO / "docs" / "exam" / f"{unit}-{form}.md").read_text(encoding="utf-8")
+        key = (REPO / "docs" / "exam" / f"{unit}-{form}-key.md").read_text(encoding="utf-8")
+        assert re.search(r"^姓名：＿+　+学号：＿+　+班级：＿+$", student, re.M)
+        parts = re.findall(r"^## ([一二三])、", student, re.M)
+        assert re.search(r"^\| 题型 \| " + r" \| ".join(parts) + r" \| 总分 \|$", student, re.M), parts
+        assert "| 得分 |" in student and "姓名：＿" not in key and 'class="answer"' not in key
+        blocks = student.split("\n**")[1:]
+        for q, block in zip(paper.questions, blocks):
+            assert ('<div class="answer"' in block) == (q.kind != "choice"), (unit, form, q.id)
+    assert "h1{text-align:center}" in dist.PAGE.replace("{{", "{").replace("}}", "}")
+    assert ".answer{break-inside:avoid}" in dist.PAGE.replace("{{", "{").replace("}}", "}")
 
 
 def test_build_refuses_a_slot_the_bank_cannot_fill_twice():
