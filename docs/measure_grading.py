@@ -4,7 +4,7 @@
     .venv/bin/python docs/measure_grading.py [--n 10] [--jobs 2] ASSIGNMENT [ASSIGNMENT ...]
 
 For each assignment: ``n`` submissions filled with the reference solutions of ``source/``
-(``tests/fixtures/autograder/autograder_cases.py``), graded by the CLI in a subprocess; the CPU
+(as ``python -m autograder.bench`` fills them), graded by the CLI in a subprocess; the CPU
 time is the user + system time of that process tree (``getrusage(RUSAGE_CHILDREN)``: the grader,
 its workers and their sandboxes), reported per submission because the machine may be shared.
 A script, not a test.
@@ -13,7 +13,6 @@ A script, not a test.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import resource
@@ -28,19 +27,21 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def measure(assignment: str, n: int, jobs: int) -> dict:
-    sys.path.insert(0, str(REPO / "tests" / "fixtures" / "autograder"))
-    import autograder_cases as cases
+    # the reference solutions as autograder.bench fills them (the product's code, not the tests')
+    sys.path.insert(0, str(REPO))
     import nbformat
+
+    from autograder.bench import _fill, _reference_solutions
 
     tmp = Path(tempfile.mkdtemp(prefix="measure-grading-"))
     try:
         name = f"{assignment}.ipynb"
         release = nbformat.read(REPO / "release" / assignment / name, as_version=4)
-        good = cases.reference_solutions(nbformat.read(REPO / "source" / assignment / name, as_version=4))
+        good = _reference_solutions(nbformat.read(REPO / "source" / assignment / name, as_version=4))
         for i in range(n):
             folder = tmp / "submitted" / f"student{i:03d}" / assignment
             folder.mkdir(parents=True)
-            nbformat.write(cases._fill(copy.deepcopy(release), good), folder / name)
+            nbformat.write(_fill(release, good), folder / name)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "autograder", "grade", "--assignment", assignment,
