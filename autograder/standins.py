@@ -22,6 +22,25 @@ class _Origin:
         self.__module__ = module
 
 
+class StandIns(dict):
+    """``{name: stand-in}`` for the student's top-level ``def``s, and :meth:`for_name` for any graded name."""
+
+    def __init__(self, globs: dict):
+        super().__init__()
+        self.globs = globs
+
+    def for_name(self, name: str) -> types.FunctionType:
+        """The stand-in of ``name``: its ``def``'s, or one without a body of its own when the text binds the
+        name some other way (``f = make()``, a decorator's wrapper, ``exec``), whose scan reads what the
+        name reaches in the student's text (:class:`helpers.checks.reach.ModuleText`)."""
+        if name in self:
+            return self[name]
+        code = compile(f"def _standin(*args, **kwargs):\n    raise RuntimeError('stand-in: never run')\n",
+                       f"<stand-in {name}>", "exec", dont_inherit=True)
+        body = next(const for const in code.co_consts if isinstance(const, types.CodeType))
+        return types.FunctionType(body.replace(co_name=name), self.globs, name)
+
+
 class _RaiseFirst(ast.NodeTransformer):
     def _guard(self, node):
         self.generic_visit(node)
@@ -34,16 +53,19 @@ class _RaiseFirst(ast.NodeTransformer):
     visit_FunctionDef = visit_AsyncFunctionDef = _guard
 
 
-def standins(sources: list[str], tag: str) -> tuple[dict, list[str]]:
+def standins(sources: list[str], tag: str) -> tuple[StandIns, list[str]]:
     """``({name: function}, linecache keys)`` for the student's top-level ``def``s.
 
     Each function's code object is compiled from the student's text with a
     ``raise`` placed before its body, so calling it can never run student
-    code; its ``__globals__`` maps imported names to module stand-ins. The
-    text is registered in :mod:`linecache` (remove the returned keys later).
+    code; its ``__globals__`` maps imported names to module stand-ins and
+    holds the whole text (``reach.SOURCES_KEY``: the scan follows what the
+    graded name reaches in it). The text is registered in :mod:`linecache`
+    (remove the returned keys later).
     """
-    globs: dict = {"__name__": "__main__", "__builtins__": {"RuntimeError": RuntimeError}}
-    functions: dict = {}
+    globs: dict = {"__name__": "__main__", "__builtins__": {"RuntimeError": RuntimeError},
+                   reach.SOURCES_KEY: tuple(sources)}
+    functions = StandIns(globs)
     keys = []
     for index, source in enumerate(sources):
         try:
