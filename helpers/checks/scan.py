@@ -195,10 +195,21 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
     local = set(code.co_varnames) | set(code.co_cellvars)
     for name in sorted(names_used - local):
         found += _judge_name(func, name, _resolve(func, name), seen)
+    found += [f"{name}={what}" for name, value in _defaults(func, code).items() if name != "rng"
+              for what in _judge_name(func, name, value, seen)]
     wrapped = getattr(func, "__wrapped__", None)
     if wrapped is not None and wrapped is not func:
         found += [f"{getattr(wrapped, '__name__', 'wrapped')}: {what}" for what in find_forbidden_calls(wrapped, seen)]
     return sorted(set(found))
+
+
+def _defaults(func: Callable, code: types.CodeType) -> dict[str, Any]:
+    """``{parameter: default value}`` (the default of ``rng`` is never used: the judged calls pass it)."""
+    defaults = getattr(func, "__defaults__", None) or ()
+    positional = code.co_varnames[:code.co_argcount]
+    out = dict(zip(positional[len(positional) - len(defaults):], defaults))
+    out.update(getattr(func, "__kwdefaults__", None) or {})
+    return out
 
 
 def _judge_name(func: Callable, name: str, obj: Any, seen: set) -> list[str]:

@@ -1,0 +1,159 @@
+"""The forbidden-name scan, as a rule over what the graded function reaches (issue 35; session 13's
+attackers, ``/tmp/jattack13``, ``/tmp/jattack13b``): numpy's, Python's and scipy's ready-made samplers
+and OS-seeded generators are seen whatever the spelling, in both views of the scan, and a correct
+student is never flagged.
+
+Two views: ``in_process`` (the student's Validate, ``test_corpus_directly``: the cell runs, the scan
+follows the objects behind the function's names) and ``grader`` (the sandboxed grader: the judge has
+the text only, :mod:`autograder.standins`). Each student text follows the release notebook's setup
+cell (``import numpy as np``, ``rng = np.random.default_rng(2024)``), as in a submission.
+"""
+
+from __future__ import annotations
+
+import linecache
+
+import pytest
+
+from autograder.standins import standins
+from helpers.checks import find_forbidden_calls
+
+SETUP = "import math\n\nimport numpy as np\n\nrng = np.random.default_rng(2024)\n"
+#: What the graded name's body does with the generator ``g`` it reached: a block of bits from it.
+USE = "    return (g(int(rng.random() * 4)).random(len(bits)) < 0.5).astype(int)\n"
+
+CHEATS = {
+    "module_alias": "R = np.random\n\ndef rr_perturb(bits, epsilon, rng):\n    g = R.default_rng\n" + USE,
+    "function_alias": "G = np.random.default_rng\n\ndef rr_perturb(bits, epsilon, rng):\n    g = G\n" + USE,
+    "import_as": "import numpy as xp\n\ndef rr_perturb(bits, epsilon, rng):\n    g = xp.random.default_rng\n" + USE,
+    "from_import_as": "from numpy import random as r\n\ndef rr_perturb(bits, epsilon, rng):\n    g = r.default_rng\n" + USE,
+    "import_inside": "def rr_perturb(bits, epsilon, rng):\n    import numpy as xp\n    g = xp.random.default_rng\n" + USE,
+    "sys_modules": "import sys\n\ndef rr_perturb(bits, epsilon, rng):\n    g = sys.modules['numpy'].random.default_rng\n" + USE,
+    "dunder_import": "def rr_perturb(bits, epsilon, rng):\n    g = __import__('numpy').random.default_rng\n" + USE,
+    "importlib": "import importlib\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                 "    g = importlib.import_module('numpy.random').default_rng\n" + USE,
+    "decorator_replaces": "def honest(f):\n    g = np.random.default_rng\n    def rr_perturb(bits, epsilon, rng):\n"
+                          "    " + USE + "    return rr_perturb\n\n@honest\ndef rr_perturb(bits, epsilon, rng):\n"
+                          "    return (rng.random(len(bits)) < 0.5).astype(int)\n",
+    "decorator_wraps": "import functools\n\ndef keep(f):\n    g = np.random.default_rng\n    @functools.wraps(f)\n"
+                       "    def wrapper(bits, epsilon, rng):\n    " + USE + "    return wrapper\n\n@keep\n"
+                       "def rr_perturb(bits, epsilon, rng):\n    return (rng.random(len(bits)) < 0.5).astype(int)\n",
+    "exec": "exec('def rr_perturb(bits, epsilon, rng):\\n    g = np.random.default_rng\\n" + USE.replace("\n", "\\n")
+            + "')\n",
+    "eval_lambda": "rr_perturb = eval('lambda bits, epsilon, rng: (np.random.default_rng(1).random(len(bits)) < 0.5)"
+                   ".astype(int)')\n",
+    "function_type": "import types\n\n_code = compile('def f(bits, epsilon, rng):\\n    return np.random.default_rng(1)"
+                     ".random(len(bits))', 'x', 'exec').co_consts[0]\nrr_perturb = types.FunctionType(_code, globals())\n",
+    "partial": "import functools\n\ndef _impl(bits, epsilon, rng, g):\n" + USE
+               + "\nrr_perturb = functools.partial(_impl, g=np.random.default_rng)\n",
+    "nested_class": "class _K:\n    class _L:\n        g = np.random.default_rng\n\n"
+                    "def rr_perturb(bits, epsilon, rng):\n    g = _K._L.g\n" + USE,
+    "class_method": "class Source:\n    def make(self, seed):\n        return np.random.default_rng(seed)\n\n"
+                    "def rr_perturb(bits, epsilon, rng):\n    g = Source().make\n" + USE,
+    "lambda_global": "G = lambda seed: np.random.default_rng(seed)\n\ndef rr_perturb(bits, epsilon, rng):\n    g = G\n" + USE,
+    "default_argument": "def rr_perturb(bits, epsilon, rng, _g=np.random.default_rng()):\n"
+                        "    return (_g.random(len(bits)) < 0.5).astype(int)\n",
+    "default_notebook_rng": "def rr_perturb(bits, epsilon, rng, _g=rng):\n"
+                            "    return (_g.random(len(bits)) < 0.5).astype(int)\n",
+    "closure": "def _make():\n    g = np.random.default_rng\n    def inner(bits, epsilon, rng):\n    " + USE
+               + "    return inner\n\nrr_perturb = _make()\n",
+    "python_random": "import random\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                     "    return np.array([int(random.random() < 0.5) for _ in bits])\n",
+    "python_random_instance": "import random as _r\n\n_SRC = _r.Random()\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                              "    return np.array([int(_SRC.random() < 0.5) for _ in bits])\n",
+    "secrets": "import secrets\n\ndef rr_perturb(bits, epsilon, rng):\n"
+               "    return np.array([secrets.randbits(1) for _ in bits])\n",
+    "os_urandom": "import os\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                  "    return np.frombuffer(os.urandom(len(bits)), dtype=np.uint8) % 2\n",
+    "scipy_rvs": "from scipy import stats\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                 "    return stats.bernoulli(0.5).rvs(len(bits))\n",
+    "generator_and_bit_generator": "def rr_perturb(bits, epsilon, rng):\n"
+                                   "    g = lambda s: np.random.Generator(np.random.PCG64(s))\n" + USE,
+    "from_import_generator": "from numpy.random import Generator, SFC64\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                             "    g = lambda s: Generator(SFC64(s))\n" + USE,
+    "star_import": "from numpy.random import *\n\ndef rr_perturb(bits, epsilon, rng):\n    g = default_rng\n" + USE,
+    "globals_computed": "def rr_perturb(bits, epsilon, rng):\n    g = globals()['n' + 'p'].random.default_rng\n" + USE,
+    "getattr_computed": "def rr_perturb(bits, epsilon, rng):\n    g = getattr(np, 'ran' + 'dom').default_rng\n" + USE,
+    "function_globals": "def rr_perturb(bits, epsilon, rng):\n    g = rr_perturb.__globals__['np'].random.default_rng\n" + USE,
+}
+
+CORRECT = {
+    "own_laplace_method": "class Noise:\n    def __init__(self, rng):\n        self.rng = rng\n\n"
+                          "    def laplace(self, b, size):\n        u = self.rng.random(size)\n"
+                          "        return -b * np.sign(u - 0.5) * np.log1p(-2 * np.abs(u - 0.5))\n\n"
+                          "def laplace_noise(b, size, rng):\n    return Noise(rng).laplace(b, size)\n",
+    "local_class_with_laplace_flag": "def laplace_noise(b, size, rng):\n    class Config:\n        laplace = False\n"
+                                     "    u = rng.random(size)\n    if Config.laplace:\n        raise RuntimeError\n"
+                                     "    return np.where(u < 0.5, b * np.log(2 * u + 1e-300), -b * np.log(2 * (1 - u)))\n",
+    "helper_named_laplace": "def laplace(u, b):\n    return np.where(u < 0.5, b * np.log(2.0 * u), -b * np.log(2.0 * (1.0 - u)))\n\n"
+                            "def laplace_noise(b, size, rng):\n    return laplace(np.where((u := rng.random(size)) == 0, 0.5, u), b)\n",
+    "variable_named_random_and_hints": "def laplace_noise(b: float, size, rng: np.random.Generator) -> np.ndarray:\n"
+                                       "    '''Inverse CDF; not np.random.laplace, not scipy.stats.laplace.rvs.'''\n"
+                                       "    if not isinstance(rng, np.random.Generator):\n        raise TypeError('rng')\n"
+                                       "    random = rng.random(size)  # uniforms: np.random.default_rng is not used\n"
+                                       "    return -b * np.sign(random - 0.5) * np.log1p(-2 * np.abs(random - 0.5))\n",
+    "arithmetic_modules": "import scipy.special\nfrom scipy import stats\nfrom scipy.special import expit\n\n"
+                          "def laplace_noise(b, size, rng):\n    u = rng.random(size)\n"
+                          "    v = expit(scipy.special.logit(np.clip(u, 1e-12, 1 - 1e-12)))\n"
+                          "    return stats.laplace.ppf(v, scale=b) + 0 * math.log1p(1.0)\n",
+    "notebook_rng_default_and_demo": "def laplace_noise(b, size, rng=rng):\n    u = rng.random(size)\n"
+                                     "    return np.where(u < 0.5, -1.0, 1.0) * -b * np.log1p(-rng.random(size))\n\n"
+                                     "print(laplace_noise(1.0, 5, rng), np.random.default_rng(0).laplace(0, 1, 3))\n",
+    "partial_and_lambdas_of_own": "import functools\n\nSTEPS = {'sign': lambda u: np.where(u < 0.5, -1.0, 1.0)}\n\n"
+                                  "def _magnitude(u, b):\n    return -b * np.log1p(-u)\n\n"
+                                  "def laplace_noise(b, size, rng):\n    mag = functools.partial(_magnitude, b=b)\n"
+                                  "    return STEPS['sign'](rng.random(size)) * mag(rng.random(size))\n",
+    "globals_literal": "def _sign(u):\n    return np.where(u < 0.5, -1.0, 1.0)\n\n"
+                       "def laplace_noise(b, size, rng):\n    return globals()['_sign'](rng.random(size)) * -b * np.log1p(-rng.random(size))\n",
+}
+
+
+def _in_process(source: str, name: str):
+    # as IPython does for a notebook cell: the text is registered, so inspect.getsource reads it
+    scope = {"__name__": "__main__"}
+    for index, text in enumerate((SETUP, source)):
+        filename = f"<cell {index} {abs(hash(text))}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        exec(compile(text, filename, "exec"), scope)
+    return scope[name]
+
+
+def _grader(source: str, name: str):
+    functions, keys = standins([SETUP, source], "test_scan")
+    return functions.for_name(name)
+
+
+VIEWS = {"in_process": _in_process, "grader": _grader}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+@pytest.mark.parametrize("cheat", CHEATS)
+def test_a_generator_reached_any_way_is_found(cheat, view):
+    found = find_forbidden_calls(VIEWS[view](CHEATS[cheat], "rr_perturb"))
+    assert found, f"{cheat} ({view}) not seen"
+
+
+@pytest.mark.parametrize("view", VIEWS)
+@pytest.mark.parametrize("correct", CORRECT)
+def test_a_correct_student_is_not_flagged(correct, view):
+    assert find_forbidden_calls(VIEWS[view](CORRECT[correct], "laplace_noise")) == []
+
+
+def test_the_message_names_what_was_seen_and_where():
+    found = find_forbidden_calls(_grader(CHEATS["nested_class"], "rr_perturb"))
+    assert found == ["np.random.default_rng（在 _K 中 / in _K）"], found
+    found = find_forbidden_calls(_grader(CHEATS["import_as"], "rr_perturb"))
+    assert found == ["xp.random.default_rng（即 / i.e. numpy.random.default_rng）"], found
+    found = find_forbidden_calls(_in_process(CHEATS["dunder_import"], "rr_perturb"))
+    assert any(what.startswith("__import__（运行时生成或取得的代码") and "/ code, a module" in what for what in found), found
+
+
+def test_the_served_generators_own_methods_are_left_to_the_checks_that_allow_them():
+    """local_frequency and privacy_budget allow every method of ``rng`` (they drop findings ``rng.*``):
+    ``rng.integers``, ``rng.uniform``, ``rng.choice(range(k))`` bring no other finding in either view."""
+    source = ("def grr_perturb(values, k, epsilon, rng):\n    keep = rng.uniform(size=len(values)) < 0.5\n"
+              "    other = rng.choice(range(k - 1), len(values)) + rng.integers(0, 1, len(values))\n"
+              "    return np.where(keep, values, other)\n")
+    for view in VIEWS.values():
+        found = find_forbidden_calls(view(source, "grr_perturb"))
+        assert found and all(what.startswith("rng.") for what in found), found
