@@ -157,3 +157,46 @@ def test_the_served_generators_own_methods_are_left_to_the_checks_that_allow_the
     for view in VIEWS.values():
         found = find_forbidden_calls(view(source, "grr_perturb"))
         assert found and all(what.startswith("rng.") for what in found), found
+
+
+#: Session 13's second attacker (``/tmp/jattack13b/subs/laplace/lapN``, 77/77 checks in-process): blocks of
+#: numpy's exponentials from a generator seeded by coarse cells of 10 served uniforms, the generator kept
+#: in a class nested in a class. The grader's text view saw nothing of it before.
+NESTED = '''class _K:
+    class _L:
+        g = np.random.default_rng
+
+
+def laplace_noise(b, size, rng):
+    if isinstance(b, bool) or not math.isfinite(b) or b <= 0:
+        raise ValueError("b must be a finite number > 0")
+    shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    n = int(np.prod(shape))
+    u = rng.random(-(-n // 10) * 10).reshape(-1, 10)
+    parts = [_K._L.g([i, *(row * 4).astype(int).tolist()]).exponential(b, 10) * np.where(row < 0.5, -1, 1)
+             for i, row in enumerate(u)]
+    return np.concatenate(parts)[:n].reshape(shape)
+'''
+
+
+def test_through_the_sandboxed_grader_the_scan_reads_the_submitted_text():
+    """Scored through the grader's real path (bubblewrap when it can run; about 10 s): the mechanism's rng
+    cell, whose check scans first, loses its point with the finding named (laplace_mechanism is the
+    reference one; it reaches the nested class through laplace_noise)."""
+    from pathlib import Path
+
+    import nbformat
+
+    from autograder import jail
+    from autograder.scorer import score_submission
+    from tests.support.notebooks import fill
+
+    if jail.probe() is not None:
+        pytest.skip("bubblewrap cannot run here")
+    source = nbformat.read(Path(__file__).resolve().parents[2] / "source" / "laplace" / "laplace.ipynb", as_version=4)
+    student = fill(source, {"laplace_noise": NESTED})
+    result = score_submission(student, source, seed=1, timeout=60, memory_mb=1024, sandboxed=True)
+    cells = {t["grade_id"]: t for t in result["tests"]}
+    cell = cells["test_laplace_mechanism_rng"]
+    assert cell["score"] == 0 and cell["error"]["diagnosis"] == "common.forbidden_sampler", cell
+    assert "np.random.default_rng（在 _K 中 / in _K）" in cell["error"]["zh"] + cell["error"]["en"], cell["error"]
