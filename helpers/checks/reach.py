@@ -184,6 +184,9 @@ FORBIDDEN_MODULES = ("numpy.random", "random", "helpers", "secrets", "torch", "s
 ALLOWED_PATHS = frozenset({"numpy.random.Generator"})
 #: Methods that draw, whatever object they belong to (scipy.stats' ``rvs``, statistics.NormalDist's ``samples``).
 SAMPLER_ATTRIBUTES = frozenset({"rvs", "random_state", "samples"})
+#: A generator's insides: reseeding one (``g.bit_generator.state = ...``, the notebook's own ``rng`` seeded
+#: from coarse cells of the served draws) or making new ones needs no name of numpy.random.
+GENERATOR_ATTRIBUTES = frozenset({"bit_generator", "_bit_generator", "seed_seq", "spawn", "jumped"})
 #: Code, modules or namespaces obtained at run time: none of them is needed to draw from ``rng.random``, and
 #: each can reach a generator the text does not show (session 13's attackers). Builtins, module paths, and
 #: attributes.
@@ -489,7 +492,9 @@ class _Reader(ast.NodeVisitor):
         value = node.value
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("globals", "locals") \
                 and not value.args and literal_names(node.slice) is not None and isinstance(node.ctx, ast.Load):
-            self.exempt.add(id(value.func))  # globals()["name"]: a name written in the text
+            self.exempt.add(id(value.func))  # globals()["name"]: a name written in the text, read as one
+            for name in literal_names(node.slice):
+                self.visit_Name(ast.Name(id=name, ctx=ast.Load()))
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -505,7 +510,8 @@ class _Reader(ast.NodeVisitor):
         root, names = _chain(node)
         text = ast.unparse(node)[:80]
         self.found += [f"{text}{DYNAMIC_NOTE}" for attr in names if attr in DYNAMIC_ATTRIBUTES]
-        if (names[-1] == "laplace" or names[-1] in SAMPLER_ATTRIBUTES) and names[-1] not in self.text.own:
+        if ((names[-1] == "laplace" or names[-1] in SAMPLER_ATTRIBUTES) and names[-1] not in self.text.own) or any(
+                attr in GENERATOR_ATTRIBUTES and attr not in self.text.own for attr in names):
             self.found.append(text)
         if not isinstance(root, ast.Name):
             self.visit(root)

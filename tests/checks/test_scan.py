@@ -74,6 +74,10 @@ CHEATS = {
     "star_import": "from numpy.random import *\n\ndef rr_perturb(bits, epsilon, rng):\n    g = default_rng\n" + USE,
     "globals_computed": "def rr_perturb(bits, epsilon, rng):\n    g = globals()['n' + 'p'].random.default_rng\n" + USE,
     "getattr_computed": "def rr_perturb(bits, epsilon, rng):\n    g = getattr(np, 'ran' + 'dom').default_rng\n" + USE,
+    "reseeded_notebook_rng": "def rr_perturb(bits, epsilon, rng):\n    g = globals()['rng']\n"
+                             "    g.bit_generator.state = {'bit_generator': 'PCG64', 'state': {'state': int(rng.random() * 4),"
+                             " 'inc': 1}, 'has_uint32': 0, 'uinteger': 0}\n"
+                             "    return (g.random(len(bits)) < 0.5).astype(int)\n",
     "function_globals": "def rr_perturb(bits, epsilon, rng):\n    g = rr_perturb.__globals__['np'].random.default_rng\n" + USE,
 }
 
