@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import inspect
+import sys
 import types
 from typing import Any, Callable
 
@@ -186,7 +188,12 @@ ALLOWED_PATHS = frozenset({"numpy.random.Generator"})
 SAMPLER_ATTRIBUTES = frozenset({"rvs", "random_state", "samples"})
 #: A generator's insides: reseeding one (``g.bit_generator.state = ...``, the notebook's own ``rng`` seeded
 #: from coarse cells of the served draws) or making new ones needs no name of numpy.random.
-GENERATOR_ATTRIBUTES = frozenset({"bit_generator", "_bit_generator", "seed_seq", "spawn", "jumped"})
+#: So are numpy.random's constructors, by name, whatever object they are fetched from (a module reached
+#: through a call, ``operator.attrgetter("random")(np).default_rng``, is beyond the text).
+GENERATOR_ATTRIBUTES = frozenset({"bit_generator", "_bit_generator", "seed_seq", "spawn", "jumped", "default_rng",
+                                  "BitGenerator", "MT19937", "PCG64", "PCG64DXSM", "Philox", "SFC64", "SeedSequence",
+                                  "RandomState", "get_bit_generator", "set_bit_generator", "get_state", "set_state",
+                                  "mtrand"})
 #: Code, modules or namespaces obtained at run time: none of them is needed to draw from ``rng.random``, and
 #: each can reach a generator the text does not show (session 13's attackers). Builtins, module paths, and
 #: attributes.
@@ -214,8 +221,30 @@ def path_is_dynamic(path: str) -> bool:
     return _under(path, DYNAMIC_PATHS)
 
 
+def real_path(path: str) -> str:
+    """``path`` with its module hops followed through the modules the judge has already imported (never
+    importing one): ``scipy.stats._continuous_distns.np.random`` is ``numpy.random``."""
+    parts = path.split(".")
+    for end in range(len(parts), 0, -1):
+        module = sys.modules.get(".".join(parts[:end]))
+        if isinstance(module, types.ModuleType):
+            break
+    else:
+        return path
+    while end < len(parts):
+        try:
+            nxt = inspect.getattr_static(module, parts[end], None)
+        except Exception:  # noqa: BLE001 - an odd module: the path as written
+            break
+        if not isinstance(nxt, types.ModuleType):
+            break
+        module, end = nxt, end + 1
+    return ".".join([module.__name__, *parts[end:]])
+
+
 def judge_path(text: str, path: str, called: bool) -> str | None:
     """The finding for ``text`` (as written) that denotes module path ``path``, or None."""
+    path = real_path(path)
     if path in ALLOWED_PATHS and not called:
         return None
     if module_is_forbidden(path):
@@ -484,6 +513,12 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.called.add(id(node.func))
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr" and "getattr" not in self.text.bindings \
+                and len(node.args) > 1:  # getattr(np, "random"): an attribute chain written another way
+            root, names = _chain(node.args[0])
+            for name in literal_names(node.args[1]) or []:
+                if isinstance(root, ast.Name):
+                    self.visit_Attribute(ast.Attribute(value=node.args[0], attr=name, ctx=ast.Load()))
         if isinstance(node.func, ast.Name) and node.func.id == "vars" and not node.args:
             self.bare_vars.add(id(node.func))
         self.generic_visit(node)
@@ -509,24 +544,25 @@ class _Reader(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         root, names = _chain(node)
         text = ast.unparse(node)[:80]
-        self.found += [f"{text}{DYNAMIC_NOTE}" for attr in names if attr in DYNAMIC_ATTRIBUTES]
-        if ((names[-1] == "laplace" or names[-1] in SAMPLER_ATTRIBUTES) and names[-1] not in self.text.own) or any(
-                attr in GENERATOR_ATTRIBUTES and attr not in self.text.own for attr in names):
-            self.found.append(text)
-        if not isinstance(root, ast.Name):
+        found = [f"{text}{DYNAMIC_NOTE}" for attr in names if attr in DYNAMIC_ATTRIBUTES]
+        if isinstance(root, ast.Name):
+            self._builtin(root)
+            for origin in self._origins(root.id):
+                for depth in range(len(names), -1, -1):
+                    # the longest prefix judged: np.random.Generator(...) as called, np.random.x.y as np.random.x
+                    path = ".".join([origin or "", *names[:depth]])
+                    what = origin and judge_path(".".join([root.id, *names[:depth]]), path,
+                                                 id(node) in self.called and depth == len(names))
+                    if what:
+                        found.append(what)
+                    if what or not origin or real_path(path) in ALLOWED_PATHS:
+                        break
+        else:
             self.visit(root)
-            return
-        self._builtin(root)
-        for origin in self._origins(root.id):
-            for depth in range(len(names), -1, -1):
-                # the longest prefix judged: np.random.Generator(...) as called, np.random.x.y as np.random.x
-                path = ".".join([origin or "", *names[:depth]])
-                what = origin and judge_path(".".join([root.id, *names[:depth]]), path,
-                                             id(node) in self.called and depth == len(names))
-                if what:
-                    self.found.append(what)
-                if what or not origin or path in ALLOWED_PATHS:
-                    break
+        if not found and (((names[-1] == "laplace" or names[-1] in SAMPLER_ATTRIBUTES) and names[-1] not in self.text.own)
+                          or any(attr in GENERATOR_ATTRIBUTES and attr not in self.text.own for attr in names)):
+            found.append(text)
+        self.found += found
 
     def _function(self, node) -> None:
         for decorator in getattr(node, "decorator_list", []):

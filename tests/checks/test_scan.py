@@ -78,6 +78,12 @@ CHEATS = {
                              "    g.bit_generator.state = {'bit_generator': 'PCG64', 'state': {'state': int(rng.random() * 4),"
                              " 'inc': 1}, 'has_uint32': 0, 'uinteger': 0}\n"
                              "    return (g.random(len(bits)) < 0.5).astype(int)\n",
+    "module_through_a_library": "import scipy.stats as st\n\nR = st._continuous_distns.np.random\n\n"
+                                "def rr_perturb(bits, epsilon, rng):\n    g = getattr(R, 'default' + '_rng')\n" + USE,
+    "attrgetter": "import operator\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                  "    g = operator.attrgetter('random')(np).default_rng\n" + USE,
+    "getattr_literal_module_level": "R = getattr(np, 'random')\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                                    "    g = R.default_rng\n" + USE,
     "function_globals": "def rr_perturb(bits, epsilon, rng):\n    g = rr_perturb.__globals__['np'].random.default_rng\n" + USE,
 }
 
