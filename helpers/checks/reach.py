@@ -49,18 +49,27 @@ def callee(node: ast.Call) -> str | None:
     return None
 
 
-def dynamic_accesses(tree: ast.AST, is_module: Callable[[ast.AST], bool]) -> list[str]:
+def dynamic_accesses(tree: ast.AST, is_module: Callable[[ast.AST], bool],
+                     is_class: Callable[[str], bool] = lambda name: False) -> list[str]:
     """Descriptions of the attribute or module fetches by a computed name in ``tree``.
 
     ``is_module(node)``: whether an expression stands for a module (a name bound by ``import``, an
-    attribute of one, or such a fetch itself). ``getattr(obj, name)`` on an object that is not a
-    module is allowed (a student's own class); on a module, a name that is not a literal string is
-    a finding, as are ``vars(module)``, ``module.__dict__``, and any ``import_module``/``__import__``
-    whose argument is not a literal.
+    attribute of one, or such a fetch itself); ``is_class(name)``: whether a name is one of the
+    student's classes. ``getattr(obj, name)``, ``vars(obj)``, ``obj.__dict__`` and
+    ``obj.__getattribute__(name)`` with a name that is not a literal string are allowed on ``self``,
+    ``cls`` and the student's own classes only (``getattr(Keep, field)``); on anything else, which may
+    hold a module (``getattr((lambda: np)(), "ran" + "dom")``, a local ``m = np``), they are findings,
+    as is any ``import_module``/``__import__``/``attrgetter`` whose argument is not a literal.
     """
+    classes = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+
+    def own(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and not is_module(node) and (
+            node.id in ("self", "cls") or node.id in classes or is_class(node.id))
+
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "__dict__" and is_module(node.value):
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__" and not own(node.value):
             found.append(ast.unparse(node)[:80])
         if not isinstance(node, ast.Call):
             continue
@@ -72,13 +81,13 @@ def dynamic_accesses(tree: ast.AST, is_module: Callable[[ast.AST], bool]) -> lis
             if not (node.args and _literal(node.args[0])):
                 found.append(ast.unparse(node)[:80])
         elif name == "vars":
-            if node.args and is_module(node.args[0]):
+            if node.args and not own(node.args[0]):
                 found.append(ast.unparse(node)[:80])
         elif name == "__getattribute__":
-            if isinstance(node.func, ast.Attribute) and is_module(node.func.value) and not (
+            if isinstance(node.func, ast.Attribute) and not own(node.func.value) and not (
                     node.args and _literal(node.args[0])):
                 found.append(ast.unparse(node)[:80])
-        elif len(node.args) > index and is_module(node.args[0]) and not _literal(node.args[index]):
+        elif len(node.args) > index and not own(node.args[0]) and not _literal(node.args[index]):
             found.append(ast.unparse(node)[:80])
     return found
 
@@ -202,9 +211,11 @@ DYNAMIC_BUILTINS = frozenset({"exec", "eval", "compile", "__import__", "globals"
 DYNAMIC_PATHS = ("importlib", "sys.modules", "sys._getframe", "types.FunctionType", "types.CodeType",
                  "types.LambdaType", "types.ModuleType", "builtins", "ctypes", "marshal", "runpy", "pickle",
                  "inspect.currentframe", "inspect.stack", "gc")
-DYNAMIC_ATTRIBUTES = frozenset({"__globals__", "__code__", "__builtins__", "__closure__", "__subclasses__",
+DYNAMIC_ATTRIBUTES = frozenset({"__getattribute__", "__getattr__", "__globals__", "__code__", "__builtins__", "__closure__", "__subclasses__",
                                 "__import__", "__loader__", "__spec__", "f_globals", "f_locals", "f_back",
                                 "f_builtins", "gi_frame", "tb_frame"})
+COMPUTED_NOTE = ("（按运行时算出的名字取模块或对象的属性 / a module's or an object's attribute fetched by a name "
+                 "computed at run time）")
 DYNAMIC_NOTE = ("（运行时生成或取得的代码、模块或名字空间：抽样的函数里不允许用 / code, a module or a namespace "
                 "obtained at run time: not allowed in a function that draws）")
 
@@ -353,6 +364,9 @@ class ModuleText:
                 self.bindings.setdefault(name, []).append((pos, origin, conditional))
         self.own = own_attribute_names(ast.Module(body=self.statements, type_ignores=[]))
         self.dynamic_functions: set[str] = set()
+        #: Whether a name the text does not bind is one of the student's classes (when the text is one
+        #: function's source: the caller knows its module).
+        self.outer_class: Callable[[str], bool] = lambda name: False
 
     def resolve(self, name: str, before: int) -> list[tuple[int, str | None, bool]]:
         """The bindings of ``name`` that may hold at statement ``before``: the last unconditional one and
@@ -485,10 +499,11 @@ class _Reader(ast.NodeVisitor):
             self.found += [f"import {path}{DYNAMIC_NOTE}" for _, path in _imported(stmt) if path_is_dynamic(path)]
             return
         self.visit(stmt)
-        bindings = self.text.bindings
+        bindings, statements = self.text.bindings, self.text.statements
         is_module = module_checker(lambda n: any(origin for _, origin, _ in bindings.get(n, ())))
-        self.found += [f"{seen}（按运行时算出的名字取模块属性 / a module attribute fetched by a name computed at run "
-                       f"time）" for seen in dynamic_accesses(stmt, is_module)]
+        is_class = (lambda n: self.text.outer_class(n) or bool(bindings.get(n)) and all(
+            isinstance(statements[pos], ast.ClassDef) for pos, _, _ in bindings[n]))
+        self.found += [f"{seen}{COMPUTED_NOTE}" for seen in dynamic_accesses(stmt, is_module, is_class)]
 
     def _origins(self, name: str) -> list[str | None]:
         """What ``name`` may denote here: imported module paths (None: something else); its module-level

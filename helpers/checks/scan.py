@@ -134,7 +134,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
     found: list[str] = []
     sources = getattr(func, "__globals__", {}).get(reach.SOURCES_KEY)
     if sources is not None and _seen is None:
-        found += reach.ModuleText(sources).findings(func.__name__)
+        found += _whole_text(sources).findings(func.__name__)
     source = _code_source(code)
     tree = None
     if source is not None:
@@ -157,9 +157,16 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
         is_module = reach.module_checker(
             lambda n: n not in local_names and isinstance(_resolve(func, n), types.ModuleType))
         own = _own_method_names(func) | reach.own_attribute_names(tree) | (
-            reach.ModuleText(sources).own if sources is not None else set())
+            _whole_text(sources).own if sources is not None else set())
+        is_class = (lambda n: n not in local_names and isinstance(_resolve(func, n), type)
+                    and _students(_resolve(func, n), func.__module__))
+        if sources is not None:
+            whole = _whole_text(sources)
+            is_class = (lambda n: bool(whole.bindings.get(n)) and all(
+                isinstance(whole.statements[pos], ast.ClassDef) for pos, _, _ in whole.bindings[n]))
         text = reach.ModuleText([source])
         text.own |= own
+        text.outer_class = is_class
         found += text.read_all()
         # Judge each attribute chain once, by its outermost node.
         inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
@@ -185,8 +192,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
                     found += _module_chain(func, dotted, node, tree)
             elif isinstance(node, ast.Name):
                 names_used.add(node.id)
-        found += [f"{seen}（按运行时算出的名字取模块属性 / a module attribute fetched by a name computed at run time）"
-                  for seen in reach.dynamic_accesses(tree, is_module)]
+        found += [f"{seen}{reach.COMPUTED_NOTE}" for seen in reach.dynamic_accesses(tree, is_module, is_class)]
         # getattr(module, "name") with literal names is an attribute chain written another way.
         found += [dotted for node in ast.walk(tree) if isinstance(node, ast.Call) and reach.callee(node) == "getattr"
                   and len(node.args) > 1 and is_module(node.args[0])
@@ -202,6 +208,12 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
         found += [f"{getattr(wrapped, '__name__', 'wrapped')}: {what}" for what in find_forbidden_calls(wrapped, seen)]
     # one finding per call seen: "xp.random.default_rng" once, with what it denotes if that was resolved
     return sorted(what for what in set(found) if not any(other.startswith(what + "（") for other in found))
+
+
+@functools.lru_cache(maxsize=8)
+def _whole_text(sources: tuple[str, ...]) -> reach.ModuleText:
+    """The student's cells read once per submission (every graded function's scan reads the same text)."""
+    return reach.ModuleText(list(sources))
 
 
 def _defaults(func: Callable, code: types.CodeType) -> dict[str, Any]:
@@ -220,8 +232,7 @@ def _judge_name(func: Callable, name: str, obj: Any, seen: set) -> list[str]:
     origin = _object_origin(obj)
     module = getattr(func, "__module__", None)
     if isinstance(obj, reach.Reached):
-        return [f"{name} = …{obj.seen}…（按运行时算出的名字取模块属性 / a module attribute fetched by a name "
-                f"computed at run time）"]
+        return [f"{name} = …{obj.seen}…{reach.COMPUTED_NOTE}"]
     if origin and _module_is_forbidden(origin) and not (isinstance(obj, type) and obj is np.random.Generator):
         return [f"{name} (from {origin})"]
     if isinstance(obj, types.ModuleType) and reach.path_is_dynamic(obj.__name__):

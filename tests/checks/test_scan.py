@@ -84,6 +84,13 @@ CHEATS = {
                   "    g = operator.attrgetter('random')(np).default_rng\n" + USE,
     "getattr_literal_module_level": "R = getattr(np, 'random')\n\ndef rr_perturb(bits, epsilon, rng):\n"
                                     "    g = R.default_rng\n" + USE,
+    "getattribute_chain": "def rr_perturb(bits, epsilon, rng):\n"
+                          "    g = np.__getattribute__('random').__getattribute__('Gen' + 'erator')\n"
+                          "    return g(type(rng.bit_generator)(1)).random(len(bits)) < 0.5\n",
+    "getattr_on_a_call": "def rr_perturb(bits, epsilon, rng):\n    m = getattr((lambda: np)(), 'ran' + 'dom')\n"
+                         "    return (vars(m)['default' + '_rng'](1).random(len(bits)) < 0.5).astype(int)\n",
+    "getattr_on_a_local": "def rr_perturb(bits, epsilon, rng):\n    m = np\n    r = getattr(m, 'ran' + 'dom')\n"
+                          "    return (r.__dict__['default' + '_rng'](1).random(len(bits)) < 0.5).astype(int)\n",
     "function_globals": "def rr_perturb(bits, epsilon, rng):\n    g = rr_perturb.__globals__['np'].random.default_rng\n" + USE,
 }
 
@@ -113,6 +120,10 @@ CORRECT = {
                                   "def _magnitude(u, b):\n    return -b * np.log1p(-u)\n\n"
                                   "def laplace_noise(b, size, rng):\n    mag = functools.partial(_magnitude, b=b)\n"
                                   "    return STEPS['sign'](rng.random(size)) * mag(rng.random(size))\n",
+    "getattr_on_own_class_and_self": "class Keep:\n    sign = staticmethod(lambda u: np.where(u < 0.5, -1.0, 1.0))\n\n"
+                                     "    def pick(self, name):\n        return getattr(self, name)\n\n"
+                                     "def laplace_noise(b, size, rng, part='sign'):\n"
+                                     "    return getattr(Keep, part)(rng.random(size)) * -b * np.log1p(-rng.random(size))\n",
     "globals_literal": "def _sign(u):\n    return np.where(u < 0.5, -1.0, 1.0)\n\n"
                        "def laplace_noise(b, size, rng):\n    return globals()['_sign'](rng.random(size)) * -b * np.log1p(-rng.random(size))\n",
 }
