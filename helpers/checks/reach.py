@@ -190,7 +190,8 @@ def _filled(cell) -> bool:
 #: Arithmetic is not among them (scipy.special.expit, scipy.stats.norm.ppf: issue 35).
 FORBIDDEN_MODULES = ("numpy.random", "random", "helpers", "secrets", "torch", "scipy.stats.sampling",
                      "scipy.stats.qmc", "scipy.stats.bootstrap", "scipy.stats.permutation_test",
-                     "scipy.stats.monte_carlo_test", "os.urandom", "os.getrandom", "uuid.uuid1", "uuid.uuid4")
+                     "scipy.stats.monte_carlo_test", "scipy.sparse.random", "scipy.sparse.rand",
+                     "scipy.sparse.random_array", "os.urandom", "os.getrandom", "uuid.uuid1", "uuid.uuid4")
 #: What of them may be named: the generator's type (``rng: np.random.Generator``, ``isinstance``), not called.
 ALLOWED_PATHS = frozenset({"numpy.random.Generator"})
 #: Methods that draw, whatever object they belong to (scipy.stats' ``rvs``, statistics.NormalDist's ``samples``).
@@ -202,7 +203,7 @@ SAMPLER_ATTRIBUTES = frozenset({"rvs", "random_state", "samples"})
 GENERATOR_ATTRIBUTES = frozenset({"bit_generator", "_bit_generator", "seed_seq", "spawn", "jumped", "default_rng",
                                   "BitGenerator", "MT19937", "PCG64", "PCG64DXSM", "Philox", "SFC64", "SeedSequence",
                                   "RandomState", "get_bit_generator", "set_bit_generator", "get_state", "set_state",
-                                  "mtrand"})
+                                  "mtrand", "check_random_state", "rng_integers"})
 #: Code, modules or namespaces obtained at run time: none of them is needed to draw from ``rng.random``, and
 #: each can reach a generator the text does not show (session 13's attackers). Builtins, module paths, and
 #: attributes.
@@ -255,6 +256,7 @@ def real_path(path: str) -> str:
 
 def judge_path(text: str, path: str, called: bool) -> str | None:
     """The finding for ``text`` (as written) that denotes module path ``path``, or None."""
+    private = [part for part in path.split(".") if part.startswith("_") and not part.endswith("__")]
     path = real_path(path)
     if path in ALLOWED_PATHS and not called:
         return None
@@ -263,6 +265,8 @@ def judge_path(text: str, path: str, called: bool) -> str | None:
         return text if written == path else f"{text}（即 / i.e. {path}）"
     if path_is_dynamic(path):
         return f"{text}{DYNAMIC_NOTE}"
+    if private:  # scipy._lib._util.check_random_state, scipy.stats._continuous_distns.np: no student needs them
+        return f"{text}（库的内部模块或名字 {private[0]}，抽样的函数里不允许用 / a library's private module or name, not allowed in a function that draws）"
     return None
 
 

@@ -237,7 +237,8 @@ def _judge_name(func: Callable, name: str, obj: Any, seen: set) -> list[str]:
         return [f"{name} (from {origin})"]
     if isinstance(obj, types.ModuleType) and reach.path_is_dynamic(obj.__name__):
         return [f"{name}{reach.DYNAMIC_NOTE}"]
-    if getattr(obj, "__name__", None) in _SAMPLER_ATTRIBUTES and callable(obj):
+    if getattr(obj, "__name__", None) in _SAMPLER_ATTRIBUTES | reach.GENERATOR_ATTRIBUTES and callable(obj) \
+            and not _students(obj, module):
         return [f"{name} ({obj.__name__} of {origin or 'an object'})"]
     if isinstance(obj, types.FunctionType) and _students(obj, module):
         return [f"{obj.__name__}: {what}" for what in find_forbidden_calls(obj, seen)]

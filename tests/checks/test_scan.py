@@ -91,6 +91,12 @@ CHEATS = {
                          "    return (vars(m)['default' + '_rng'](1).random(len(bits)) < 0.5).astype(int)\n",
     "getattr_on_a_local": "def rr_perturb(bits, epsilon, rng):\n    m = np\n    r = getattr(m, 'ran' + 'dom')\n"
                           "    return (r.__dict__['default' + '_rng'](1).random(len(bits)) < 0.5).astype(int)\n",
+    "library_private_helper": "from scipy._lib._util import check_random_state as crs\n\n"
+                              "def rr_perturb(bits, epsilon, rng):\n"
+                              "    return (crs(int(rng.random() * 4)).uniform(size=len(bits)) < 0.5).astype(int)\n",
+    "scipy_sparse_random": "import scipy.sparse\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                           "    m = scipy.sparse.random(1, len(bits), density=1.0, random_state=int(rng.random() * 4))\n"
+                           "    return (m.toarray()[0] < 0.5).astype(int)\n",
     "function_globals": "def rr_perturb(bits, epsilon, rng):\n    g = rr_perturb.__globals__['np'].random.default_rng\n" + USE,
 }
 
