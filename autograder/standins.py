@@ -95,10 +95,10 @@ def standins(sources: list[str], tag: str) -> tuple[StandIns, list[str]]:
             continue
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         keys.append(filename)
+        defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for const in code.co_consts:
             if isinstance(const, types.CodeType) and const.co_name.isidentifier():
-                defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-                if const.co_name in defined:
+                if const.co_name in defined:  # (a set, built once: 25,000 defs cost 62 s of the judge's CPU)
                     functions[const.co_name] = types.FunctionType(const, globs, const.co_name)
     for name, func in functions.items():
         globs[name] = func
