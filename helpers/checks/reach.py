@@ -481,11 +481,16 @@ class ModuleText:
 def _has_dynamic(stmt: ast.stmt, functions: set[str], bindings: dict, deep: bool) -> bool:
     """Whether ``stmt`` runs dynamic code: in the code that runs with it (``deep``: in function bodies
     too), a dynamic builtin the text does not rebind, a dynamic attribute, an import of a dynamic
-    module, ``from <forbidden> import *``, or a call of one of ``functions``."""
-    stack = [stmt]
+    module, ``from <forbidden> import *``, or a call of one of ``functions``. ``eval("1 + 1")`` in a demo
+    cell is not: a literal code string that binds no name and has no dynamic code of its own."""
+    stack: list[ast.AST] = [stmt]
+    harmless: set[int] = set()
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Name) and (node.id in functions or (
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec", "compile") \
+                and node.args and _harmless_code(node.args[0], functions, bindings):
+            harmless.add(id(node.func))
+        if isinstance(node, ast.Name) and id(node) not in harmless and (node.id in functions or (
                 node.id in DYNAMIC_BUILTINS and node.id not in bindings)):
             return True
         if isinstance(node, ast.Attribute) and node.attr in DYNAMIC_ATTRIBUTES | {"modules", "import_module"}:
@@ -501,6 +506,20 @@ def _has_dynamic(stmt: ast.stmt, functions: set[str], bindings: dict, deep: bool
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and child in node.decorator_list:
                 stack.append(child)
     return False
+
+
+def _harmless_code(node: ast.AST, functions: set[str], bindings: dict) -> bool:
+    """Whether a code argument is a literal string that binds no name and runs no dynamic code."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or len(node.value) > 10_000:
+        return False
+    try:
+        tree = ast.parse(node.value)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    binds = any(isinstance(leaf, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
+                                  ast.Global, ast.Nonlocal)) or (isinstance(leaf, ast.Name) and not isinstance(leaf.ctx, ast.Load))
+                for leaf in ast.walk(tree))
+    return not binds and not any(_has_dynamic(child, functions, bindings, deep=True) for child in tree.body)
 
 
 def _bound(stmt: ast.stmt) -> list[tuple[str, str | None, bool]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import sysconfig
 import textwrap
 import types
 from typing import Any, Callable
@@ -145,10 +146,11 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
     names_used: set[str] = set()
     if tree is None:
         names_used = set(_all_co_names(code))
-        for attr in names_used:
-            if attr == "laplace":
-                found.append("laplace")
-        if sources is None and source is None:  # (a lambda's line may not parse alone: that is no finding)
+        generated = code.co_filename == "<string>" and func.__name__.startswith("__")  # a dataclass's __init__
+        found += sorted(attr for attr in names_used if not generated and (
+            attr == "laplace" or attr in reach.GENERATOR_ATTRIBUTES | _SAMPLER_ATTRIBUTES))
+        if sources is None and source is None and _seen is None:
+            # the graded function itself (a lambda's line may not parse alone: that is no finding)
             found.append(f"{getattr(func, '__name__', 'function')}（源代码不可得：由 exec、eval、compile 或 "
                          f"types.FunctionType 生成？ / no source: made by exec, eval, compile or types.FunctionType?）")
     else:
@@ -233,6 +235,8 @@ def _judge_name(func: Callable, name: str, obj: Any, seen: set) -> list[str]:
     module = getattr(func, "__module__", None)
     if isinstance(obj, reach.Reached):
         return [f"{name} = …{obj.seen}…{reach.COMPUTED_NOTE}"]
+    if origin in reach.ALLOWED_PATHS:  # a stand-in for ``from numpy.random import Generator`` (its call is read)
+        return []
     if origin and _module_is_forbidden(origin) and not (isinstance(obj, type) and obj is np.random.Generator):
         return [f"{name} (from {origin})"]
     if isinstance(obj, types.ModuleType) and reach.path_is_dynamic(obj.__name__):
@@ -252,7 +256,17 @@ def _judge_name(func: Callable, name: str, obj: Any, seen: set) -> list[str]:
 
 
 def _students(obj: Any, module: str | None) -> bool:
+    """Whether ``obj`` belongs to the student's module (not a method a library generated for the student's
+    class: a dataclass's ``__init__`` made by ``exec``, its ``__repr__`` wrapped in dataclasses.py)."""
+    code = getattr(obj, "__code__", None)
+    if isinstance(code, types.CodeType) and (code.co_filename.startswith(_LIBRARY_PATHS) or (
+            code.co_filename == "<string>" and code.co_name.startswith("__"))):
+        return False
     return getattr(obj, "__module__", None) in (module, "__main__")
+
+
+_LIBRARY_PATHS = tuple({path for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                        if (path := sysconfig.get_paths().get(key))})
 
 
 def _judge_held(module: str | None, seen: set) -> Callable[[Any], str | None]:

@@ -130,6 +130,17 @@ CORRECT = {
                                      "    def pick(self, name):\n        return getattr(self, name)\n\n"
                                      "def laplace_noise(b, size, rng, part='sign'):\n"
                                      "    return getattr(Keep, part)(rng.random(size)) * -b * np.log1p(-rng.random(size))\n",
+    "dataclass_with_laplace_field": "from dataclasses import dataclass\n\n@dataclass\nclass Cfg:\n    laplace: bool = False\n\n"
+                                    "def laplace_noise(b, size, rng, cfg=Cfg()):\n    u = rng.random(size)\n"
+                                    "    return -b * np.sign(u - .5) * np.log1p(-2 * abs(u - .5))\n",
+    "generator_type_from_import": "from numpy.random import Generator\n\ndef laplace_noise(b: float, size, rng: Generator):\n"
+                                  "    assert isinstance(rng, Generator)\n    u = rng.random(size)\n"
+                                  "    return -b * np.sign(u - .5) * np.log1p(-2 * abs(u - .5))\n",
+    "scipy_distribution_objects": "from scipy import stats\nfrom scipy.stats import laplace\n\nN = stats.norm(0, 1)\n\n"
+                                  "def laplace_noise(b, size, rng):\n    u = rng.random(size)\n"
+                                  "    return laplace.ppf(u, scale=b) + 0 * N.cdf(u)\n",
+    "eval_in_a_demo_cell": "def laplace_noise(b, size, rng):\n    u = rng.random(size)\n"
+                           "    return -b * np.sign(u - .5) * np.log1p(-2 * abs(u - .5))\n\nprint(eval('1 + 1'))\n",
     "globals_literal": "def _sign(u):\n    return np.where(u < 0.5, -1.0, 1.0)\n\n"
                        "def laplace_noise(b, size, rng):\n    return globals()['_sign'](rng.random(size)) * -b * np.log1p(-rng.random(size))\n",
 }
