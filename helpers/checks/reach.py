@@ -557,6 +557,7 @@ class _Reader(ast.NodeVisitor):
         self.called: set[int] = set()
         self.exempt: set[int] = set()
         self.bare_vars: set[int] = set()
+        self.class_scopes: set[int] = set()
 
     def read(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -574,7 +575,10 @@ class _Reader(ast.NodeVisitor):
     def _origins(self, name: str) -> list[str | None]:
         """What ``name`` may denote here: imported module paths (None: something else); its module-level
         bindings are reached."""
-        for scope in reversed(self.scopes):
+        for depth in range(len(self.scopes) - 1, -1, -1):
+            scope = self.scopes[depth]
+            if depth in self.class_scopes and depth != len(self.scopes) - 1:
+                continue  # a class body's names are not seen by the functions inside it
             if name in scope:
                 # a forbidden import in the reached code is a finding itself (:meth:`_imports`)
                 return [None if scope[name] and module_is_forbidden(scope[name]) else scope[name]]
@@ -666,8 +670,23 @@ class _Reader(ast.NodeVisitor):
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        for child in [*node.decorator_list, *node.bases, *node.keywords, *node.body]:
+        for child in [*node.decorator_list, *node.bases, *node.keywords]:
             self.visit(child)
+        own: dict[str, str | None] = {}
+        for child in node.body:  # the class body's own names (its methods' bodies do not see them)
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                own[child.name] = None
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                own.update(dict(_imported(child)))
+            elif isinstance(child, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for target in child.targets if isinstance(child, ast.Assign) else [child.target]:
+                    own.update({leaf.id: None for leaf in ast.walk(target) if isinstance(leaf, ast.Name)})
+        self.class_scopes.add(len(self.scopes))
+        self.scopes.append(own)
+        for child in node.body:
+            self.visit(child)
+        self.scopes.pop()
+        self.class_scopes.discard(len(self.scopes))
 
     def _comprehension(self, node) -> None:
         targets = {leaf.id: None for g in node.generators for leaf in ast.walk(g.target) if isinstance(leaf, ast.Name)}

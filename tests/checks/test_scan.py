@@ -97,6 +97,9 @@ CHEATS = {
     "scipy_sparse_random": "import scipy.sparse\n\ndef rr_perturb(bits, epsilon, rng):\n"
                            "    m = scipy.sparse.random(1, len(bits), density=1.0, random_state=int(rng.random() * 4))\n"
                            "    return (m.toarray()[0] < 0.5).astype(int)\n",
+    "global_shadowed_by_a_class_attribute": "G = np.random.default_rng\n\nclass K:\n    G = 1\n\n"
+                                            "    def make(self, seed):\n        return G(seed)\n\n"
+                                            "def rr_perturb(bits, epsilon, rng):\n    g = K().make\n" + USE,
     "function_globals": "def rr_perturb(bits, epsilon, rng):\n    g = rr_perturb.__globals__['np'].random.default_rng\n" + USE,
 }
 
@@ -141,6 +144,10 @@ CORRECT = {
                                   "    return laplace.ppf(u, scale=b) + 0 * N.cdf(u)\n",
     "eval_in_a_demo_cell": "def laplace_noise(b, size, rng):\n    u = rng.random(size)\n"
                            "    return -b * np.sign(u - .5) * np.log1p(-2 * abs(u - .5))\n\nprint(eval('1 + 1'))\n",
+    "class_attribute_named_like_the_notebooks_rng": "class Sampler:\n    rng = None\n    fallback = rng\n\n"
+                                                    "    def draw(self, rng, size):\n        return rng.random(size)\n\n"
+                                                    "def laplace_noise(b, size, rng):\n    u = Sampler().draw(rng, size)\n"
+                                                    "    return -b * np.sign(u - .5) * np.log1p(-2 * abs(u - .5))\n",
     "globals_literal": "def _sign(u):\n    return np.where(u < 0.5, -1.0, 1.0)\n\n"
                        "def laplace_noise(b, size, rng):\n    return globals()['_sign'](rng.random(size)) * -b * np.log1p(-rng.random(size))\n",
 }
