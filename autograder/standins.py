@@ -12,7 +12,7 @@ import ast
 import linecache
 import types
 
-from helpers.checks import reach
+from helpers.checks import reach, textreach
 
 
 class _Origin:
@@ -32,7 +32,7 @@ class StandIns(dict):
     def for_name(self, name: str) -> types.FunctionType:
         """The stand-in of ``name``: its ``def``'s, or one without a body of its own when the text binds the
         name some other way (``f = make()``, a decorator's wrapper, ``exec``), whose scan reads what the
-        name reaches in the student's text (:class:`helpers.checks.reach.ModuleText`)."""
+        name reaches in the student's text (:class:`helpers.checks.textreach.ModuleText`)."""
         if name in self:
             return self[name]
         code = compile(f"def _standin(*args, **kwargs):\n    raise RuntimeError('stand-in: never run')\n",
@@ -59,12 +59,12 @@ def standins(sources: list[str], tag: str) -> tuple[StandIns, list[str]]:
     Each function's code object is compiled from the student's text with a
     ``raise`` placed before its body, so calling it can never run student
     code; its ``__globals__`` maps imported names to module stand-ins and
-    holds the whole text (``reach.SOURCES_KEY``: the scan follows what the
+    holds the whole text (``textreach.SOURCES_KEY``: the scan follows what the
     graded name reaches in it). The text is registered in :mod:`linecache`
     (remove the returned keys later).
     """
     globs: dict = {"__name__": "__main__", "__builtins__": {"RuntimeError": RuntimeError},
-                   reach.SOURCES_KEY: tuple(sources)}
+                   textreach.SOURCES_KEY: tuple(sources)}
     functions = StandIns(globs)
     keys = []
     for index, source in enumerate(sources):

@@ -1,7 +1,7 @@
 """Ready-made samplers in a student's function, read from its syntax tree and from what its names hold
 (the forbidden-name scan; a note beside the draws checks of :mod:`helpers.checks.forbidden`).
 
-Two views of one rule (:class:`helpers.checks.reach.ModuleText` states it). In the grader the judge
+Two views of one rule (:class:`helpers.checks.textreach.ModuleText` states it). In the grader the judge
 has the student's text only: a stand-in (:mod:`autograder.standins`) carries the text of every
 student cell, and what the graded name reaches is read from it. In-process (a student's Validate,
 ``test_corpus_directly``) the function's names are resolved to the objects they hold: globals,
@@ -21,16 +21,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from helpers.checks import reach
+from helpers.checks import reach, textreach
 from helpers.checks.core import _ALLOWED_RNG
 
 # The type itself may be named (``isinstance(rng, np.random.Generator)``).
 _ALLOWED_NUMPY_RANDOM = frozenset({"random.Generator"})
-_FORBIDDEN_MODULES = reach.FORBIDDEN_MODULES
+_FORBIDDEN_MODULES = textreach.FORBIDDEN_MODULES
 #: Methods that draw, whatever object they belong to: a scipy.stats distribution's ``rvs`` (and the
 #: ``random_state`` it draws from), statistics.NormalDist's ``samples``.
-_SAMPLER_ATTRIBUTES = reach.SAMPLER_ATTRIBUTES
-_module_is_forbidden = reach.module_is_forbidden
+_SAMPLER_ATTRIBUTES = textreach.SAMPLER_ATTRIBUTES
+_module_is_forbidden = textreach.module_is_forbidden
 
 
 def _function_source(func: Callable) -> str | None:
@@ -120,7 +120,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
     (``getattr(np, "ran" + "dom")``, ``vars(np)``) in the function or in the module-level
     assignment of a name it uses (:mod:`helpers.checks.reach`). A function without source
     (built by ``exec``) is a finding. In the grader, what the graded name reaches through the
-    student's whole text (:class:`reach.ModuleText`). Arithmetic is allowed
+    student's whole text (:class:`textreach.ModuleText`). Arithmetic is allowed
     (``scipy.special.expit``, ``scipy.stats.norm.ppf``, ``statistics.mean``).
 
     Returns a list of short descriptions (empty when nothing was found).
@@ -133,7 +133,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
         return []
     seen.add(code)
     found: list[str] = []
-    sources = getattr(func, "__globals__", {}).get(reach.SOURCES_KEY)
+    sources = getattr(func, "__globals__", {}).get(textreach.SOURCES_KEY)
     if sources is not None and _seen is None:
         found += _whole_text(sources).findings(func.__name__)
     source = _code_source(code)
@@ -148,7 +148,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
         names_used = set(_all_co_names(code))
         generated = code.co_filename == "<string>" and func.__name__.startswith("__")  # a dataclass's __init__
         found += sorted(attr for attr in names_used if not generated and (
-            attr == "laplace" or attr in reach.GENERATOR_ATTRIBUTES | _SAMPLER_ATTRIBUTES))
+            attr == "laplace" or attr in textreach.GENERATOR_ATTRIBUTES | _SAMPLER_ATTRIBUTES))
         if sources is None and source is None and _seen is None:
             # the graded function itself (a lambda's line may not parse alone: that is no finding)
             found.append(f"{getattr(func, '__name__', 'function')}（源代码不可得：由 exec、eval、compile 或 "
@@ -158,7 +158,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
         local_names = set(code.co_varnames) | set(code.co_cellvars)
         is_module = reach.module_checker(
             lambda n: n not in local_names and isinstance(_resolve(func, n), types.ModuleType))
-        own = _own_method_names(func) | reach.own_attribute_names(tree) | (
+        own = _own_method_names(func) | textreach.own_attribute_names(tree) | (
             _whole_text(sources).own if sources is not None else set())
         is_class = (lambda n: n not in local_names and isinstance(_resolve(func, n), type)
                     and _students(_resolve(func, n), func.__module__))
@@ -166,7 +166,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
             whole = _whole_text(sources)
             is_class = (lambda n: bool(whole.bindings.get(n)) and all(
                 isinstance(whole.statements[pos], ast.ClassDef) for pos, _, _ in whole.bindings[n]))
-        text = reach.ModuleText([source])
+        text = textreach.ModuleText([source])
         text.own |= own
         text.outer_class = is_class
         found += text.read_all()
@@ -194,7 +194,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
                     found += _module_chain(func, dotted, node, tree)
             elif isinstance(node, ast.Name):
                 names_used.add(node.id)
-        found += [f"{seen}{reach.COMPUTED_NOTE}" for seen in reach.dynamic_accesses(tree, is_module, is_class)]
+        found += [f"{seen}{textreach.COMPUTED_NOTE}" for seen in reach.dynamic_accesses(tree, is_module, is_class)]
         # getattr(module, "name") with literal names is an attribute chain written another way.
         found += [dotted for node in ast.walk(tree) if isinstance(node, ast.Call) and reach.callee(node) == "getattr"
                   and len(node.args) > 1 and is_module(node.args[0])
@@ -213,9 +213,9 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
 
 
 @functools.lru_cache(maxsize=8)
-def _whole_text(sources: tuple[str, ...]) -> reach.ModuleText:
+def _whole_text(sources: tuple[str, ...]) -> textreach.ModuleText:
     """The student's cells read once per submission (every graded function's scan reads the same text)."""
-    return reach.ModuleText(list(sources))
+    return textreach.ModuleText(list(sources))
 
 
 def _defaults(func: Callable, code: types.CodeType) -> dict[str, Any]:
@@ -234,14 +234,14 @@ def _judge_name(func: Callable, name: str, obj: Any, seen: set) -> list[str]:
     origin = _object_origin(obj)
     module = getattr(func, "__module__", None)
     if isinstance(obj, reach.Reached):
-        return [f"{name} = …{obj.seen}…{reach.COMPUTED_NOTE}"]
-    if origin in reach.ALLOWED_PATHS:  # a stand-in for ``from numpy.random import Generator`` (its call is read)
+        return [f"{name} = …{obj.seen}…{textreach.COMPUTED_NOTE}"]
+    if origin in textreach.ALLOWED_PATHS:  # a stand-in for ``from numpy.random import Generator`` (its call is read)
         return []
     if origin and _module_is_forbidden(origin) and not (isinstance(obj, type) and obj is np.random.Generator):
         return [f"{name} (from {origin})"]
-    if isinstance(obj, types.ModuleType) and reach.path_is_dynamic(obj.__name__):
-        return [f"{name}{reach.DYNAMIC_NOTE}"]
-    if getattr(obj, "__name__", None) in _SAMPLER_ATTRIBUTES | reach.GENERATOR_ATTRIBUTES and callable(obj) \
+    if isinstance(obj, types.ModuleType) and textreach.path_is_dynamic(obj.__name__):
+        return [f"{name}{textreach.DYNAMIC_NOTE}"]
+    if getattr(obj, "__name__", None) in _SAMPLER_ATTRIBUTES | textreach.GENERATOR_ATTRIBUTES and callable(obj) \
             and not _students(obj, module):
         return [f"{name} ({obj.__name__} of {origin or 'an object'})"]
     if isinstance(obj, types.FunctionType) and _students(obj, module):
@@ -309,7 +309,7 @@ def _module_chain(func: Callable, dotted: str, node: ast.Attribute, tree: ast.AS
             break
         obj, path, depth = nxt, nxt.__name__, depth + 1
     called = any(isinstance(call, ast.Call) and call.func is node for call in ast.walk(tree))
-    what = reach.judge_path(dotted, ".".join([path, *parts[depth:]]), called)
+    what = textreach.judge_path(dotted, ".".join([path, *parts[depth:]]), called)
     return [what] if what else []
 
 
