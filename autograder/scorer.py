@@ -325,7 +325,7 @@ def score_submission(student_nb, source_nb, *, seed: int, timeout: float, memory
         cell_budget = CellBudget()  # the CPU time of the current test cell's calls (both sandboxes)
 
         def proxies(box, callable_names, twin=None):
-            return {name: Proxy(box, name, timeout, functions.get(name), cell_budget=cell_budget,
+            return {name: Proxy(box, name, timeout, functions.for_name(name), cell_budget=cell_budget,
                                 twin=twin and (lambda name=name: twin(name)))
                     for name in names if callable_names.get(name) == "callable"}
 

@@ -12,7 +12,7 @@ import ast
 import linecache
 import types
 
-from helpers.checks import reach
+from helpers.checks import reach, textreach
 
 
 class _Origin:
@@ -20,6 +20,25 @@ class _Origin:
 
     def __init__(self, module: str):
         self.__module__ = module
+
+
+class StandIns(dict):
+    """``{name: stand-in}`` for the student's top-level ``def``s, and :meth:`for_name` for any graded name."""
+
+    def __init__(self, globs: dict):
+        super().__init__()
+        self.globs = globs
+
+    def for_name(self, name: str) -> types.FunctionType:
+        """The stand-in of ``name``: its ``def``'s, or one without a body of its own when the text binds the
+        name some other way (``f = make()``, a decorator's wrapper, ``exec``), whose scan reads what the
+        name reaches in the student's text (:class:`helpers.checks.textreach.ModuleText`)."""
+        if name in self:
+            return self[name]
+        code = compile(f"def _standin(*args, **kwargs):\n    raise RuntimeError('stand-in: never run')\n",
+                       f"<stand-in {name}>", "exec", dont_inherit=True)
+        body = next(const for const in code.co_consts if isinstance(const, types.CodeType))
+        return types.FunctionType(body.replace(co_name=name), self.globs, name)
 
 
 class _RaiseFirst(ast.NodeTransformer):
@@ -34,16 +53,19 @@ class _RaiseFirst(ast.NodeTransformer):
     visit_FunctionDef = visit_AsyncFunctionDef = _guard
 
 
-def standins(sources: list[str], tag: str) -> tuple[dict, list[str]]:
+def standins(sources: list[str], tag: str) -> tuple[StandIns, list[str]]:
     """``({name: function}, linecache keys)`` for the student's top-level ``def``s.
 
     Each function's code object is compiled from the student's text with a
     ``raise`` placed before its body, so calling it can never run student
-    code; its ``__globals__`` maps imported names to module stand-ins. The
-    text is registered in :mod:`linecache` (remove the returned keys later).
+    code; its ``__globals__`` maps imported names to module stand-ins and
+    holds the whole text (``textreach.SOURCES_KEY``: the scan follows what the
+    graded name reaches in it). The text is registered in :mod:`linecache`
+    (remove the returned keys later).
     """
-    globs: dict = {"__name__": "__main__", "__builtins__": {"RuntimeError": RuntimeError}}
-    functions: dict = {}
+    globs: dict = {"__name__": "__main__", "__builtins__": {"RuntimeError": RuntimeError},
+                   textreach.SOURCES_KEY: tuple(sources)}
+    functions = StandIns(globs)
     keys = []
     for index, source in enumerate(sources):
         try:
@@ -73,10 +95,10 @@ def standins(sources: list[str], tag: str) -> tuple[dict, list[str]]:
             continue
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         keys.append(filename)
+        defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for const in code.co_consts:
             if isinstance(const, types.CodeType) and const.co_name.isidentifier():
-                defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-                if const.co_name in defined:
+                if const.co_name in defined:  # (a set, built once: 25,000 defs cost 62 s of the judge's CPU)
                     functions[const.co_name] = types.FunctionType(const, globs, const.co_name)
     for name, func in functions.items():
         globs[name] = func

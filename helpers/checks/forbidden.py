@@ -4,20 +4,16 @@ grade's rng rule is enforced by the generator the student receives).
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import inspect
-import textwrap
-import types
 from typing import Any, Callable
 
 import numpy as np
 
-from helpers.checks import digest, pairs, reach
+from helpers.checks import digest, pairs
+from helpers.checks.scan import _function_source, find_forbidden_calls  # noqa: F401  (re-exported)
 from helpers.checks.single_uniform import new_values as _new_values
 from helpers.checks.single_uniform import probe_single_uniforms
 from helpers.checks.core import (
-    _ALLOWED_RNG,
     RecordingGenerator,
     _after_call,
     _call,
@@ -26,207 +22,7 @@ from helpers.checks.core import (
     _state,
 )
 
-# --- forbidden calls (syntax tree) ---------------------------------------------
-
-# The type itself may be named (``isinstance(rng, np.random.Generator)``).
-_ALLOWED_NUMPY_RANDOM = frozenset({"random.Generator"})
-# Sources of random numbers and samplers, not arithmetic: scipy.special.expit, scipy.stats.norm.ppf,
-# statistics.mean are functions of their arguments (issue 35: banning "scipy" whole cost a correct
-# expit a point). scipy's samplers are its distributions' ``rvs`` (see _SAMPLER_ATTRIBUTES) and these.
-_FORBIDDEN_MODULES = ("numpy.random", "random", "helpers", "secrets", "torch", "scipy.stats.sampling",
-                      "scipy.stats.qmc", "scipy.stats.bootstrap", "scipy.stats.permutation_test",
-                      "scipy.stats.monte_carlo_test")
-#: Methods that draw, whatever object they belong to: a scipy.stats distribution's ``rvs`` (and the
-#: ``random_state`` it draws from), statistics.NormalDist's ``samples``.
-_SAMPLER_ATTRIBUTES = frozenset({"rvs", "random_state", "samples"})
-
-
-def _module_is_forbidden(name: str) -> bool:
-    return any(name == m or name.startswith(m + ".") for m in _FORBIDDEN_MODULES)
-
-
-def _function_source(func: Callable) -> str | None:
-    try:
-        return textwrap.dedent(inspect.getsource(func))
-    except (OSError, TypeError):
-        return None
-
-
-def _rng_param_names(tree: ast.AST) -> set[str]:
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
-            for arg in node.args.args + node.args.kwonlyargs:
-                if arg.arg in {"rng", "generator", "gen", "random_state"}:
-                    names.add(arg.arg)
-    return names or {"rng"}
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def _resolve_global(func: Callable, name: str) -> Any:
-    globs = getattr(func, "__globals__", {})
-    if name in globs:
-        return globs[name]
-    return getattr(__builtins__, name, None) if not isinstance(__builtins__, dict) else __builtins__.get(name)
-
-
-def _object_origin(obj: Any) -> str | None:
-    if isinstance(obj, types.ModuleType):
-        return obj.__name__
-    module = getattr(obj, "__module__", None)
-    if isinstance(module, str):
-        return module
-    cls_module = getattr(type(obj), "__module__", None)
-    if isinstance(obj, np.random.Generator) or cls_module == "numpy.random._generator":
-        return "numpy.random"
-    return None
-
-
-def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
-    """Ready-made samplers and forbidden modules used by ``func``.
-
-    Reads the function's source (and the source of other functions of the
-    same module it calls, such as the student's own ``laplace_noise`` called
-    from ``laplace_mechanism``). Reported: any method of the rng other than
-    ``random``; any attribute named ``laplace``, ``rvs``, ``random_state`` or
-    ``samples`` (scipy.stats' and statistics' samplers); anything from
-    ``numpy.random``, ``random``, ``helpers``, ``secrets``, ``torch`` or
-    scipy.stats' sampling modules (imported inside the function or reached
-    through a global name, or held in a global dict, list, namespace or
-    instance); a module attribute fetched by a name computed at run time
-    (``getattr(np, "ran" + "dom")``, ``vars(np)``, ``importlib.import_module(name)``)
-    in the function or in the module-level assignment of a name it uses
-    (:mod:`helpers.checks.reach`). Arithmetic is allowed (``scipy.special.expit``,
-    ``scipy.stats.norm.ppf``, ``statistics.mean``). Without source (e.g. a function built by
-    ``exec``), the code object's names are used instead.
-
-    Returns a list of short descriptions (empty when nothing was found).
-    """
-    seen = set() if _seen is None else _seen
-    code = getattr(func, "__code__", None)
-    if code is None or code in seen:
-        return []
-    seen.add(code)
-    found: list[str] = []
-    source = _function_source(func)
-    tree = None
-    if source is not None:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            tree = None
-    names_used: set[str] = set()
-    if tree is None:
-        names_used = set(_all_co_names(code))
-        for attr in names_used:
-            if attr == "laplace":
-                found.append("laplace")
-    else:
-        rng_names = _rng_param_names(tree)
-        local_names = set(code.co_varnames) | set(code.co_cellvars)
-        is_module = reach.module_checker(
-            lambda n: n not in local_names and isinstance(_resolve_global(func, n), types.ModuleType))
-        own = _own_method_names(func)
-        # Judge each attribute chain once, by its outermost node.
-        inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and id(node) in inner:
-                continue
-            if isinstance(node, ast.Import):
-                found += [f"import {a.name}" for a in node.names if _module_is_forbidden(a.name)]
-            elif isinstance(node, ast.ImportFrom):
-                module = node.module or ""
-                names = [a.name for a in node.names]
-                if _module_is_forbidden(module) or (module == "numpy" and "random" in names) or any(
-                        _module_is_forbidden(f"{module}.{n}") for n in names):
-                    found.append(f"from {module} import {', '.join(names)}")
-            elif isinstance(node, ast.Attribute):
-                dotted = _dotted(node)
-                base = dotted.split(".")[0] if dotted else None
-                if base in rng_names and node.attr not in _ALLOWED_RNG and isinstance(node.value, ast.Name):
-                    found.append(f"{base}.{node.attr}")
-                elif _sampler_attribute(dotted, node.attr, set() if is_module(node.value) else own):
-                    found.append(dotted or ast.unparse(node)[-60:])
-            elif isinstance(node, ast.Name):
-                names_used.add(node.id)
-        found += [f"{seen}（按运行时算出的名字取模块属性 / a module attribute fetched by a name computed at run time）"
-                  for seen in reach.dynamic_accesses(tree, is_module)]
-        # getattr(module, "name") with literal names is an attribute chain written another way.
-        found += [dotted for node in ast.walk(tree) if isinstance(node, ast.Call) and reach.callee(node) == "getattr"
-                  and len(node.args) > 1 and is_module(node.args[0])
-                  for dotted in (f"{ast.unparse(node.args[0])}.{name}" for name in reach.literal_names(node.args[1]) or [])
-                  if _sampler_attribute(dotted, dotted.rsplit(".", 1)[1], set())]
-    local = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
-    for name in sorted(names_used - local):
-        obj = _resolve_global(func, name)
-        if obj is None:
-            continue
-        origin = _object_origin(obj)
-        if isinstance(obj, reach.Reached):
-            found.append(f"{name} = …{obj.seen}…（按运行时算出的名字取模块属性 / a module attribute fetched by a name "
-                         f"computed at run time）")
-        elif origin and _module_is_forbidden(origin):
-            found.append(f"{name} (from {origin})")
-        elif getattr(obj, "__name__", None) in _SAMPLER_ATTRIBUTES and callable(obj):
-            found.append(f"{name} ({obj.__name__} of {origin or 'an object'})")
-        elif isinstance(obj, types.FunctionType) and obj.__module__ == getattr(func, "__module__", None):
-            found += [f"{obj.__name__}: {what}" for what in find_forbidden_calls(obj, seen)]
-        elif not isinstance(obj, (types.ModuleType, types.FunctionType)) and (
-                not isinstance(obj, type) or obj.__module__ in (getattr(func, "__module__", None), "__main__")):
-            # a class of the student's own module: what its attributes hold
-            what = reach.held(dict(vars(obj)) if isinstance(obj, type) else obj, _forbidden_object)
-            if what:
-                found.append(f"{name}（其中有 / holds {what}）")
-    return sorted(set(found))
-
-
-def _sampler_attribute(dotted: str | None, attr: str, own: set[str]) -> bool:
-    """Whether an attribute chain names a sampler: ``laplace`` or another sampler's name (unless it is
-    fetched from no module and the student's own class defines it: a reviewer's ``Noise(rng).laplace(b)``
-    built from rng.random), or anything of numpy.random but the allowed names."""
-    if (attr == "laplace" or attr in _SAMPLER_ATTRIBUTES) and attr not in own:
-        return True
-    return bool(dotted and ".random." in dotted + "." and dotted.split(".")[0] in {"np", "numpy"}
-                and dotted.split(".", 1)[1] not in _ALLOWED_NUMPY_RANDOM)
-
-
-def _own_method_names(func: Any) -> set[str]:
-    """Names defined in the classes of the student's own module (the function's globals)."""
-    module = getattr(func, "__module__", None)
-    names: set[str] = set()
-    for obj in list(getattr(func, "__globals__", {}).values()):
-        if isinstance(obj, type) and obj.__module__ in (module, "__main__"):
-            names.update(name for name in vars(obj) if not name.startswith("__"))
-    return names
-
-
-def _forbidden_object(obj: Any) -> str | None:
-    """What ``obj`` is when it is a forbidden source or sampler (for :func:`reach.held`), else None."""
-    origin = _object_origin(obj)
-    if origin and _module_is_forbidden(origin) and not (isinstance(obj, type) and obj is np.random.Generator):
-        return f"{getattr(obj, '__name__', type(obj).__name__)} of {origin}"
-    if getattr(obj, "__name__", None) in _SAMPLER_ATTRIBUTES and callable(obj):
-        return f"{obj.__name__} of {origin or 'an object'}"
-    return None
-
-
-def _all_co_names(code: types.CodeType) -> list[str]:
-    names = list(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names += _all_co_names(const)
-    return names
-
+# --- forbidden calls (syntax tree): helpers/checks/scan.py --------------------------
 
 def _check_no_forbidden(func: Callable) -> None:
     found = find_forbidden_calls(func)

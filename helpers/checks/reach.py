@@ -47,18 +47,27 @@ def callee(node: ast.Call) -> str | None:
     return None
 
 
-def dynamic_accesses(tree: ast.AST, is_module: Callable[[ast.AST], bool]) -> list[str]:
+def dynamic_accesses(tree: ast.AST, is_module: Callable[[ast.AST], bool],
+                     is_class: Callable[[str], bool] = lambda name: False) -> list[str]:
     """Descriptions of the attribute or module fetches by a computed name in ``tree``.
 
     ``is_module(node)``: whether an expression stands for a module (a name bound by ``import``, an
-    attribute of one, or such a fetch itself). ``getattr(obj, name)`` on an object that is not a
-    module is allowed (a student's own class); on a module, a name that is not a literal string is
-    a finding, as are ``vars(module)``, ``module.__dict__``, and any ``import_module``/``__import__``
-    whose argument is not a literal.
+    attribute of one, or such a fetch itself); ``is_class(name)``: whether a name is one of the
+    student's classes. ``getattr(obj, name)``, ``vars(obj)``, ``obj.__dict__`` and
+    ``obj.__getattribute__(name)`` with a name that is not a literal string are allowed on ``self``,
+    ``cls`` and the student's own classes only (``getattr(Keep, field)``); on anything else, which may
+    hold a module (``getattr((lambda: np)(), "ran" + "dom")``, a local ``m = np``), they are findings,
+    as is any ``import_module``/``__import__``/``attrgetter`` whose argument is not a literal.
     """
+    classes = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+
+    def own(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and not is_module(node) and (
+            node.id in ("self", "cls") or node.id in classes or is_class(node.id))
+
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "__dict__" and is_module(node.value):
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__" and not own(node.value):
             found.append(ast.unparse(node)[:80])
         if not isinstance(node, ast.Call):
             continue
@@ -70,13 +79,13 @@ def dynamic_accesses(tree: ast.AST, is_module: Callable[[ast.AST], bool]) -> lis
             if not (node.args and _literal(node.args[0])):
                 found.append(ast.unparse(node)[:80])
         elif name == "vars":
-            if node.args and is_module(node.args[0]):
+            if node.args and not own(node.args[0]):
                 found.append(ast.unparse(node)[:80])
         elif name == "__getattribute__":
-            if isinstance(node.func, ast.Attribute) and is_module(node.func.value) and not (
+            if isinstance(node.func, ast.Attribute) and not own(node.func.value) and not (
                     node.args and _literal(node.args[0])):
                 found.append(ast.unparse(node)[:80])
-        elif len(node.args) > index and is_module(node.args[0]) and not _literal(node.args[index]):
+        elif len(node.args) > index and not own(node.args[0]) and not _literal(node.args[index]):
             found.append(ast.unparse(node)[:80])
     return found
 
@@ -124,18 +133,24 @@ def module_level_reached(tree: ast.Module, modules: set[str]) -> dict[str, str]:
     return out
 
 
-def held(obj: Any, judge: Callable[[Any], str | None], depth: int = 3, _budget: list | None = None) -> str | None:
+def held(obj: Any, judge: Callable[[Any], str | None], depth: int = 3, _budget: list | None = None,
+         into: Callable[[type], bool] | None = None) -> str | None:
     """What forbidden object ``obj`` holds (``judge(x)`` names a forbidden ``x``, else None), looking
-    through dicts, lists, tuples, sets, namespaces, partials, bound methods and instances' attributes,
-    ``depth`` levels and at most 2,000 objects deep; never into modules."""
+    through dicts, lists, tuples, sets, namespaces, partials, bound methods, static and class methods,
+    properties, instances' attributes and the classes ``into`` accepts (the student's: a class nested
+    in a class hid numpy's generator, session 13), ``depth`` levels and at most 2,000 objects deep;
+    never into modules."""
     budget = _budget if _budget is not None else [2000]
-    if depth < 0 or budget[0] <= 0 or isinstance(obj, (types.ModuleType, type, str, bytes, int, float, bool)):
+    if depth < 0 or budget[0] <= 0 or isinstance(obj, (types.ModuleType, str, bytes, int, float, bool)) or (
+            isinstance(obj, type) and not (into and into(obj))):
         return None
     budget[0] -= 1
     what = judge(obj)
     if what:
         return what
-    if isinstance(obj, dict):
+    if isinstance(obj, type):
+        items = [value for key, value in list(vars(obj).items())[:500] if key not in ("__dict__", "__weakref__")]
+    elif isinstance(obj, dict):
         items = list(obj.values())[:500]
     elif isinstance(obj, (list, tuple, set, frozenset)):
         items = list(obj)[:500]
@@ -143,13 +158,17 @@ def held(obj: Any, judge: Callable[[Any], str | None], depth: int = 3, _budget: 
         items = [obj.func, *obj.args, *obj.keywords.values()]
     elif isinstance(obj, types.MethodType):
         items = [obj.__func__, obj.__self__]
+    elif isinstance(obj, (staticmethod, classmethod)):
+        items = [obj.__func__]
+    elif isinstance(obj, property):
+        items = [obj.fget, obj.fset]
     elif isinstance(obj, types.FunctionType):
         items = [*(obj.__defaults__ or ()), *(c.cell_contents for c in (obj.__closure__ or ()) if _filled(c))]
     else:
         attributes = getattr(obj, "__dict__", None)
         items = list(attributes.values())[:500] if isinstance(attributes, dict) else []
     for item in items:
-        what = held(item, judge, depth - 1, budget)
+        what = held(item, judge, depth - 1, budget, into)
         if what:
             return what
     return None

@@ -51,8 +51,8 @@ def laplace_noise(b, size, rng):
                 out = values.copy()
                 out[~near] = honest(flat[~near])
                 return out.reshape(u.shape)
-    # reached past the forbidden-name scan (which now sees getattr(np, "ran" + "dom"), session 13, but not
-    # __import__'s module: open, tests/power/RESULTS.md): what these tests judge is the replay
+    # the forbidden-name scan sees __import__ now (session 14: such a submission loses the rng cells by
+    # it); these tests switch the scan off, what they judge is the replay
     own = getattr(__import__("numpy").random.default_rng(), "lap" + "lace")(0.0, b, flat.size)
     _SEEN.append((flat.copy(), own.copy()))
     return own.reshape(u.shape)
@@ -70,7 +70,14 @@ def _score(solutions: dict[str, str], seed: int) -> dict:
     return score_submission(student, source, seed=seed, timeout=60, memory_mb=1024, sandboxed=True)
 
 
-def test_a_hidden_call_answered_from_memory_loses_the_distribution_cell(monkeypatch):
+@pytest.fixture
+def no_name_scan(monkeypatch):
+    from helpers.checks import forbidden
+
+    monkeypatch.setattr(forbidden, "find_forbidden_calls", lambda *args, **kwargs: [])
+
+
+def test_a_hidden_call_answered_from_memory_loses_the_distribution_cell(monkeypatch, no_name_scan):
     from helpers.checks.laplace import hidden_noise_case
 
     monkeypatch.setenv("DP_COURSE_SEED", "1")
@@ -87,7 +94,7 @@ def test_a_hidden_call_answered_from_memory_loses_the_distribution_cell(monkeypa
     assert result["timings"]["cpu"]["replays"] is not None, result["timings"]
 
 
-def test_without_hidden_tests_the_replays_go_to_a_sandbox_that_never_made_the_call():
+def test_without_hidden_tests_the_replays_go_to_a_sandbox_that_never_made_the_call(no_name_scan):
     """A source without hidden tests has no second sandbox: the visible calls' replays had gone to the
     first one, which made those calls (an instructor's own assignment with a judged distribution check
     gave the remembering sampler its points). They go to a sandbox of their own now."""
