@@ -25,7 +25,7 @@ FORBIDDEN_MODULES = ("numpy.random", "random", "helpers", "secrets", "torch", "s
 #: What of them may be named: the generator's type (``rng: np.random.Generator``, ``isinstance``), not called.
 ALLOWED_PATHS = frozenset({"numpy.random.Generator"})
 #: Methods that draw, whatever object they belong to (scipy.stats' ``rvs``, statistics.NormalDist's ``samples``).
-SAMPLER_ATTRIBUTES = frozenset({"rvs", "random_state", "samples"})
+SAMPLER_ATTRIBUTES = frozenset({"rvs", "random_state", "samples", "resample"})  # resample: gaussian_kde's draws
 #: A generator's insides: reseeding one (``g.bit_generator.state = ...``, the notebook's own ``rng`` seeded
 #: from coarse cells of the served draws) or making new ones needs no name of numpy.random.
 #: So are numpy.random's constructors, by name, whatever object they are fetched from (a module reached
@@ -457,8 +457,10 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         root, names = _chain(node)
-        text = ast.unparse(node)[:80]
-        found = [f"{text}{DYNAMIC_NOTE}" for attr in names if attr in DYNAMIC_ATTRIBUTES]
+        # the attribute's text only for a finding: unparsing every attribute whose root is a nested
+        # call cost depth x size (7.7 s for one 40 kB cell; session 14's attacker)
+        text = lambda: ast.unparse(node)[:80]  # noqa: E731
+        found = [f"{text()}{DYNAMIC_NOTE}" for attr in names if attr in DYNAMIC_ATTRIBUTES]
         if isinstance(root, ast.Name):
             self._builtin(root)
             for origin in self._origins(root.id):
@@ -475,7 +477,7 @@ class _Reader(ast.NodeVisitor):
             self.visit(root)
         if not found and (((names[-1] == "laplace" or names[-1] in SAMPLER_ATTRIBUTES) and names[-1] not in self.text.own)
                           or any(attr in GENERATOR_ATTRIBUTES and attr not in self.text.own for attr in names)):
-            found.append(text)
+            found.append(text())
         self.found += found
 
     def _function(self, node) -> None:

@@ -74,6 +74,10 @@ CHEATS = {
     "star_import": "from numpy.random import *\n\ndef rr_perturb(bits, epsilon, rng):\n    g = default_rng\n" + USE,
     "globals_computed": "def rr_perturb(bits, epsilon, rng):\n    g = globals()['n' + 'p'].random.default_rng\n" + USE,
     "getattr_computed": "def rr_perturb(bits, epsilon, rng):\n    g = getattr(np, 'ran' + 'dom').default_rng\n" + USE,
+    # session 14's attacker: scipy's kernel density estimate draws numpy's normals from a seed of his choosing
+    "kde_resample": "from scipy import stats\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                    "    kde = stats.gaussian_kde(np.array([-1.0, 1.0]))\n"
+                    "    return (kde.resample(len(bits), int(rng.random() * 4))[0] < 0).astype(int)\n",
     "reseeded_notebook_rng": "def rr_perturb(bits, epsilon, rng):\n    g = globals()['rng']\n"
                              "    g.bit_generator.state = {'bit_generator': 'PCG64', 'state': {'state': int(rng.random() * 4),"
                              " 'inc': 1}, 'has_uint32': 0, 'uinteger': 0}\n"
@@ -245,3 +249,22 @@ def test_through_the_sandboxed_grader_the_scan_reads_the_submitted_text():
     cell = cells["test_laplace_mechanism_rng"]
     assert cell["score"] == 0 and cell["error"]["diagnosis"] == "common.forbidden_sampler", cell
     assert "np.random.default_rng（在 _K 中 / in _K）" in cell["error"]["zh"] + cell["error"]["en"], cell["error"]
+
+
+def test_the_text_scan_of_deeply_nested_attributes_costs_little():
+    """Session 14's attacker: a dead branch nesting ``f(f(...[0, ...]...).a).a`` 160 deep over 40 kB made
+    one scan take 7.7-8.4 s (each attribute's text unparsed, depth x size) and a submission with three
+    such cells held its worker 238 s at full marks; the text is now made only for a finding (0.43 s
+    measured at load 10). The bound leaves a loaded CI machine 10x."""
+    import time
+
+    from helpers.checks import textreach
+
+    inner = "[" + ",".join(["0"] * 20_000) + "]"
+    for _ in range(160):
+        inner = f"f({inner}).a"
+    source = ("import numpy as np\n\ndef f(x):\n    return x\n\ndef laplace_noise(b, size, rng):\n"
+              f"    if b < 0:\n        z = {inner}\n    return b * rng.random(size)\n")
+    started = time.process_time()
+    assert textreach.ModuleText([source]).findings("laplace_noise") == []
+    assert time.process_time() - started < 4.0
