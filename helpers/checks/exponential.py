@@ -447,7 +447,7 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
     _check_built_from_draws(exponential_mechanism,
                             lambda r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
                             rng.drawn(), np.array(chosen, dtype=float), seed, judged=True, outcomes=k,
-                            agree=agree)
+                            agree=agree, calls=True)
     _say(name, seed, text + " -> OK",
          zh=f"输出频率与 exp(εq/(2Δq)) 的概率相符（{n} 次抽样，卡方检验 p = {result.pvalue:.3g}）")
 
