@@ -70,39 +70,12 @@ def check_dependencies(fname: str, run: Callable[[np.ndarray], np.ndarray], shif
     """Fail when replacing a random share of the served uniforms changes more outputs than outputs that
     each depend on a few of them can change (module docstring). Fixed-count samplers only: a run whose
     number of draws changes says nothing here and is not judged."""
-    n = base.size
-    if n < _LEAST or drawn.size == 0 or (not continuous and agree is None):
+    found = dependency_counts(run, shifted, drawn, base, seed, continuous=continuous, agree=agree, calls=calls,
+                              served=served)
+    if found is None or found[0] <= found[1]:
         return
-    kind = "continuous" if continuous else "calls" if calls else "positions"
-    part = _PARTS[kind]
-    g = np.random.default_rng([seed, 47])
-    chosen = g.random(drawn.size) < part
-    fresh = g.random(drawn.size)
-    if continuous:
-        per = COARSE_PER_VALUE
-        mean = part * per * n
-        limit = int(mean + math.sqrt(max(2, served) * MOST_PER_VALUE * n * math.log(1 / _TAIL) / 2))
-        steps = _NUDGE * (0.5 + 0.5 * g.random(drawn.size)) * np.where(g.random(drawn.size) < 0.5, -1.0, 1.0)
-        counts = []
-        for tape in (np.where(chosen, fresh, drawn), np.where(chosen, 1.0 - drawn, drawn)):
-            tape = np.where(tape < 1.0, tape, drawn)  # 1 - u is 1 only for u = 0
-            count = _coarse_changes(run, shifted, tape, drawn, base, chosen, steps)
-            if count is None or count <= limit:
-                return
-            counts.append(count)
-        count = min(counts)
-        rate = f"{per} × {part:g}"
-    else:
-        per = PER_OUTPUT * (1.0 - agree)
-        out = run(np.where(chosen, fresh, drawn))
-        if shifted() or out.shape != base.shape:
-            return
-        count = int(np.sum(out != base))
-        limit = (_upper_bound(n, min(1.0, part * per)) if calls else
-                 int(part * per * n + math.sqrt(max(2, served) * PER_OUTPUT * n * math.log(1 / _TAIL) / 2)))
-        if count <= limit:
-            return
-        rate = f"{PER_OUTPUT} × {part:g} × (1 − Σp² = {1 - agree:.3f})"
+    count, limit, part, rate = found
+    n = base.size
     raise _fail(
         f"{fname}：随机换掉 rng.random 抽到的约 {part:.0%} 的数（每个数各自独立地换），{n} 个输出中有 {count} 个"
         f"{'变成了原输出里没有的新值（而同样这些数只移动约 10⁻⁶ 时它们纹丝不动）' if continuous else '变了'}；"
@@ -116,6 +89,40 @@ def check_dependencies(fname: str, run: Callable[[np.ndarray], np.ndarray], shif
         f"int(4 * u) or u >= 0.5 hashed together or used as a seed), which is not building the sampler yourself.",
         diagnosis="common.output_from_coarse_digest",
     )
+
+
+def dependency_counts(run, shifted, drawn, base, seed, *, continuous, agree, calls, served):
+    """(changed outputs, their limit, share replaced, the per-output bound as text) of
+    :func:`check_dependencies`, or None when not judged (too few outputs, the count of draws changed)."""
+    n = base.size
+    if n < _LEAST or drawn.size == 0 or (not continuous and agree is None):
+        return None
+    part = _PARTS["continuous" if continuous else "calls" if calls else "positions"]
+    g = np.random.default_rng([seed, 47])
+    chosen = g.random(drawn.size) < part
+    fresh = g.random(drawn.size)
+    if continuous:
+        limit = int(part * COARSE_PER_VALUE * n
+                    + math.sqrt(max(2, served) * MOST_PER_VALUE * n * math.log(1 / _TAIL) / 2))
+        steps = _NUDGE * (0.5 + 0.5 * g.random(drawn.size)) * np.where(g.random(drawn.size) < 0.5, -1.0, 1.0)
+        counts = []
+        for tape in (np.where(chosen, fresh, drawn), np.where(chosen, 1.0 - drawn, drawn)):
+            tape = np.where(tape < 1.0, tape, drawn)  # 1 - u is 1 only for u = 0
+            count = _coarse_changes(run, shifted, tape, drawn, base, chosen, steps)
+            if count is None:
+                return None
+            counts.append(count)
+            if count <= limit:
+                break
+        return min(counts), limit, part, f"{COARSE_PER_VALUE} × {part:g}"
+    per = PER_OUTPUT * (1.0 - agree)
+    out = run(np.where(chosen, fresh, drawn))
+    if shifted() or out.shape != base.shape:
+        return None
+    count = int(np.sum(out != base))
+    limit = (_upper_bound(n, min(1.0, part * per)) if calls else
+             int(part * per * n + math.sqrt(max(2, served) * PER_OUTPUT * n * math.log(1 / _TAIL) / 2)))
+    return count, limit, part, f"{PER_OUTPUT} × {part:g} × (1 − Σp² = {1 - agree:.3f})"
 
 
 def _coarse_changes(run, shifted, tape, drawn, base, chosen, steps) -> int | None:
