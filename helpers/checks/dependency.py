@@ -41,12 +41,13 @@ draws, so the false-failure probability is that of one run).
 
 from __future__ import annotations
 
+import contextlib
 import math
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-from helpers.checks.core import _fail
+from helpers.checks.core import RecordingGenerator, _after_call, _call, _fail
 from helpers.checks.digest import _TAIL, _upper_bound
 
 #: Uniforms an honest discrete output depends on (see the module's docstring).
@@ -89,6 +90,27 @@ def check_dependencies(fname: str, run: Callable[[np.ndarray], np.ndarray], shif
         f"int(4 * u) or u >= 0.5 hashed together or used as a seed), which is not building the sampler yourself.",
         diagnosis="common.output_from_coarse_digest",
     )
+
+
+def check_call_dependencies(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray,
+                            base: np.ndarray, seed: int, agree: float) -> None:
+    """:func:`check_dependencies` for ``call``, calls of ``func`` made one after another on one generator
+    (``exponential_mechanism``'s judged batches: each call reads draws of its own), which served ``drawn``
+    and returned ``base``; the run goes where ``func.elsewhere()`` sends it (in grading, the second sandbox)."""
+    fname = getattr(func, "__name__", "function")
+    used = []
+
+    def run(tape):
+        rng = RecordingGenerator(seed, tape=tape)
+        out = _call(lambda: call(rng), rng=rng, name=fname)
+        _after_call(func, rng)
+        used.append(object.__getattribute__(rng, "draws"))
+        return np.asarray(out, dtype=float)
+
+    elsewhere = getattr(func, "elsewhere", None)
+    with elsewhere() if callable(elsewhere) else contextlib.nullcontext():
+        check_dependencies(fname, run, lambda: used[-1] != drawn.size, drawn, base, seed, continuous=False,
+                           agree=agree, calls=True, served=1)
 
 
 def dependency_counts(run, shifted, drawn, base, seed, *, continuous, agree, calls, served):

@@ -336,7 +336,7 @@ _COUNT_PROBES = 24
 
 def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray,
                             base: np.ndarray, seed: int, *, judged: bool = False, outcomes: int | None = None,
-                            agree: float | None = None, close: float = 0.0, calls: bool = False) -> None:
+                            agree: float | None = None, close: float = 0.0, calls: bool = False) -> int:
     """The output is a function of the uniforms drawn, each output element built from its own.
 
     Replaying the same uniforms (from a generator of another seed, so nothing
@@ -409,7 +409,7 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     Binomial(n, ``agree``) allows (:func:`helpers.checks.pairs.check_positions_independent`: outputs
     read from a ready-made sampler seeded by a coarse cell of the uniforms that serve them).
     A judged call of a fixed-count sampler is also judged by how many uniforms each output depends on
-    (:func:`helpers.checks.dependency.check_dependencies`; ``calls``: the positions are calls of their own).
+    (:func:`helpers.checks.dependency.check_dependencies`; ``calls``: left to the caller, who has more calls).
     """
     fname = getattr(func, "__name__", "function")
 
@@ -444,13 +444,15 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
             fresh = run(np.random.default_rng([seed, 41]).random(drawn.size), seed + 3)
             pairs.check_positions_independent(fname, fresh, base, agree, close)
         fixed, served = _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes) or (0, 1)
-        if judged and fixed:
+        if judged and fixed and not calls:
             dependency.check_dependencies(fname, lambda tape: run(tape, seed), lambda: used[-1] != drawn.size, drawn,
                                           base, seed, continuous=fixed > 1, agree=agree, calls=calls, served=served)
+    return fixed
 
 
-def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=None) -> None:
-    """The replay, stretches and nudges of :func:`_check_built_from_draws`."""
+def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=None) -> tuple[int, int] | None:
+    """The replay, stretches and nudges of :func:`_check_built_from_draws`; (0 if the number of draws
+    varies, else 1 discrete or 2 continuous; the outputs one uniform may serve), None for tiny outputs."""
     fname = getattr(func, "__name__", "function")
 
     def shifted():
