@@ -92,25 +92,30 @@ def check_dependencies(fname: str, run: Callable[[np.ndarray], np.ndarray], shif
     )
 
 
-def check_call_dependencies(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray,
-                            base: np.ndarray, seed: int, agree: float) -> None:
-    """:func:`check_dependencies` for ``call``, calls of ``func`` made one after another on one generator
-    (``exponential_mechanism``'s judged batches: each call reads draws of its own), which served ``drawn``
-    and returned ``base``; the run goes where ``func.elsewhere()`` sends it (in grading, the second sandbox)."""
+def check_call_dependencies(func: Callable, call: Callable[[int, np.random.Generator], Any],
+                            batches: list[tuple[int, np.ndarray, np.ndarray]], seed: int, agree: float) -> None:
+    """:func:`check_dependencies` for batches of calls of ``func`` (``exponential_mechanism``: each call reads
+    draws of its own), each batch ``(size, drawn, chosen)`` made by ``call(size, rng)`` on a generator of its
+    own, as when they were judged; the runs go where ``func.elsewhere()`` sends them (the second sandbox)."""
     fname = getattr(func, "__name__", "function")
-    used = []
+    edges = np.cumsum([0] + [drawn.size for _, drawn, _ in batches])
+    drawn = np.concatenate([drawn for _, drawn, _ in batches])
+    base = np.concatenate([np.asarray(chosen, dtype=float) for _, _, chosen in batches])
+    kept = []
 
     def run(tape):
-        rng = RecordingGenerator(seed, tape=tape)
-        out = _call(lambda: call(rng), rng=rng, name=fname)
-        _after_call(func, rng)
-        used.append(object.__getattribute__(rng, "draws"))
-        return np.asarray(out, dtype=float)
+        outs, kept[:] = [], [True]
+        for (size, _, _), lo, hi in zip(batches, edges[:-1], edges[1:]):
+            rng = RecordingGenerator(seed, tape=tape[lo:hi])
+            outs.append(np.asarray(_call(lambda: call(size, rng), rng=rng, name=fname), dtype=float))
+            _after_call(func, rng)
+            kept[0] = kept[0] and object.__getattribute__(rng, "draws") == hi - lo
+        return np.concatenate(outs)
 
     elsewhere = getattr(func, "elsewhere", None)
     with elsewhere() if callable(elsewhere) else contextlib.nullcontext():
-        check_dependencies(fname, run, lambda: used[-1] != drawn.size, drawn, base, seed, continuous=False,
-                           agree=agree, calls=True, served=1)
+        check_dependencies(fname, run, lambda: not kept[0], drawn, base, seed, continuous=False, agree=agree,
+                           calls=True, served=1)
 
 
 def dependency_counts(run, shifted, drawn, base, seed, *, continuous, agree, calls, served):

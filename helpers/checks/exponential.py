@@ -455,11 +455,10 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
         # (2,000 calls: the bound's binomial slack at 500 let one index from 8 coin cells through 3 times in 5).
         at = int(np.random.default_rng([seed, 31]).integers(len(batches)))
         some = [batches[(at + j) % len(batches)] for j in range(_DEPENDENCY_BATCHES)]
-        total = sum(size for size, _, _ in some)
         check_call_dependencies(
-            exponential_mechanism, lambda r: call_repeatedly(exponential_mechanism, total, scores_list, epsilon, sensitivity, r),
-            np.concatenate([r.drawn() for _, r, _ in some]), np.concatenate([np.array(c, dtype=float) for _, _, c in some]),
-            seed, agree)
+            exponential_mechanism,
+            lambda size, r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
+            [(size, r.drawn(), chosen) for size, r, chosen in some], seed, agree)
     _say(name, seed, text + " -> OK",
          zh=f"输出频率与 exp(εq/(2Δq)) 的概率相符（{n} 次抽样，卡方检验 p = {result.pvalue:.3g}）")
 
