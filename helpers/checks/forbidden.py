@@ -326,8 +326,7 @@ _STRETCHES = 8
 #: values from one uniform (the residual of ``u < p`` is uniform again: 2 bits, 3 with the residual's
 #: residual); the allowance ⌈outputs / draws⌉ without a cap let a block of 20-400 outputs read from numpy's
 #: own sampler seeded by a coarse cell of one uniform through (reverted, d1dcc6c). Blocks of at most 4
-#: outputs are judged by :func:`helpers.checks.pairs.check_positions_independent` (tests/power/RESULTS.md);
-#: 5 since session 14 (a reviewer's correct five-bit residual reuse; the coarse-nudge bound grows with it).
+#: outputs are judged by :func:`helpers.checks.pairs.check_positions_independent` (RESULTS.md); 5: session 14.
 _SERVED_CAP = 5
 #: Stretches replaced (with other uniforms) to learn whether a sampler's number of draws ever changes,
 #: before more changed discrete elements than replaced uniforms fail it.
@@ -408,8 +407,7 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     draws (first, where the others run) must agree with ``base`` at no more positions than
     Binomial(n, ``agree``) allows (:func:`helpers.checks.pairs.check_positions_independent`: outputs
     read from a ready-made sampler seeded by a coarse cell of the uniforms that serve them).
-    A judged call of a fixed-count sampler is also judged by how many uniforms each output depends on
-    (:func:`helpers.checks.dependency.check_dependencies`; ``calls``: left to the caller, who has more calls).
+    Fixed-count judged calls: :func:`helpers.checks.dependency.check_dependencies` (``calls``: by the caller).
     """
     fname = getattr(func, "__name__", "function")
 
