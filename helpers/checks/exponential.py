@@ -29,6 +29,7 @@ from helpers.checks.core import (
     check_seed,
 )
 from helpers.checks.pairs import check_repeats_across_runs
+from helpers.checks.dependency import check_call_dependencies
 from helpers.checks.forbidden import _check_built_from_draws, _check_no_forbidden, _check_replayed, _check_rng_discipline
 from helpers.checks.reference import TABLE_6_4, TABLE_6_4_SCORES
 from helpers.checks.reference import reference_exponential_probabilities as _exp_probs
@@ -361,6 +362,8 @@ def check_exponential_mechanism_invalid(exponential_mechanism: Callable, *,
 
 #: Batches of the distribution check's calls, each with a generator of its own (one is judged for its draws).
 _CHUNKS = 20
+#: Batches whose calls the dependency count of a fixed-count sampler judges (helpers/checks/dependency.py).
+_DEPENDENCY_BATCHES = 4
 
 #: Scores for the chi-square test: spread so that a factor 2 or Δ mistake moves mass.
 CHI2_SCORES = (0.0, 4.0, 8.0, 12.0, 16.0, 20.0, 6.0)
@@ -444,10 +447,18 @@ def check_exponential_mechanism_distribution(exponential_mechanism: Callable, se
     # choices have an exact law (helpers.checks.pairs: a choice served from a few seeded cells repeats).
     check_repeats_across_runs("exponential_mechanism", [chosen for _, _, chosen in batches], law)
     size, rng, chosen = batches[int(np.random.default_rng([seed, 31]).integers(len(batches)))]
-    _check_built_from_draws(exponential_mechanism,
-                            lambda r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
-                            rng.drawn(), np.array(chosen, dtype=float), seed, judged=True, outcomes=k,
-                            agree=agree)
+    if _check_built_from_draws(exponential_mechanism,
+                               lambda r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
+                               rng.drawn(), np.array(chosen, dtype=float), seed, judged=True, outcomes=k,
+                               agree=agree, calls=True):
+        # A fixed-count sampler: how many uniforms each call depends on, over _DEPENDENCY_BATCHES batches
+        # (2,000 calls: the bound's binomial slack at 500 let one index from 8 coin cells through 3 times in 5).
+        at = int(np.random.default_rng([seed, 31]).integers(len(batches)))
+        some = [batches[(at + j) % len(batches)] for j in range(_DEPENDENCY_BATCHES)]
+        check_call_dependencies(
+            exponential_mechanism,
+            lambda size, r: call_repeatedly(exponential_mechanism, size, scores_list, epsilon, sensitivity, r),
+            [(size, r.drawn(), chosen) for size, r, chosen in some], seed, agree)
     _say(name, seed, text + " -> OK",
          zh=f"输出频率与 exp(εq/(2Δq)) 的概率相符（{n} 次抽样，卡方检验 p = {result.pvalue:.3g}）")
 

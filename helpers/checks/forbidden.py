@@ -9,10 +9,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from helpers.checks import digest, pairs
+from helpers.checks import dependency, digest, pairs
 from helpers.checks.scan import _function_source, find_forbidden_calls  # noqa: F401  (re-exported)
 from helpers.checks.single_uniform import new_values as _new_values
-from helpers.checks.single_uniform import probe_single_uniforms
+from helpers.checks.single_uniform import probe_single_uniforms, reflected_within
 from helpers.checks.core import (
     RecordingGenerator,
     _after_call,
@@ -122,8 +122,8 @@ _STRETCHES = 8
 #: values from one uniform (the residual of ``u < p`` is uniform again: 2 bits, 3 with the residual's
 #: residual); the allowance ⌈outputs / draws⌉ without a cap let a block of 20-400 outputs read from numpy's
 #: own sampler seeded by a coarse cell of one uniform through (reverted, d1dcc6c). Blocks of at most 4
-#: outputs are judged by :func:`helpers.checks.pairs.check_positions_independent` (tests/power/RESULTS.md).
-_SERVED_CAP = 4
+#: outputs are judged by :func:`helpers.checks.pairs.check_positions_independent` (RESULTS.md); 5: session 14.
+_SERVED_CAP = 5
 #: Stretches replaced (with other uniforms) to learn whether a sampler's number of draws ever changes,
 #: before more changed discrete elements than replaced uniforms fail it.
 _COUNT_PROBES = 24
@@ -131,7 +131,7 @@ _COUNT_PROBES = 24
 
 def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator], Any], drawn: np.ndarray,
                             base: np.ndarray, seed: int, *, judged: bool = False, outcomes: int | None = None,
-                            agree: float | None = None, close: float = 0.0) -> None:
+                            agree: float | None = None, close: float = 0.0, calls: bool = False) -> int:
     """The output is a function of the uniforms drawn, each output element built from its own.
 
     Replaying the same uniforms (from a generator of another seed, so nothing
@@ -203,6 +203,7 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
     draws (first, where the others run) must agree with ``base`` at no more positions than
     Binomial(n, ``agree``) allows (:func:`helpers.checks.pairs.check_positions_independent`: outputs
     read from a ready-made sampler seeded by a coarse cell of the uniforms that serve them).
+    Fixed-count judged calls: :func:`helpers.checks.dependency.check_dependencies` (``calls``: by the caller).
     """
     fname = getattr(func, "__name__", "function")
 
@@ -236,11 +237,16 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
             # First in the second sandbox, which has not yet seen these draws (nor what they gave).
             fresh = run(np.random.default_rng([seed, 41]).random(drawn.size), seed + 3)
             pairs.check_positions_independent(fname, fresh, base, agree, close)
-        _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes)
+        fixed, served = _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes) or (0, 1)
+        if judged and fixed and not calls:
+            dependency.check_dependencies(fname, lambda tape: run(tape, seed), lambda: used[-1] != drawn.size, drawn,
+                                          base, seed, continuous=fixed > 1, agree=agree, calls=calls, served=served)
+    return fixed
 
 
-def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=None) -> None:
-    """The replay, stretches and nudges of :func:`_check_built_from_draws`."""
+def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=None) -> tuple[int, int] | None:
+    """The replay, stretches and nudges of :func:`_check_built_from_draws`; (0 if the number of draws
+    varies, else 1 discrete or 2 continuous; the outputs one uniform may serve), None for tiny outputs."""
     fname = getattr(func, "__name__", "function")
 
     def shifted():
@@ -269,7 +275,7 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
     continuous = np.unique(base[np.isfinite(base)]).size > base.size // 2
     # Outputs one uniform may serve: one, or up to _SERVED_CAP when the sampler draws fewer uniforms than
     # it returns values (a correct rr_perturb reuses the residual u/p or (u - p)/(1 - p) for a second bit).
-    share = min(_SERVED_CAP, max(1, -(-base.size // max(drawn.size, 1))))
+    share = served = min(_SERVED_CAP, max(1, -(-base.size // max(drawn.size, 1))))
     counts_vary = False  # whether some replaced stretch changed the number of draws (see below)
     for number, (lo, hi) in enumerate(stretches):
         if hi == lo:
@@ -311,7 +317,9 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
                 )
         if continuous and (shifted() or moved > width):
             new = _new_values(out, base)
-            if new > _new_values_allowed(width, base.size):
+            if new > _new_values_allowed(width, base.size) and not (
+                    reflected_within(lambda tape: run(tape, seed), shifted, drawn, base, lo, hi,
+                                     _new_values_allowed(width, base.size))):
                 raise _fail(
                     f"{fname}：只换掉 rng.random 抽到的 {hi - lo} 个数（第 {lo + 1}–{hi} 个），输出中就有 {new} 个值"
                     f"（共 {base.size} 个）是原输出里没有的新值，最多允许 {_new_values_allowed(width, base.size)} 个。"
@@ -358,10 +366,11 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
                 f"from the draws, or mixing all draws together, is not building the sampler yourself.",
                 diagnosis="common.generator_seeded_from_draws",
             )
-    if not counts_vary and not shifted() and (share > 1 or not continuous):
+    fixed = 0 if counts_vary or shifted() else 1 + continuous  # returned: 0 count varies, 1 discrete, 2 continuous
+    if fixed and (share > 1 or not continuous):
         probe_single_uniforms(fname, run, used, changed, drawn, base, seed, share, continuous, other)
     if base.size < 20:
-        return
+        return fixed, served
     finite = base[np.isfinite(base)]
     spread = float(np.subtract(*np.percentile(finite, [75, 25]))) if finite.size else 0.0
     # In grading the nudged runs go to another process that ran the same cells and never saw the
@@ -433,7 +442,8 @@ def _judge_draws(func, run, used, changed, drawn, base, seed, judged, outcomes=N
             digest.check_coarse_moves(fname, lambda tape: run(tape, seed), shifted, changed, drawn, base, pattern,
                                       outcomes if outcomes else np.unique(base[np.isfinite(base)]).size, _nudged,
                                       lambda: any(count != drawn.size for count in used),
-                                      np.random.default_rng([seed, 43]))
+                                      np.random.default_rng([seed, 43]), served=served)
+    return fixed, served
 
 
 def _new_values_allowed(width: int, size: int) -> int:

@@ -50,3 +50,18 @@ def probe_single_uniforms(fname, run, used, changed, drawn, base, seed, share, c
                 f"uniforms is not building the sampler yourself.",
                 diagnosis="common.generator_seeded_from_draws",
             )
+
+
+def reflected_within(run, shifted, drawn, base, lo, hi, allowed) -> bool:
+    """Whether the stretch ``drawn[lo:hi]`` reflected (u → 1 − u) keeps the number of draws and makes at
+    most ``allowed`` values new (a replaced stretch made more).
+
+    Laplace built from polar-method normals (``b (Z1 Z2 + Z3 Z4)``, ``b √(2W) Z``: an independent reviewer,
+    session 13) hands the later uniforms to other normals once an acceptance changes, so every later
+    value pairs other normals and is new; a reflected pair keeps its place in the unit disc, so only the
+    values whose normals it made change. A generator seeded by a coarse function of all the draws
+    (``floor(10 Σu)``, issue 35) still changes every value: Σ(1 − u) is another sum."""
+    tape = drawn.copy()
+    tape[lo:hi] = np.where(drawn[lo:hi] > 0.0, 1.0 - drawn[lo:hi], drawn[lo:hi])
+    out = run(tape)
+    return not shifted() and new_values(out, base) <= allowed
