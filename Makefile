@@ -22,12 +22,15 @@ $(STAMP): requirements.txt requirements-student.txt pyproject.toml
 	@# Developers and CI: uv (from PyPI, into the venv) installs everything first, bytecode compiled
 	@# as pip does (the sandboxes cannot write it): 39 CPU-s against pip's 44 from empty caches, same
 	@# versions. pip's index (PIP_INDEX_URL or pip config's index-url: a school mirror, README) is
-	@# uv's too. Should uv fail, pip below installs it all, as it did before.
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@index=$${PIP_INDEX_URL:-$$($(BIN)/python -m pip config list 2>/dev/null | sed -n "s/^[a-z:]*\.index-url='\(.*\)'$$/\1/p" | tail -n 1)}; \
-	 { $(BIN)/python -m pip install --quiet uv && \
-	   $${index:+env UV_DEFAULT_INDEX="$$index"} $(BIN)/python -m uv pip install --quiet --compile-bytecode \
-	     --python $(BIN)/python -r requirements.txt -e . ; } || echo "uv failed: pip installs instead" >&2
+	@# uv's too. Should uv fail, pip below installs it all, as it did before. (A Python too old for
+	@# the pins gets no .venv here: course install below says so, in Chinese and English.)
+	@test -x $(BIN)/python || { $(PYTHON) -c "import sys; sys.exit(sys.version_info < (3, 11))" && $(PYTHON) -m venv $(VENV); } || true
+	@if test -x $(BIN)/python; then \
+	  index=$${PIP_INDEX_URL:-$$($(BIN)/python -m pip config list 2>/dev/null | sed -n "s/^[a-z:]*\.index-url='\(.*\)'$$/\1/p" | tail -n 1)}; \
+	  { $(BIN)/python -m pip install --quiet uv && \
+	    $${index:+env UV_DEFAULT_INDEX="$$index"} $(BIN)/python -m uv pip install --quiet --compile-bytecode \
+	      --python $(BIN)/python -r requirements.txt -e . ; } || echo "uv failed: pip installs instead" >&2; \
+	fi
 	@# the student's part, the same code as `python3 -m course lab`: .venv, requirements-student.txt, -e .
 	$(PYTHON) -m course install
 	$(BIN)/python -m pip install --quiet -r requirements.txt
