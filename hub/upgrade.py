@@ -197,6 +197,25 @@ def _root_lock(path: str):
     return os.fdopen(fd, "w")
 
 
+def _uv_install(python: Path) -> bool:
+    """requirements.txt into ``python``'s virtualenv with uv, when the Python running this has it
+    (``make install`` puts it into .venv): 6 s from uv's cache where pip took 42 s (a fresh clone's
+    hub tests). Copied, not hard-linked to root's cache, and compiled to bytecode as pip does (the
+    students' servers cannot write it). False when uv is missing or fails: pip installs then.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("uv") is None:
+        return False
+    env = dict(os.environ)
+    if env.get("PIP_INDEX_URL"):            # a mirror set for pip (README) serves uv too
+        env.setdefault("UV_DEFAULT_INDEX", env["PIP_INDEX_URL"])
+    done = subprocess.run([sys.executable, "-m", "uv", "pip", "install", "--quiet", "--compile-bytecode",
+                           "--link-mode", "copy", "--python", str(python), "-r", str(requirements())],
+                          capture_output=True, env=env)
+    return done.returncode == 0
+
+
 def build_course_python(base: Path, srv: Path | None = None) -> Path:
     """The course's virtualenv for this requirements.txt (module docstring), with the course package copied into
     ``<version>/app``; returns its python.
@@ -227,7 +246,8 @@ def build_course_python(base: Path, srv: Path | None = None) -> Path:
             # a current pip first: venv's bundled one (23.2 with Python 3.11) resolves the
             # requirements in 30 s, pip 26 in 10 s; not fatal, the bundled pip installs them too
             subprocess.run([*pip, "--upgrade", "pip"], capture_output=True)
-            subprocess.run([*pip, "-r", str(requirements())], check=True, capture_output=True)
+            if not _uv_install(python):
+                subprocess.run([*pip, "-r", str(requirements())], check=True, capture_output=True)
             stamp.write_text(stamp_for(venv, interpreter))
         app = venv / "app"
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")

@@ -240,6 +240,35 @@ def cli(args, env, **kw):
 
 # --- the batch ------------------------------------------------------------------------------
 
+def undo_plants(run: dict) -> None:
+    """Undo what a successful attack planted, so a failing run does not poison the checkout."""
+    for path, text in run["checks_py"].items():
+        if path.read_bytes() != text:
+            path.write_bytes(text)
+    for folder in (REPO, REPO / "helpers", SITE):
+        for path in folder.glob(f"zz_{run['ctx']['TOKEN']}*"):
+            path.unlink()
+
+
+def settle(run: dict) -> None:
+    """10 s after the grader exited (run_batch left at 1 s; the checks that read the results ran
+    meanwhile): OUT byte-identical to what it was at 1 s, no process of the batch (nor at run_batch's
+    end, before its kill), no temp folder holding source/, and the checkout and venv compared again."""
+    run["settle_wait"] = max(0.0, 10 - (time.monotonic() - run["exited"]))
+    time.sleep(run["settle_wait"])
+    ctx, out = run["ctx"], Path(run["out"])
+    run["out_changed"] = sorted(set(run["out_at_exit"].items()) ^ set((digest_tree(out) if out.is_dir() else {}).items()))
+    run["survivors_10s"] = run.get("survivors_end", []) + batch_processes(ctx["TOKEN"], ctx["MARKER"], run["tmp"])
+    kill_processes(run["survivors_10s"])
+    run["temp_with_source"] = [p.as_posix() for p in Path(run["gtmp"]).rglob("source")]
+    again = {
+        "repo_changed": set(run["repo_before"].items()) ^ set(snapshot(REPO, skip_top=REPO_SKIP_TOP).items()),
+        "venv_changed": set(run["venv_before"].items()) ^ set(snapshot(Path(sys.prefix)).items())}
+    for key, changed in again.items():
+        run[key] = sorted(set(run[key]) | changed)
+    undo_plants(run)
+
+
 def run_batch(tmp: Path) -> dict:
     token, marker = secrets.token_hex(8), "ATTACKMARK" + secrets.token_hex(6)
     subs, out, gtmp = tmp / "submitted", tmp / "out", tmp / "gtmp"
@@ -314,26 +343,22 @@ def run_batch(tmp: Path) -> dict:
                                     *map(str, [*base, "--seed", SEED])], env=env, cwd=tmp, capture_output=True,
                                    text=True, errors="replace", timeout=600)
         run["final"] = (final.returncode, final.stderr[-3000:])
-        exited = time.monotonic()
+        # OUT, the processes, the checkout and the venv are looked at again 10 s after this exit
+        # (settle(), after the checks that read the results: they fill that wait)
+        run["exited"] = time.monotonic()
         time.sleep(1)
         run["survivors"] = batch_processes(token, marker, tmp)
-        out_at_exit = digest_tree(out) if out.is_dir() else {}
-        time.sleep(max(0.0, 10 - (time.monotonic() - exited)))
-        run["out_changed"] = sorted(set(out_at_exit.items()) ^ set(digest_tree(out).items()))
-        run["survivors_10s"] = batch_processes(token, marker, tmp)
-        run["temp_with_source"] = [p.as_posix() for p in gtmp.rglob("source")]
+        run["out_at_exit"] = digest_tree(out) if out.is_dir() else {}
     finally:
         monitor.stop.set()
-        kill_processes(batch_processes(token, marker, tmp))
+        left = batch_processes(token, marker, tmp)
+        if "exited" in run:             # after the grader's exit: survivors, whatever this kill does
+            run["survivors_end"] = left
+        kill_processes(left)
+        run["repo_before"], run["venv_before"], run["checks_py"] = repo_before, venv_before, checks_py
         run["repo_changed"] = sorted(set(repo_before.items()) ^ set(snapshot(REPO, skip_top=REPO_SKIP_TOP).items()))
         run["venv_changed"] = sorted(set(venv_before.items()) ^ set(snapshot(Path(sys.prefix)).items()))
-        # Undo what a successful attack planted, so a failing run does not poison the checkout.
-        for path, text in checks_py.items():
-            if path.read_bytes() != text:
-                path.write_bytes(text)
-        for folder in (REPO, REPO / "helpers", SITE):
-            for path in folder.glob(f"zz_{token}*"):
-                path.unlink()
+        undo_plants(run)
     run["rss_peak"], run["rss_where"] = monitor.peak, monitor.where
     run["seconds"] = round(time.monotonic() - started, 1)
     try:
@@ -352,16 +377,16 @@ def test_attack_batch(tmp_path):
     run = run_batch(tmp_path)
     failures = list(run["failures"])
     for check in (check_controls_exact, check_one_row_each_and_no_gain, check_odd_folders,
-                  check_stop_and_resume, check_out_stable_and_no_survivors,
-                  check_checkout_and_venv_unchanged, check_nothing_from_source_in_out,
+                  check_stop_and_resume, check_nothing_from_source_in_out,
                   check_feedback_has_no_active_content, check_autograded_notebooks_are_inert,
                   check_memory, check_hidden_arguments_not_shown, check_no_host_paths_inside,
-                  check_no_remote_images, check_csv_formulas_after_whitespace_and_full_width):
+                  check_no_remote_images, check_csv_formulas_after_whitespace_and_full_width,
+                  settle, check_out_stable_and_no_survivors, check_checkout_and_venv_unchanged):
         try:
             check(run)
         except AssertionError as exc:
             failures.append(f"{check.__name__}: {exc}")
-    print(f"attack batch: {run['seconds']} s, peak RSS {run['rss_peak'] / 2**20:.0f} MiB "
+    print(f"attack batch: {run['seconds']} s, {run.get('settle_wait', 0):.1f} s waited for the 10 s after the exit, peak RSS {run['rss_peak'] / 2**20:.0f} MiB "
           f"({run['rss_where'][:80]})")
     assert not failures, "\n\n".join(failures) + f"\n\n(grader stderr tail)\n{run['final'][1][-1500:]}"
 

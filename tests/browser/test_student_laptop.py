@@ -154,9 +154,14 @@ def test_submit_button_saves_asks_the_id_once_and_writes_the_upload_file(student
     page.get_by_text("提交/2023012345_laplace.ipynb（").first.wait_for(timeout=30_000)
     assert asked and "学号" in asked[0]
     assert "7d1c" in upload.read_text(encoding="utf-8") and "7d1c" in (work / path).read_text(encoding="utf-8")
-    # the second time, no question
+    # the second time, no question: the upload file is written again (waited for, not a fixed 3 s), and
+    # the dialog handler, which answers any question, was not called again
+    before = upload.stat().st_mtime_ns
     page.locator("button.dp-course-submit").first.click()
-    page.wait_for_timeout(3000)
+    deadline = time.monotonic() + 30
+    while upload.stat().st_mtime_ns == before and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    assert upload.stat().st_mtime_ns != before, "the second 提交 wrote no upload file within 30 s"
     assert len(asked) == 1
 
 
