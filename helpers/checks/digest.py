@@ -62,7 +62,10 @@ _SPARSE_RUNS = (3, 3, 3, 2)
 
 def coarse_parts(draws: int) -> tuple[float, ...]:
     """Shares of the uniforms nudged in the moderate runs, in order: all, then the sparse ones."""
-    first = min(1 / 32, _SPARSE_TARGET / max(int(draws), 1))
+    # at least 1.5 x _LEAST_NUDGED uniforms in the first sparse runs when the draws are few (a vectorised
+    # rejection sampler's 500-value call draws ~1,500: 1/32 of them was 47, below the least, so no sparse
+    # run was tried and one re-decided acceptance failed a correct sampler; session 14's reviewer, L09)
+    first = min(max(1 / 32, 1.5 * _LEAST_NUDGED / max(int(draws), 1)), 1 / 4, _SPARSE_TARGET / max(int(draws), 1))
     return (1.0,) + tuple(first * share for share, runs in zip(_SPARSE_SHARES, _SPARSE_RUNS) for _ in range(runs))
 
 

@@ -152,6 +152,14 @@ CORRECT = {
                                                     "    def draw(self, rng, size):\n        return rng.random(size)\n\n"
                                                     "def laplace_noise(b, size, rng):\n    u = Sampler().draw(rng, size)\n"
                                                     "    return -b * np.sign(u - .5) * np.log1p(-2 * abs(u - .5))\n",
+    # session 14's correct-code reviewer (L24, L12): a module alias used only to name the type, and a frozen
+    # scipy distribution's quantile function called through its dotted module path
+    "numpy_random_alias_as_type": "from numpy import random as npr\nimport numpy.random as npr2\n\n"
+                                  "def laplace_noise(b, size, rng: npr.Generator):\n"
+                                  "    assert isinstance(rng, (npr.Generator, npr2.Generator))\n    u = rng.random(size)\n"
+                                  "    return -b * np.sign(u - .5) * np.log1p(-2 * abs(u - .5))\n",
+    "frozen_scipy_laplace_ppf": "import scipy.stats\n\ndef laplace_noise(b, size, rng):\n"
+                                "    return scipy.stats.laplace(loc=0.0, scale=b).ppf(rng.random(size))\n",
     "globals_literal": "def _sign(u):\n    return np.where(u < 0.5, -1.0, 1.0)\n\n"
                        "def laplace_noise(b, size, rng):\n    return globals()['_sign'](rng.random(size)) * -b * np.log1p(-rng.random(size))\n",
 }
