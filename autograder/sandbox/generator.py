@@ -364,3 +364,20 @@ for _name in (n for n in dir(_NumpyGenerator) if not n.startswith("_") and n != 
     setattr(Generator, _name, _unbound(_name))
 Generator.__module__ = "numpy.random"
 np.random.Generator = Generator
+
+_numpy_default_rng = np.random.default_rng
+
+
+def default_rng(seed=None):
+    """``numpy.random.default_rng`` as student code sees it in grading: like numpy's, it returns a
+    generator it is given unchanged, the served stand-in too (numpy's compiled function takes only its
+    own Generator for one, so ``rng = np.random.default_rng(rng)``, numpy's idiom, raised ``TypeError``
+    and a correct submission scored 0). Anything else is numpy's."""
+    if isinstance(seed, ServedGenerator):
+        return seed
+    return _numpy_default_rng(seed)
+
+
+default_rng.__module__ = "numpy.random"
+default_rng.__doc__ = _numpy_default_rng.__doc__
+np.random.default_rng = default_rng

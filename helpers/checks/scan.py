@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from helpers.checks import reach, textreach
+from helpers.checks import passthrough, reach, textreach
 from helpers.checks.core import _ALLOWED_RNG
 
 # The type itself may be named (``isinstance(rng, np.random.Generator)``).
@@ -101,7 +101,7 @@ def _object_origin(obj: Any) -> str | None:
     return None
 
 
-def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
+def find_forbidden_calls(func: Callable, _seen: set | None = None, _threaded: set[str] | None = None) -> list[str]:
     """Ready-made samplers and forbidden modules used by ``func``.
 
     Reads the function's source (and the source of other functions of the
@@ -166,12 +166,17 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
             whole = _whole_text(sources)
             is_class = (lambda n: bool(whole.bindings.get(n)) and all(
                 isinstance(whole.statements[pos], ast.ClassDef) for pos, _, _ in whole.bindings[n]))
+        top = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+        threaded = passthrough.own_parameters(top) if _seen is None else (_threaded or set())
         text = textreach.ModuleText([source])
         text.own |= own
+        text._threaded = {(top.name, p) for p in threaded} if top is not None else set()  # noqa: SLF001
         text.outer_class = is_class
         found += text.read_all()
         # Judge each attribute chain once, by its outermost node.
         inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        passing = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)
+                   and passthrough.passthrough_argument(node) in threaded}
         # a name used only as the root of an allowed path (``npr.Generator`` after ``from numpy import random
         # as npr``: a type) is not a use of the module it holds (session 14's reviewer: 3 points lost)
         typed_roots: set[int] = set()
@@ -191,6 +196,8 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
                 base = dotted.split(".")[0] if dotted else None
                 origin = _object_origin(_resolve(func, base)) if dotted and base not in local_names else None
                 full = origin + dotted[len(base):] if origin else None
+                if id(node) in passing and full and textreach.real_path(full) == "numpy.random.default_rng":
+                    continue  # rng = np.random.default_rng(rng): numpy's idiom, creates nothing
                 if full and textreach.real_path(full) in textreach.ALLOWED_PATHS:
                     root = node
                     while isinstance(root, ast.Attribute):
@@ -203,7 +210,8 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
                     found.append(dotted or ast.unparse(node)[-60:])
                 elif dotted and base not in local_names:
                     found += _module_chain(func, dotted, node, tree)
-            elif isinstance(node, ast.Name) and id(node) not in typed_roots:
+            elif isinstance(node, ast.Name) and id(node) not in typed_roots and not (
+                    id(node) in passing and _is_default_rng(_resolve(func, node.id))):
                 names_used.add(node.id)
         found += [f"{seen}{textreach.COMPUTED_NOTE}" for seen in reach.dynamic_accesses(tree, is_module, is_class)]
         # getattr(module, "name") with literal names is an attribute chain written another way.
@@ -213,7 +221,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
                   if _sampler_attribute(dotted, dotted.rsplit(".", 1)[1], set())]
     local = set(code.co_varnames) | set(code.co_cellvars)
     for name in sorted(names_used - local):
-        found += _judge_name(func, name, _resolve(func, name), seen)
+        found += _judge_name(func, name, _resolve(func, name), seen, tree, threaded if tree is not None else set())
     found += [f"{name}={what}" for name, value in _defaults(func, code).items() if name != "rng"
               for what in _judge_name(func, name, value, seen)]
     wrapped = getattr(func, "__wrapped__", None)
@@ -221,6 +229,12 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None) -> list[str]:
         found += [f"{getattr(wrapped, '__name__', 'wrapped')}: {what}" for what in find_forbidden_calls(wrapped, seen)]
     # one finding per call seen: "xp.random.default_rng" once, with what it denotes if that was resolved
     return sorted(what for what in set(found) if not any(other.startswith(what + "（") for other in found))
+
+
+def _is_default_rng(obj: Any) -> bool:
+    """numpy's ``default_rng`` (in the grader, the stand-in of ``from numpy.random import default_rng``)."""
+    origin = _object_origin(obj)
+    return obj is np.random.default_rng or bool(origin) and textreach.real_path(origin) == "numpy.random.default_rng"
 
 
 @functools.lru_cache(maxsize=8)
@@ -238,8 +252,10 @@ def _defaults(func: Callable, code: types.CodeType) -> dict[str, Any]:
     return out
 
 
-def _judge_name(func: Callable, name: str, obj: Any, seen: set) -> list[str]:
-    """Findings for a name ``func`` uses that is not its own local: what the object it holds is or holds."""
+def _judge_name(func: Callable, name: str, obj: Any, seen: set, tree: ast.AST | None = None,
+                threaded: set[str] | frozenset = frozenset()) -> list[str]:
+    """Findings for a name ``func`` uses that is not its own local: what the object it holds is or holds
+    (``tree``: ``func``'s source, whose ``threaded`` parameters hold only the judge's generator)."""
     if obj is None:
         return []
     origin = _object_origin(obj)
@@ -256,7 +272,14 @@ def _judge_name(func: Callable, name: str, obj: Any, seen: set) -> list[str]:
             and not _students(obj, module):
         return [f"{name} ({obj.__name__} of {origin or 'an object'})"]
     if isinstance(obj, types.FunctionType) and _students(obj, module):
-        return [f"{obj.__name__}: {what}" for what in find_forbidden_calls(obj, seen)]
+        handed = set()
+        if tree is not None and threaded and (source := _code_source(obj.__code__)) is not None:
+            try:
+                callee = ast.parse(source).body[0]
+                handed = passthrough.handed_on(tree.body[0], set(threaded), callee) if tree.body else set()
+            except (SyntaxError, IndexError, RecursionError):
+                handed = set()
+        return [f"{obj.__name__}: {what}" for what in find_forbidden_calls(obj, seen, handed)]
     if not isinstance(obj, (types.ModuleType, types.FunctionType)) and (not isinstance(obj, type) or _students(obj, module)):
         # a class of the student's own module, or an object: what it holds
         what = reach.held(dict(vars(obj)) if isinstance(obj, type) else obj, _judge_held(module, seen),

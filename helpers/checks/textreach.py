@@ -13,6 +13,7 @@ import sys
 import types
 from typing import Any, Callable
 
+from helpers.checks.passthrough import passthrough_argument, threaded_parameters
 from helpers.checks.reach import dynamic_accesses, literal_names, module_checker
 
 
@@ -116,6 +117,14 @@ def judge_path(text: str, path: str, called: bool) -> str | None:
     if private:  # scipy._lib._util.check_random_state, scipy.stats._continuous_distns.np: no student needs them
         return f"{text}（库的内部模块或名字 {private[0]}，抽样的函数里不允许用 / a library's private module or name, not allowed in a function that draws）"
     return None
+
+
+def _passes_through(written: str, origins: list[str | None], names: tuple | list = ()) -> bool:
+    """Whether every module path a name (with ``names`` after it) may denote is numpy's ``default_rng``
+    (no origin: one function's own text, whose imports the in-process view resolves; as written)."""
+    if not origins:
+        return ".".join([written, *names]) in ("np.random.default_rng", "numpy.random.default_rng")
+    return all(origin and real_path(".".join([origin, *names])) == "numpy.random.default_rng" for origin in origins)
 
 
 def _chain(node: ast.AST) -> tuple[ast.AST, list[str]]:
@@ -230,6 +239,13 @@ class ModuleText:
         #: Whether a name the text does not bind is one of the student's classes (when the text is one
         #: function's source: the caller knows its module).
         self.outer_class: Callable[[str], bool] = lambda name: False
+        self._threaded: set[tuple[str, str]] | None = None
+
+    def threaded(self) -> set[tuple[str, str]]:
+        """:func:`helpers.checks.passthrough.threaded_parameters` of the text (computed once)."""
+        if self._threaded is None:
+            self._threaded = threaded_parameters(self.statements)
+        return self._threaded
 
     def resolve(self, name: str, before: int) -> list[tuple[int, str | None, bool]]:
         """The bindings of ``name`` that may hold at statement ``before``: the last unconditional one and
@@ -405,6 +421,8 @@ class _Reader(ast.NodeVisitor):
         self.exempt: set[int] = set()
         self.bare_vars: set[int] = set()
         self.class_scopes: set[int] = set()
+        self.functions: list[str | None] = []
+        self.passthrough: set[int] = set()
 
     def read(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -445,6 +463,9 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.called.add(id(node.func))
+        param = passthrough_argument(node)
+        if param and len(self.functions) == 1 and self.functions[0] and (self.functions[0], param) in self.text.threaded():
+            self.passthrough.add(id(node.func))  # numpy's idiom rng = np.random.default_rng(rng): creates nothing
         if isinstance(node.func, ast.Name) and node.func.id == "getattr" and "getattr" not in self.text.bindings \
                 and len(node.args) > 1:  # getattr(np, "random"): an attribute chain written another way
             root, names = _chain(node.args[0])
@@ -468,7 +489,10 @@ class _Reader(ast.NodeVisitor):
         if not isinstance(node.ctx, ast.Load):
             return
         self._builtin(node)
-        for origin in self._origins(node.id):
+        origins = self._origins(node.id)
+        if id(node) in self.passthrough and _passes_through(node.id, origins):
+            return
+        for origin in origins:
             what = origin and judge_path(node.id, origin, id(node) in self.called)
             if what:
                 self.found.append(what)
@@ -481,7 +505,10 @@ class _Reader(ast.NodeVisitor):
         found = [f"{text()}{DYNAMIC_NOTE}" for attr in names if attr in DYNAMIC_ATTRIBUTES]
         if isinstance(root, ast.Name):
             self._builtin(root)
-            for origin in self._origins(root.id):
+            origins = self._origins(root.id)
+            if id(node) in self.passthrough and not found and _passes_through(root.id, origins, names):
+                return
+            for origin in origins:
                 for depth in range(len(names), -1, -1):
                     # the longest prefix judged: np.random.Generator(...) as called, np.random.x.y as np.random.x
                     path = ".".join([origin or "", *names[:depth]])
@@ -515,11 +542,13 @@ class _Reader(ast.NodeVisitor):
             if default is not None:
                 self.visit(default)
         self.scopes.append(_scope_names(node))
+        self.functions.append(getattr(node, "name", None))
         deferred, self.deferred = self.deferred, True
         for child in node.body if isinstance(node.body, list) else [node.body]:
             self.visit(child)
         self.deferred = deferred
         self.scopes.pop()
+        self.functions.pop()
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
 

@@ -160,8 +160,42 @@ CORRECT = {
                                   "    return -b * np.sign(u - .5) * np.log1p(-2 * abs(u - .5))\n",
     "frozen_scipy_laplace_ppf": "import scipy.stats\n\ndef laplace_noise(b, size, rng):\n"
                                 "    return scipy.stats.laplace(loc=0.0, scale=b).ppf(rng.random(size))\n",
+    # numpy's idiom rng = default_rng(rng) (its docs, scikit-learn's and diffprivlib's style): default_rng
+    # returns a Generator unchanged; in grading a correct laplace_noise so written scored 0/10
+    "numpy_idiom_default_rng": "from helpers.checks import check_laplace_noise_rng\n"
+                               "from numpy.random import default_rng\n\n"
+                               "def _draw(size, rng):\n    rng = default_rng(rng)\n    return rng.random(size)\n\n"
+                               "def laplace_noise(b, size, rng):\n    rng = np.random.default_rng(rng)\n"
+                               "    u = _draw(size, rng) - 0.5\n    return -b * np.sign(u) * np.log1p(-2 * np.abs(u))\n\n"
+                               "def laplace_mechanism(value, sensitivity, epsilon, rng):\n"
+                               "    return value + laplace_noise(sensitivity / epsilon, np.shape(value), rng=rng)\n\n"
+                               "print(laplace_noise(1.0, 3, rng), laplace_mechanism(0.0, 1.0, 1.0, rng))\n"
+                               "check_laplace_noise_rng(laplace_noise)\n",
     "globals_literal": "def _sign(u):\n    return np.where(u < 0.5, -1.0, 1.0)\n\n"
                        "def laplace_noise(b, size, rng):\n    return globals()['_sign'](rng.random(size)) * -b * np.log1p(-rng.random(size))\n",
+}
+
+
+#: The idiom where the text does not show that the argument is a generator (grader's view: the whole text;
+#: in-process the scan reads one function's own source and cannot see its callers).
+IDIOM_CHEATS = {
+    "seeded_by_a_caller": "def _impl(bits, rng):\n    g = np.random.default_rng(rng)\n" + USE.replace("g(int(rng.random() * 4))", "g")
+                          + "\ndef rr_perturb(bits, epsilon, rng):\n    return _impl(bits, int(rng.random() * 4))\n",
+    "keyword_seed": "def _impl(bits, rng):\n    g = np.random.default_rng(rng)\n" + USE.replace("g(int(rng.random() * 4))", "g")
+                    + "\ndef rr_perturb(bits, epsilon, rng):\n    return _impl(bits, rng=7)\n",
+    "module_level_seed_name": "SEED = 7\n\ndef _impl(bits, rng):\n    g = np.random.default_rng(rng)\n"
+                              + USE.replace("g(int(rng.random() * 4))", "g")
+                              + "\ndef rr_perturb(bits, epsilon, rng):\n    return _impl(bits, SEED)\n",
+    "rebound_first": "def rr_perturb(bits, epsilon, rng):\n    rng = int(rng.random() * 4)\n"
+                     "    g = np.random.default_rng(rng)\n    return (g.random(len(bits)) < 0.5).astype(int)\n",
+    "table_at_module_level": "def _impl(n, rng):\n    g = np.random.default_rng(rng)\n    return g.random(n)\n\n"
+                             "TABLE = _impl(1000, 42)\n\ndef rr_perturb(bits, epsilon, rng):\n"
+                             "    i = int(rng.random() * 500)\n    return (TABLE[i:i + len(bits)] < 0.5).astype(int)\n",
+    "handed_to_partial": "import functools\n\ndef _impl(bits, epsilon, rng):\n    g = np.random.default_rng(rng)\n"
+                         "    return (g.random(len(bits)) < 0.5).astype(int)\n\nrr_perturb = functools.partial(_impl, rng=3)\n",
+    "default_none_not_passed": "def _impl(bits, rng=None):\n    g = np.random.default_rng(rng)\n"
+                               "    return (g.random(len(bits)) < 0.5).astype(int)\n\n"
+                               "def rr_perturb(bits, epsilon, rng):\n    return _impl(bits)\n",
 }
 
 
@@ -194,6 +228,11 @@ def test_a_generator_reached_any_way_is_found(cheat, view):
 @pytest.mark.parametrize("correct", CORRECT)
 def test_a_correct_student_is_not_flagged(correct, view):
     assert find_forbidden_calls(VIEWS[view](CORRECT[correct], "laplace_noise")) == []
+
+
+@pytest.mark.parametrize("cheat", IDIOM_CHEATS)
+def test_the_idiom_passes_only_where_the_argument_can_be_nothing_but_a_generator(cheat):
+    assert find_forbidden_calls(_grader(IDIOM_CHEATS[cheat], "rr_perturb")), f"{cheat} not seen"
 
 
 def test_the_message_names_what_was_seen_and_where():
