@@ -24,9 +24,12 @@ MAX_PASSES = 12
 
 
 def passthrough_argument(call: ast.Call) -> str | None:
-    """The name ``P`` of a call ``f(P)`` with one positional name and nothing else (else None)."""
+    """The name ``P`` of a call ``f(P)`` or ``f(seed=P)`` with one name and nothing else (else None)."""
     if len(call.args) == 1 and not call.keywords and isinstance(call.args[0], ast.Name):
         return call.args[0].id
+    if not call.args and len(call.keywords) == 1 and call.keywords[0].arg == "seed" \
+            and isinstance(call.keywords[0].value, ast.Name):
+        return call.keywords[0].value.id
     return None
 
 

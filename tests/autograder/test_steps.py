@@ -592,7 +592,7 @@ def repeat_box():
     box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 300, memory_mb=1024, cpu_seconds=200)
     names = ["pick", "grow", "flaky", "cheat", "late", "nap", "kind", "unbound", "state", "keep", "reuse", "scalars",
              "mixed", "exp_loop", "shuffled", "pair_loop", "clip_in_place", "charge_then_refuse", "nested",
-             "count_nested", "open_ledger", "spend", "bad_spend", "blob", "wobble", "blobs", "scale_cycle"]
+             "count_nested", "open_ledger", "spend", "bad_spend", "blob", "wobble", "blobs", "scale_cycle", "normalised"]
     box.send({"cells": [REPEAT_CODE], "files": {}, "graded": names,
               "limits": box.limits, "cell_timeout": 30.0, "call_timeout": 30.0})
     box.recv(30, "cell")

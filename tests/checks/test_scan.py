@@ -164,7 +164,7 @@ CORRECT = {
     # returns a Generator unchanged; in grading a correct laplace_noise so written scored 0/10
     "numpy_idiom_default_rng": "from helpers.checks import check_laplace_noise_rng\n"
                                "from numpy.random import default_rng\n\n"
-                               "def _draw(size, rng):\n    rng = default_rng(rng)\n    return rng.random(size)\n\n"
+                               "def _draw(size, rng):\n    rng = default_rng(seed=rng)\n    return rng.random(size)\n\n"
                                "def laplace_noise(b, size, rng):\n    rng = np.random.default_rng(rng)\n"
                                "    u = _draw(size, rng) - 0.5\n    return -b * np.sign(u) * np.log1p(-2 * np.abs(u))\n\n"
                                "def laplace_mechanism(value, sensitivity, epsilon, rng):\n"
