@@ -187,7 +187,7 @@ def _say(name: str, seed: int, text: str, zh: str | None = None) -> None:
     what was measured in English (``text``)."""
     # In grading the seed comes from the run's secret (DP_COURSE_SEED, per student): shown on a
     # feedback page it would let a student compute the hidden cases of a regrade at the same --seed.
-    shown = "评分运行的种子，不显示 / the grading run's, not shown" if os.environ.get(SEED_ENV) \
+    shown = "评分种子，不显示 / the grading run's, not shown" if os.environ.get(SEED_ENV) \
         else f"{seed}（默认 / default）"
     print(f"✓ 通过 / passed [{name}] 种子 / seed = {shown}：{zh + ' / ' if zh else ''}{text}")
 
