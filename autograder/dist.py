@@ -59,7 +59,9 @@ PAGE = """<!doctype html>
 "PingFang SC",sans-serif}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3rem .5rem;
 vertical-align:top}}code,pre{{font-family:"Noto Sans Mono CJK SC",Consolas,monospace;background:#f6f6f6}}
 pre{{padding:.6rem;overflow-x:auto}}h1{{text-align:center}}
-@media print{{body{{margin:0 auto}}h2{{break-after:avoid}}.answer{{break-inside:avoid}}}}</style></head><body>
+.opt{{white-space:nowrap}}
+@page{{size:A4;margin:16mm 18mm}}
+@media print{{body{{margin:0 auto}}h2{{break-after:avoid}}.answer,.q{{break-inside:avoid}}}}</style></head><body>
 {body}
 </body></html>
 """
@@ -86,7 +88,36 @@ def markdown_page(source: Path, target: Path) -> None:
     text = source.read_text(encoding="utf-8")
     title = next((line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")), source.stem)
     body = mistune.create_markdown(plugins=["table", "strikethrough"], escape=False)(text)
-    target.write_text(PAGE.format(title=title, body=body), encoding="utf-8")
+    target.write_text(PAGE.format(title=title, body=_questions(body)), encoding="utf-8")
+
+
+_QUESTION = re.compile(r"<p><strong>\d+\.</strong>")
+_OPTIONS = re.compile(r"<p>(A\. .*?)</p>", re.S)
+
+
+def _questions(body: str) -> str:
+    """An exam paper's questions, each with its options and answer space, as ``<section class="q">`` that
+    printing keeps on one page (a question's answer space printed alone at the top of the next page, an
+    option broken over two lines: session 15's walkthrough); other pages are left as they are."""
+    starts = [m.start() for m in _QUESTION.finditer(body)]
+    if not starts:
+        return body
+    ends = sorted({m.start() for m in re.finditer(r"<h[12]", body)} | {len(body)})
+    out, at = [], 0
+    for start in starts:
+        end = min([e for e in ends if e > start] + [s for s in starts if s > start] or [len(body)])
+        out += [body[at:start], '<section class="q">', body[start:end].rstrip(), "</section>\n"]
+        at = end
+    out.append(body[at:])
+    return _OPTIONS.sub(_options, "".join(out))
+
+
+def _options(match: re.Match) -> str:
+    # short options on one line ("A. 链接攻击　B. 差分攻击 ..."): each kept whole; a long one wraps as text
+    parts = match.group(1).split("　")
+    if len(parts) < 2 or max(len(part) for part in parts) > 40:
+        return match.group(0)
+    return "<p>" + "　".join(f'<span class="opt">{part}</span>' for part in parts) + "</p>"
 
 
 def _zip(folder: Path, archive: Path) -> Path:

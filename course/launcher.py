@@ -153,16 +153,20 @@ def ensure_environment(root: Path = ROOT) -> Path:
     # pip inherits this environment: PIP_INDEX_URL, PIP_TRUSTED_HOST, pip's config files.
     # A current pip first: the one venv bundles (23.2 with Python 3.11) takes 30 s to resolve the
     # requirements against a full index, pip 26 10 s. Not fatal: the bundled pip installs them too.
-    # -q for the two short steps (pip itself, the course's own package: its build backend's
-    # "editable installation" banner alarmed a student); the long one keeps pip's progress lines.
+    # The two short steps (pip itself, the course's own package) are silent unless they fail: the build
+    # backend's "editable installation" banner alarmed a student, and -q does not hide it (session 15's
+    # walkthrough); the long one keeps pip's progress lines.
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--upgrade", "pip"],
-                   cwd=root)
-    for step in ([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-r",
-                  str(root / STUDENT_REQUIREMENTS)],
-                 [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "-e",
-                  str(root)]):
-        done = subprocess.run(step, cwd=root)
+                   cwd=root, capture_output=True)
+    for step, quiet in (([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-r",
+                          str(root / STUDENT_REQUIREMENTS)], False),
+                        ([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "-e",
+                          str(root)], True)):
+        done = subprocess.run(step, cwd=root, capture_output=quiet, text=quiet or None,
+                              encoding="utf-8" if quiet else None, errors="replace" if quiet else None)
         if done.returncode != 0:
+            if quiet:
+                print(done.stdout, done.stderr, sep="\n", file=sys.stderr)
             say("pip_failed", code=done.returncode)
             raise SystemExit(done.returncode)
     mark.write_text(want + "\n", encoding="utf-8")

@@ -468,7 +468,11 @@ def deck_pages(plan, path: dict, meeting, slides: dict[str, dict[str, list[Slide
             pages.append(Page(slide.title, _section_html(slide.title, body, notes, crumb, classes),
                               [] if figure else list(slide.body), notes_md, f"{s.stem} · {s.zh}", figure, caption))
     titles = {a["name"]: a["zh"] for a in course_build.load_assignments()["assignment"]}  # as course/README.md
-    optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"]
+    # 选学 on the 课后 slide: further reading, not the notebooks' 小结, 练习 or 自测 (a 自测 the class does in
+    # the meeting, listed as after-class reading: session 15's walkthrough)
+    taught = {x.id for x in meeting.sections}
+    optional = [x for stem in meeting.stems for x in plan.notebooks[stem] if x.label == "optional"
+                and x.id not in taught and x.zh not in ("小结", "练习", "课后习题") and not x.zh.startswith("自测")]
     body, lines = "", []
     # What a path leaves out of class but examines: read after this meeting (plan.toml `reading`).
     required = teaching_plan.required_reading(plan, path["id"], meeting.number)

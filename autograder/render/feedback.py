@@ -44,7 +44,7 @@ from nbconvert.filters.markdown_mistune import InvalidNotebook
 
 from autograder.cells import source_text
 from autograder.render.html import clean_html, strip_remote_markdown, strip_remote_svg
-from autograder.render.languages import bilingual, folded_outputs, notebook_language
+from autograder.render.languages import bilingual, folded_outputs, notebook_language, page_language
 from autograder.render.mathml import MathToMathML
 
 BEGIN = "### BEGIN HIDDEN TESTS"
@@ -468,6 +468,8 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     if summary:
         safe.cells.insert(0, summary)
     safe, _ = MathToMathML().preprocess(safe, {})
+    lang = notebook_language(nb) or page_language()
+    safe.metadata["title"] = page_title(nb, lang)
     try:
         page, _ = _exporter(mathjax_url).from_notebook_node(safe)
     except InvalidNotebook:
@@ -480,7 +482,26 @@ def feedback_html(nb, hidden_lines: list[str], *, mathjax_url: str | None = None
     active = active_content(page, mathjax_url)
     if active:
         raise FeedbackWithheld("active content in feedback: " + ", ".join(active[:3]))
-    return page
+    # nbconvert's lang is an ISO 639-1 code ("en" by default): a Chinese page declared English is drawn with
+    # the Japanese forms of Chinese punctuation (a centred "：") in Chromium (session 15's walkthrough)
+    return page.replace('<html lang="en">', f'<html lang="{"zh-CN" if lang == "zh" else "en"}">', 1)
+
+
+def page_title(nb, lang: str) -> str:
+    """The feedback page's title: the assignment's heading in the page's language (it was "Notebook")."""
+    heading = ""
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            first = next((line for line in str(cell.get("source", "")).splitlines() if line.startswith("# ")), "")
+            if first:
+                heading = first[2:].strip()
+                break
+    parts = [part.strip() for part in heading.split(" / ")] if heading else []
+    name = (parts[0] if lang == "zh" else parts[-1]) if parts else ""
+    name = name.removeprefix("作业：").removeprefix("Assignment: ")
+    if lang == "zh":
+        return f"评分反馈：{name}" if name else "评分反馈"
+    return f"Feedback: {name}" if name else "Feedback"
 
 
 def score_summary(nb, scores: list[tuple[str, float | None, float]] | None = None,

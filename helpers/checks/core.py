@@ -28,6 +28,11 @@ SENSITIVITY = 3.0
 # --- messages and seeds ------------------------------------------------------
 
 
+#: How a grading run's seed is written in a message (:class:`GradingSeed`), and in each language.
+_HIDDEN_SEED_ZH, _HIDDEN_SEED_EN = "评分种子，不显示", "the grading run's, not shown"
+_HIDDEN_SEED = f"{_HIDDEN_SEED_ZH} / {_HIDDEN_SEED_EN}"
+
+
 class CheckFailure(AssertionError):
     """A check's verdict on the student's code: one bilingual message, no traceback.
 
@@ -42,6 +47,9 @@ class CheckFailure(AssertionError):
     """
 
     def __init__(self, zh: str, en: str, diagnosis: str | None = None):
+        # a grading seed written into both parts (GradingSeed is one string for both) reads in each one's
+        # language (an English fragment inside the Chinese message: session 15's walkthrough)
+        zh, en = str(zh).replace(_HIDDEN_SEED, _HIDDEN_SEED_ZH), str(en).replace(_HIDDEN_SEED, _HIDDEN_SEED_EN)
         super().__init__(f"\n{zh}\n{en}")
         self.zh, self.en, self.diagnosis = zh, en, diagnosis
 
@@ -151,7 +159,7 @@ class GradingSeed(int):
     still give the number (the instructor's tools)."""
 
     def __str__(self) -> str:
-        return "评分种子，不显示 / the grading run's, not shown"
+        return _HIDDEN_SEED
 
     __repr__ = __str__
 
@@ -187,7 +195,7 @@ def _say(name: str, seed: int, text: str, zh: str | None = None) -> None:
     what was measured in English (``text``)."""
     # In grading the seed comes from the run's secret (DP_COURSE_SEED, per student): shown on a
     # feedback page it would let a student compute the hidden cases of a regrade at the same --seed.
-    shown = "评分运行的种子，不显示 / the grading run's, not shown" if os.environ.get(SEED_ENV) \
+    shown = _HIDDEN_SEED if os.environ.get(SEED_ENV) \
         else f"{seed}（默认 / default）"
     print(f"✓ 通过 / passed [{name}] 种子 / seed = {shown}：{zh + ' / ' if zh else ''}{text}")
 

@@ -78,6 +78,16 @@ def test_the_chinese_message_is_shown_and_the_english_one_folded():
     assert "\n" not in shown.find("pre").get_text().strip().split("\n", 1)[1]
 
 
+def test_the_page_declares_its_language_and_names_the_assignment():
+    nb = _executed(_check_failure())
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("# 作业：拉普拉斯机制 / Assignment: the Laplace mechanism\n\n共 10 分。"))
+    soup = BeautifulSoup(feedback.feedback_html(nb, []), "html.parser")
+    assert soup.html["lang"] == "zh-CN" and soup.title.get_text() == "评分反馈：拉普拉斯机制"
+    nb.metadata["dp_course"] = {"lang": "en"}
+    soup = BeautifulSoup(feedback.feedback_html(nb, []), "html.parser")
+    assert soup.html["lang"] == "en" and soup.title.get_text() == "Feedback: the Laplace mechanism"
+
+
 def test_an_english_notebook_shows_english_first_and_folds_chinese():
     page = feedback.feedback_html(_executed(_check_failure(lang="en")), [])
     soup, area = _failure_area(page)

@@ -3,6 +3,7 @@ pack's own test, launch included, is tests/course/test_dist.py."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -66,5 +67,30 @@ def test_the_lecturer_pack_opens_offline_and_its_grader_imports_from_itself(pack
                 katex: document.querySelectorAll('.katex').length,
                 broken: [...document.images].filter(i => i.complete && i.naturalWidth === 0).length})""")
             assert state["slides"] > 5 and state["tex"] == 0 and state["katex"] > 0 and state["broken"] == 0, (deck, state)
+        # The exam papers print on A4 (the page had no @page rule: Letter), each question with its options and
+        # its answer space kept on one page (2h-A's Q11 printed at the foot of page 2 with all its answer
+        # space on page 3), and no short option broken over two lines (session 15's walkthrough).
+        for paper in ("2h-A", "4h-B"):
+            page.goto((top / "guide" / "exam" / f"{paper}.html").as_uri())
+            page.emulate_media(media="print")
+            got = page.evaluate("""() => {
+                const qs = [...document.querySelectorAll('section.q')];
+                return {questions: qs.length,
+                        kept: qs.filter(q => getComputedStyle(q).breakInside === 'avoid').length,
+                        answered: qs.filter(q => q.querySelectorAll('.answer').length === 1).length,
+                        numbers: qs.map(q => parseInt(q.textContent)),
+                        tallest: Math.max(...qs.map(q => q.getBoundingClientRect().height)),
+                        options: [...document.querySelectorAll('.opt')].filter(o => getComputedStyle(o).whiteSpace === 'nowrap'
+                                  && o.getClientRects().length === 1).length,
+                        allOptions: document.querySelectorAll('.opt').length};
+            }""")
+            assert got["questions"] == 15 and got["kept"] == 15 and got["answered"] >= 7, (paper, got)
+            assert got["numbers"] == list(range(1, 16)), (paper, got["numbers"])
+            assert got["options"] == got["allOptions"] > 0, (paper, got)
+            pdf = page.pdf(prefer_css_page_size=True)
+            box = re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf)
+            assert box and abs(float(box[1]) - 595.3) < 1.5 and abs(float(box[2]) - 841.9) < 1.5, (paper, box)
+            # a question kept whole must fit a page: A4 less the margins, at 96 px an inch
+            assert got["tallest"] < (297 - 32) / 25.4 * 96, (paper, got["tallest"])
         browser.close()
     assert refused == [], f"the decks asked the network for {refused[:5]}"

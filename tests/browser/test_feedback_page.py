@@ -68,6 +68,9 @@ def test_the_failure_shows_chinese_and_folds_english(tmp_path):
             page.wait_for_load_state("load")
             text = page.inner_text("body")
             assert ZH[:40] in text and EN[:40] not in text   # the English is folded away
+            # declared Chinese, not English: Chromium drew "：" in its Japanese, centred form (session 15)
+            assert page.evaluate("document.documentElement.lang") == "zh-CN"
+            assert page.title().startswith("评分反馈"), page.title()
             breaks = page.evaluate(LINE_BREAKS)
             assert len(breaks) >= 3, breaks                  # narrow: the message does wrap
             han = [pair for pair in breaks if all("\u4e00" <= ch <= "\u9fff" for ch in pair)]

@@ -141,6 +141,9 @@ def test_a_failure_in_grading_does_not_show_the_seed(monkeypatch):
         checks.check_laplace_noise_distribution(off)
     assert "not shown" in str(info.value) and f"{seed:d}" not in str(info.value), str(info.value)
     assert not re.search(r"seed = \d", str(info.value))
+    # each part in its own language: no English inside the Chinese message (session 15's walkthrough)
+    assert "评分种子，不显示" in info.value.zh and "not shown" not in info.value.zh, info.value.zh
+    assert "not shown" in info.value.en and "评分种子" not in info.value.en, info.value.en
     assert np.random.default_rng(seed).random() == np.random.default_rng(int(seed)).random()
 
 

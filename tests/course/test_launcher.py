@@ -161,6 +161,10 @@ def test_fresh_copy_without_make_reaches_jupyterlab_in_chinese(tmp_path):
                     pytest.fail("no JupyterLab after 1200 s:\n" + (tmp_path / "launcher.log").read_text()[-4000:])
                 time.sleep(1)
         print(f"python3 -m course lab in a fresh copy served after {time.monotonic() - started:.0f} s")
+        # what the student reads while it installs: no build backend's "editable installation" banner
+        # (-q did not hide it: session 15's walkthrough saw it in the launcher's output)
+        said = (tmp_path / "launcher.log").read_text(encoding="utf-8", errors="replace")
+        assert "editable" not in said.lower() and "!!" not in said, said[:3000]
 
         # the course home, in the student's own folder, in Chinese
         work = home / "dp-course-work"
