@@ -41,6 +41,7 @@ def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 def _assigned(func: ast.AST) -> set[str]:
     """Names a function's own body rebinds, other than by ``P = default_rng(P)`` (nested scopes excluded)."""
     out: set[str] = set()
+    fallback = {id(assign) for assign, _, _ in _fallbacks(func)}
     stack = list(getattr(func, "body", []))
     while stack:
         node = stack.pop()
@@ -52,6 +53,8 @@ def _assigned(func: ast.AST) -> set[str]:
                 and isinstance(node.value, ast.Call) and passthrough_argument(node.value) == node.targets[0].id \
                 and _ends_with_default_rng(node.value.func):
             continue
+        if id(node) in fallback:
+            continue
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             out.add(node.id)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -60,6 +63,56 @@ def _assigned(func: ast.AST) -> set[str]:
             out.update((a.asname or a.name).split(".")[0] for a in node.names)
         stack += list(ast.iter_child_nodes(node))
     return out
+
+
+def _is_none(node: ast.AST, name: str, negated: bool = False) -> bool:
+    """``name is None`` (``name is not None`` when ``negated``)."""
+    return (isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == name
+            and len(node.ops) == 1 and isinstance(node.ops[0], ast.IsNot if negated else ast.Is)
+            and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None)
+
+
+def _fresh(node: ast.AST) -> bool:
+    """``default_rng()`` or ``default_rng(None)``: a generator seeded by the operating system."""
+    return (isinstance(node, ast.Call) and _ends_with_default_rng(node.func) and not node.keywords
+            and (not node.args or len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+                 and node.args[0].value is None))
+
+
+def _fallbacks(func: ast.AST) -> list[tuple[ast.Assign, ast.Call, str]]:
+    """``(assignment, default_rng call, P)`` of the fallbacks for a missing generator in ``func``'s own body:
+    ``if P is None: P = default_rng()``, ``P = default_rng() if P is None else P``, ``P = P if P is not None
+    else default_rng()``, ``P = P or default_rng()``. Dead in grading when ``P`` is threaded: the judge and
+    every call of the text pass a generator, never None (session 14's reviewer: L25 lost 3 points)."""
+    out = []
+    stack = list(getattr(func, "body", []))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(node.test.left, ast.Name):
+            name = node.test.left.id
+            if _is_none(node.test, name):
+                out += [(stmt, stmt.value, name) for stmt in node.body if isinstance(stmt, ast.Assign)
+                        and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                        and stmt.targets[0].id == name and _fresh(stmt.value)]
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name, value = node.targets[0].id, node.value
+            same = lambda n: isinstance(n, ast.Name) and n.id == name  # noqa: E731
+            if isinstance(value, ast.IfExp) and (
+                    (_is_none(value.test, name) and _fresh(value.body) and same(value.orelse))
+                    or (_is_none(value.test, name, negated=True) and same(value.body) and _fresh(value.orelse))):
+                out.append((node, value.body if _fresh(value.body) else value.orelse, name))
+            elif isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2 \
+                    and same(value.values[0]) and _fresh(value.values[1]):
+                out.append((node, value.values[1], name))
+        stack += list(ast.iter_child_nodes(node))
+    return out
+
+
+def fallback_callees(func: ast.AST, threaded: set[str]) -> set[int]:
+    """ids of the callees (``np.random.default_rng``) of ``func``'s fallbacks for a threaded parameter."""
+    return {id(call.func) for _, call, name in _fallbacks(func) if name in threaded}
 
 
 def _ends_with_default_rng(func: ast.AST) -> bool:

@@ -177,6 +177,7 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None, _threaded: se
         inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
         passing = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)
                    and passthrough.passthrough_argument(node) in threaded}
+        passing |= passthrough.fallback_callees(top, threaded) if top is not None else set()
         # a name used only as the root of an allowed path (``npr.Generator`` after ``from numpy import random
         # as npr``: a type) is not a use of the module it holds (session 14's reviewer: 3 points lost)
         typed_roots: set[int] = set()

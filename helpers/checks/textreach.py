@@ -13,7 +13,7 @@ import sys
 import types
 from typing import Any, Callable
 
-from helpers.checks.passthrough import passthrough_argument, threaded_parameters
+from helpers.checks.passthrough import fallback_callees, passthrough_argument, threaded_parameters
 from helpers.checks.reach import dynamic_accesses, literal_names, module_checker
 
 
@@ -240,12 +240,22 @@ class ModuleText:
         #: function's source: the caller knows its module).
         self.outer_class: Callable[[str], bool] = lambda name: False
         self._threaded: set[tuple[str, str]] | None = None
+        self._fallbacks: dict[int, set[int]] = {}
 
     def threaded(self) -> set[tuple[str, str]]:
         """:func:`helpers.checks.passthrough.threaded_parameters` of the text (computed once)."""
         if self._threaded is None:
             self._threaded = threaded_parameters(self.statements)
         return self._threaded
+
+    def fallbacks(self, pos: int) -> set[int]:
+        """The callees of the module-level function at ``pos``'s fallbacks for a missing generator, where the
+        parameter is threaded (:func:`helpers.checks.passthrough.fallback_callees`)."""
+        if pos not in self._fallbacks:
+            stmt = self.statements[pos]
+            self._fallbacks[pos] = fallback_callees(stmt, {p for f, p in self.threaded() if f == stmt.name}) \
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+        return self._fallbacks[pos]
 
     def resolve(self, name: str, before: int) -> list[tuple[int, str | None, bool]]:
         """The bindings of ``name`` that may hold at statement ``before``: the last unconditional one and
@@ -466,6 +476,8 @@ class _Reader(ast.NodeVisitor):
         param = passthrough_argument(node)
         if param and len(self.functions) == 1 and self.functions[0] and (self.functions[0], param) in self.text.threaded():
             self.passthrough.add(id(node.func))  # numpy's idiom rng = np.random.default_rng(rng): creates nothing
+        elif len(self.functions) == 1 and self.functions[0] and id(node.func) in self.text.fallbacks(self.pos):
+            self.passthrough.add(id(node.func))  # if rng is None: rng = np.random.default_rng(): never runs
         if isinstance(node.func, ast.Name) and node.func.id == "getattr" and "getattr" not in self.text.bindings \
                 and len(node.args) > 1:  # getattr(np, "random"): an attribute chain written another way
             root, names = _chain(node.args[0])

@@ -171,6 +171,14 @@ CORRECT = {
                                "    return value + laplace_noise(sensitivity / epsilon, np.shape(value), rng=rng)\n\n"
                                "print(laplace_noise(1.0, 3, rng), laplace_mechanism(0.0, 1.0, 1.0, rng))\n"
                                "check_laplace_noise_rng(laplace_noise)\n",
+    # the homework style's fallback for a missing generator (session 14's reviewer, L25: 3 points lost):
+    # the judge and every call in the text pass a generator, so it never runs
+    "fallback_when_rng_is_none": "def _sign(u, rng=None):\n    rng = rng or np.random.default_rng()\n"
+                                 "    return np.where(u < 0.5, -1.0, 1.0)\n\n"
+                                 "def laplace_noise(b, size, rng=None):\n    if rng is None:\n"
+                                 "        rng = np.random.default_rng()\n"
+                                 "    rng = rng if rng is not None else np.random.default_rng(None)\n"
+                                 "    u = rng.random(size)\n    return _sign(u, rng) * -b * np.log1p(-rng.random(size))\n",
     "globals_literal": "def _sign(u):\n    return np.where(u < 0.5, -1.0, 1.0)\n\n"
                        "def laplace_noise(b, size, rng):\n    return globals()['_sign'](rng.random(size)) * -b * np.log1p(-rng.random(size))\n",
 }
@@ -193,6 +201,12 @@ IDIOM_CHEATS = {
                              "    i = int(rng.random() * 500)\n    return (TABLE[i:i + len(bits)] < 0.5).astype(int)\n",
     "handed_to_partial": "import functools\n\ndef _impl(bits, epsilon, rng):\n    g = np.random.default_rng(rng)\n"
                          "    return (g.random(len(bits)) < 0.5).astype(int)\n\nrr_perturb = functools.partial(_impl, rng=3)\n",
+    "fallback_reached_by_a_caller_passing_none": "def _impl(bits, rng=None):\n    if rng is None:\n"
+                                                 "        rng = np.random.default_rng()\n"
+                                                 "    return (rng.random(len(bits)) < 0.5).astype(int)\n\n"
+                                                 "def rr_perturb(bits, epsilon, rng):\n    return _impl(bits, None)\n",
+    "fallback_after_a_rebinding": "def rr_perturb(bits, epsilon, rng):\n    rng = None\n    if rng is None:\n"
+                                  "        rng = np.random.default_rng()\n    return (rng.random(len(bits)) < 0.5).astype(int)\n",
     "default_none_not_passed": "def _impl(bits, rng=None):\n    g = np.random.default_rng(rng)\n"
                                "    return (g.random(len(bits)) < 0.5).astype(int)\n\n"
                                "def rr_perturb(bits, epsilon, rng):\n    return _impl(bits)\n",
