@@ -12,6 +12,8 @@ numeric owners and modes (ownership is the identity of a submission), and each r
 at that moment). Into ``DEST/<UTC time>/`` (0700, every archive 0600: they hold the solutions and
 every student's home); then only the newest ``--keep`` backups in ``DEST`` are kept (default 14,
 a fortnight of nightly runs; 0 keeps all). Copy ``DEST`` off the machine too (hub/README.md).
+A file's holes stay holes (``tar --sparse``), so a student's archive is at most what her home image
+holds on disk (``DP_HUB_HOME_LIMIT``); a backup that fails leaves no folder behind and prunes nothing.
 
 ``restore`` puts such a backup back, with the hub stopped (``provision.py --stop`` first if servers
 still run): it mounts the exchange and the students' inbound spaces as provisioning does, then
@@ -42,7 +44,9 @@ import provision  # noqa: E402  (hub/provision.py)
 
 
 def _tar(args: list[str]) -> None:
-    done = subprocess.run(["tar", "--numeric-owner", *args], capture_output=True, text=True)
+    # --sparse: a file's holes stay holes. Without it a student's 4 GiB file of 0 blocks (truncate) became
+    # 4 GiB of zeros in her archive, each such file again, until the backup's disk was full (red team, session 15)
+    done = subprocess.run(["tar", "--numeric-owner", "--sparse", *args], capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"tar {' '.join(args)}: {done.stderr[-1000:]}")
 
@@ -90,6 +94,10 @@ def backup(srv: Path, roster: list[dict], dest: Path, keep: int = 14) -> Path:
     old_umask = os.umask(0o077)
     try:
         _backup_into(srv, roster, out)
+    except BaseException:
+        # a partial backup is no backup, and would count as one for --keep: the older ones stay instead
+        shutil.rmtree(out, ignore_errors=True)
+        raise
     finally:
         os.umask(old_umask)
     for path in out.iterdir():

@@ -213,7 +213,19 @@ from tornado import web  # noqa: E402
 BODY_MAX = 2**20                 # every request to the hub (its HTTP server: JupyterHub makes one)
 TOKEN_REQUEST_MAX = 16 * 2**10   # a new token's note, scopes, expiry
 TOKENS_PER_USER = int(os.environ.get("DP_HUB_TOKENS_PER_USER", "200"))
-tornado.httpserver.HTTPServer.configure(None, max_body_size=BODY_MAX)
+# A connection that sends nothing goes after a minute (tornado's default: an hour), and one address holds at
+# most CONNECTIONS_PER_PEER at once: a kernel's 20,000 idle connections to the hub's API took every descriptor
+# of the hub, sqlite could open no file and every classmate got 403 (red team, session 15; hub/limits.py).
+CONNECTIONS_PER_PEER = 32
+tornado.httpserver.HTTPServer.configure(None, max_body_size=BODY_MAX, idle_connection_timeout=60)
+import limits  # noqa: E402  (hub/limits.py)
+from jupyterhub.oauth.provider import JupyterHubRequestValidator  # noqa: E402
+
+limits.cap_connections(tornado.httpserver.HTTPServer, CONNECTIONS_PER_PEER)
+limits.raise_nofile(65536)
+# OAuth tokens of one person for one client (her server, the Formgrader): the newest OAUTH_TOKENS_PER_CLIENT
+OAUTH_TOKENS_PER_CLIENT = 20
+limits.cap_oauth_tokens(JupyterHubRequestValidator, OAUTH_TOKENS_PER_CLIENT)
 if not getattr(UserTokenListAPIHandler, "dp_course_capped", False):
     _make_token = UserTokenListAPIHandler.post
 
@@ -262,10 +274,23 @@ c.JupyterHub.load_roles = [
 # --- logs: files under LOGS, whether the hub runs in a terminal, in the background or as a service
 # (hub/README.md, "Logs"). The hub's own log rotates itself; each server and service writes to its own
 # file, which outlives a restart of the hub.
-LOGS.mkdir(mode=0o755, parents=True, exist_ok=True)
+# They name who logged in when and from where, and a failed login's "user name" (a password typed into the
+# name field): root's and the course account's only (red team, session 15: 0644 in a 0755 folder, read from a
+# student's kernel). The folder 0710 with the course account's group (it writes formgrader/), every file 0600.
+LOGS.mkdir(mode=0o700, parents=True, exist_ok=True)
+LOGS.chmod(0o700)
+try:
+    import grp as _grp
+
+    os.chown(LOGS, 0, _grp.getgrnam(GRADER).gr_gid)
+    LOGS.chmod(0o710)
+except (KeyError, PermissionError):     # not provisioned yet, or not root (the config tests)
+    pass
+for _log in LOGS.rglob("*.log*"):
+    _log.chmod(0o600)
 c.JupyterHub.logging_config = {
     "formatters": {"file": {"format": "%(asctime)s %(levelname)s %(name)s %(module)s:%(lineno)d %(message)s"}},
-    "handlers": {"file": {"class": "logging.handlers.RotatingFileHandler", "filename": str(LOGS / "jupyterhub.log"),
+    "handlers": {"file": {"()": limits.PrivateRotatingFileHandler, "filename": str(LOGS / "jupyterhub.log"),
                           "maxBytes": 10 * 2**20, "backupCount": 5, "encoding": "utf-8", "formatter": "file"}},
     "loggers": {"JupyterHub": {"handlers": ["console", "file"]}},
 }

@@ -178,7 +178,7 @@ def logged_command(command: list[str], log: Path | str, max_bytes: int = 10 * 2*
     ``max_bytes`` in ``log`` and as many in ``<log>.1``. ``python`` must be one the service's account
     can run (the course's: the checkout is 0700).
     """
-    script = f'exec "${{@:4}}" > >(exec "$2" -c "$3" "$1" {int(max_bytes)} 644) 2>&1'
+    script = f'exec "${{@:4}}" > >(exec "$2" -c "$3" "$1" {int(max_bytes)} 600) 2>&1'
     return ["/bin/bash", "-c", script, "dp-course-service", str(log), str(python), LOG_WRITER, *command]
 
 

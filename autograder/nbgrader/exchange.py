@@ -59,7 +59,7 @@ from contextlib import suppress
 from dateutil.tz import gettz
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError, default
-from nbgrader.utils import check_mode, get_username
+from nbgrader.utils import check_mode, get_username, notebook_hash
 from traitlets import Integer, Unicode
 
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -203,6 +203,44 @@ class ExchangeReleaseFeedback(_Checked, default.ExchangeReleaseFeedback):
         if os.path.isdir(course) and os.stat(course).st_uid != os.geteuid():
             self.fail(f"{course} is owned by {_owner_name(os.stat(course).st_uid)}, not by you: refused")
         super().init_dest()
+
+    def copy_files(self):
+        """nbgrader's, releasing only a regular file ``<notebook>.html`` per notebook of the assignment
+        (its ``source/`` or ``release/`` folder).
+
+        What a student hands in next to her notebook goes through Autograde and Generate feedback into
+        ``feedback/<student>/<assignment>/``; nbgrader's copy took every ``*.html`` there, and a folder
+        ``plots.html/`` stopped the release with IsADirectoryError for every student after her, at every
+        later release (red team, session 15). Anything else is skipped and logged.
+        """
+        exclude = set(filter(None, (self.coursedir.student_id_exclude or "").split(",")))
+        notebooks = {name[:-6] for step in (self.coursedir.source_directory, self.coursedir.release_directory)
+                     if os.path.isdir(folder := self.coursedir.format_path(step, ".", self.coursedir.assignment_id))
+                     for name in os.listdir(folder) if name.endswith(".ipynb")}
+        feedback = self.coursedir.format_path(self.coursedir.feedback_directory, ".", ".")
+        students = sorted(os.listdir(feedback)) if os.path.isdir(feedback) else []
+        for student_id in fnmatch.filter(students, self.coursedir.student_id or "*"):
+            folder = self.coursedir.format_path(self.coursedir.feedback_directory, student_id,
+                                                self.coursedir.assignment_id)
+            if student_id in exclude or not os.path.isdir(folder):
+                continue
+            for name in sorted(os.listdir(folder)):
+                page = os.path.join(folder, name)
+                if not name.endswith(".html"):
+                    continue
+                if name[:-5] not in notebooks or os.path.islink(page) or not os.path.isfile(page):
+                    self.log.warning("Not releasing %s: not the feedback page of a notebook of %s", page,
+                                     self.coursedir.assignment_id)
+                    continue
+                with open(os.path.join(folder, "timestamp.txt")) as fh:
+                    timestamp = fh.read()
+                with open(os.path.join(folder, "submission_secret.txt")) as fh:
+                    checksum = notebook_hash(secret=fh.read(), notebook_id=name[:-5])
+                self.log.info("Releasing feedback for student '%s' on assignment '%s/%s/%s' (%s)", student_id,
+                              self.coursedir.course_id, self.coursedir.assignment_id, name[:-5], timestamp)
+                temporary = os.path.join(self.dest_path, f"{checksum}-tmp.html")
+                shutil.copy(page, temporary)
+                shutil.move(temporary, os.path.join(self.dest_path, f"{checksum}.html"))
 
 
 class ExchangeFetchAssignment(_Checked, default.ExchangeFetchAssignment):

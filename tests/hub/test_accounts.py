@@ -278,3 +278,82 @@ def test_a_students_tokens_are_bounded(hub):
     finally:
         for token in made:
             carol.http.delete(f"{tokens}/{token}")
+
+
+HOLD = """
+import os, socket, time
+held = []
+for _ in range({n}):
+    s = socket.socket()
+    s.setblocking(False)
+    s.connect_ex(("{address}", {port}))
+    held.append(s)
+time.sleep(6)
+print("RESULT", len(held))
+[s.close() for s in held]
+time.sleep(2)    # (while she held them, her own server could not reach the hub either)
+"""
+
+OAUTH = """
+import os, re, requests, urllib.parse as up
+api = os.environ["JUPYTERHUB_API_URL"]; base = api.rsplit("/hub/api", 1)[0]
+cid, cb = os.environ["JUPYTERHUB_CLIENT_ID"], os.environ["JUPYTERHUB_OAUTH_CALLBACK_URL"]
+s = requests.Session()
+x = re.search(r'name="_xsrf" value="([^"]+)"', s.get(base + "/hub/login").text).group(1)
+for c in s.cookies: c.secure = False
+s.post(base + "/hub/login", data={{"username": "{name}", "password": "demo-{name}", "_xsrf": x}}, allow_redirects=False)
+for c in s.cookies: c.secure = False
+minted = []
+for _ in range({n}):
+    r = s.get(api + "/oauth2/authorize", params={{"client_id": cid, "response_type": "code", "redirect_uri": cb}},
+              allow_redirects=False)
+    code = up.parse_qs(up.urlparse(r.headers.get("Location", "")).query)["code"][0]
+    r = requests.post(api + "/oauth2/token", data={{"client_id": cid, "client_secret": os.environ["JUPYTERHUB_API_TOKEN"],
+                      "code": code, "grant_type": "authorization_code", "redirect_uri": cb}})
+    minted.append(r.json()["access_token"])
+works = requests.get(api + "/user", headers={{"Authorization": "token " + minted[-1]}}).status_code
+print("RESULT", works)
+"""
+
+
+def test_her_connections_oauth_tokens_and_the_hubs_logs_are_bounded(hub):
+    """Red team (session 15), from alice's kernel: 20,000 idle connections to the hub's port took every file
+    descriptor of the hub (sqlite could open no file, 403 for everyone); her server's OAuth flow minted 1,428
+    tokens a minute past DP_HUB_TOKENS_PER_USER; she read failed logins in SRV/logs/jupyterhub.log. Now the hub
+    holds 32 of her connections (hub/limits.py) and answers bob meanwhile, she holds at most 20 OAuth tokens of
+    her server's client, and the logs are closed to her."""
+    alice, bob = Student(hub, STUDENT), Student(hub, CLASSMATE)
+    alice.start()
+    port = int((hub["srv"] / "hub" / "hub-port").read_text())
+    hub_pid = int((hub["srv"] / "hub" / "jupyterhub.pid").read_text())
+    fds = lambda: len(list(Path(f"/proc/{hub_pid}/fd").iterdir()))     # noqa: E731
+    before = fds()
+    import threading
+
+    out: dict = {}
+    flood = threading.Thread(target=lambda: out.update(
+        text=alice.run(HOLD.format(n=2000, address=HUB_ADDRESS, port=port), timeout=300)))
+    flood.start()
+    peak, began = before, time.monotonic()
+    while time.monotonic() - began < 4 and flood.is_alive():      # the hub's descriptors while she holds hers
+        peak = max(peak, fds())
+        time.sleep(0.1)
+    began = time.monotonic()
+    answer = bob.hub_api("GET", "/user").status_code
+    took = time.monotonic() - began
+    flood.join(300)
+    opened = int(out["text"].split("RESULT", 1)[1])
+    print(f"alice's {opened} connections: the hub's descriptors {before} -> at most {peak}; "
+          f"bob's GET /hub/api/user meanwhile {answer} in {took:.2f} s")
+    assert opened == 2000 and peak - before <= 32 + 16 and answer == 200, (opened, before, peak, answer)
+
+    listed = lambda: len(alice.hub_api("GET", "/users/alice/tokens").json()["api_tokens"])    # noqa: E731
+    held = listed()
+    works = alice.run(OAUTH.format(name=STUDENT, n=25), timeout=300).split("RESULT", 1)[1].strip()
+    print(f"25 OAuth tokens minted through her server's client: she holds {listed() - held} more; the newest works: {works}")
+    assert works == "200" and listed() - held <= 20, (held, listed())
+
+    for log in ("jupyterhub.log", "idle-culler.log"):
+        read = alice.run(f"try:\n    open({str(hub['srv'] / 'logs' / log)!r}).read(1)\n    print('read')\n"
+                         "except OSError as e:\n    print(type(e).__name__)\n").strip()
+        assert read == "PermissionError", (log, read)

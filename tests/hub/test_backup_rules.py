@@ -52,3 +52,33 @@ def test_keep_must_not_be_negative(capsys):
     with pytest.raises(SystemExit):
         backup.main(["backup", "/nonexistent", "--keep", "-1"])
     assert "--keep" in capsys.readouterr().err
+
+
+def test_a_sparse_file_stays_sparse_in_the_archive(tmp_path):
+    """A 0-block file of 256 MiB (a student's truncate) takes a few KiB in her archive, not 256 MiB of zeros."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with open(home / "notes.bin", "wb") as handle:
+        handle.truncate(256 * 2**20)
+    (home / "work.txt").write_text("hers")
+    archive = tmp_path / "home-alice.tar"
+    backup._tar(["-cpf", str(archive), "-C", str(home), "."])
+    assert archive.stat().st_size < 2**20, f"{archive.stat().st_size} bytes"
+    back = tmp_path / "back"
+    back.mkdir()
+    backup._tar(["-xpf", str(archive), "-C", str(back)])
+    assert (back / "notes.bin").stat().st_size == 256 * 2**20 and (back / "work.txt").read_text() == "hers"
+
+
+def test_a_failed_backup_leaves_nothing_and_prunes_nothing(tmp_path, monkeypatch):
+    """The disk full at a student's home: no partial folder that --keep would count as a backup, the old ones stay."""
+    def full(srv, roster, out):
+        out.mkdir(parents=True, mode=0o700)
+        (out / "course.tar").write_bytes(b"part")
+        raise RuntimeError("tar: home-alice.tar: Cannot write: No space left on device")
+
+    monkeypatch.setattr(backup, "_backup_into", full)
+    _made(tmp_path, ["20250101T000000.000000Z"])
+    with pytest.raises(RuntimeError, match="No space"):
+        backup.backup(tmp_path / "srv", [], tmp_path, keep=1)
+    assert [p.name for p in tmp_path.iterdir()] == ["20250101T000000.000000Z"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import stat
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,16 @@ def test_hub_config_follows_nbgrader_docs(tmp_path, monkeypatch):
     handler = hub.logging_config["handlers"]["file"]
     assert handler["filename"] == str(logs / "jupyterhub.log") and handler["backupCount"] >= 1
     assert "file" in hub.logging_config["loggers"]["JupyterHub"]["handlers"]
+    # logs name failed logins (a password typed as a name): root's and the course account's only (session 15)
+    assert handler["()"].__name__ == "PrivateRotatingFileHandler" and "644" not in " ".join(services["idle-culler"]["command"])
+    assert stat.S_IMODE(logs.stat().st_mode) & 0o007 == 0
+    # one address's connections and one person's OAuth tokens per client, capped (hub/limits.py, session 15)
+    import tornado.httpserver
+    from jupyterhub.oauth.provider import JupyterHubRequestValidator
+
+    assert tornado.httpserver.HTTPServer.dp_course_per_peer == 32
+    assert tornado.httpserver.HTTPServer._save_configuration()[1]["idle_connection_timeout"] == 60
+    assert JupyterHubRequestValidator.dp_course_per_client == 20
     assert config.CourseSpawner.log_dir == str(logs / "servers")
 
     roles = {r["name"]: r for r in hub.load_roles}

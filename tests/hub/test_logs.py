@@ -29,6 +29,7 @@ def test_a_service_writes_to_its_own_file_and_is_the_process_signalled(tmp_path)
     code = "import signal, sys, time; print('started', flush=True); time.sleep(30)"
     proc = subprocess.Popen(logged_command([sys.executable, "-c", code], log))
     settled(log, "started")
+    assert oct(log.stat().st_mode & 0o777) == oct(0o600)     # it names who logged in when (session 15)
     # exec: the hub's signal reaches the service itself, not a shell that would ignore it
     assert Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0")[0] == sys.executable.encode()
     proc.send_signal(signal.SIGINT)

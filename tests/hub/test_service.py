@@ -25,6 +25,7 @@ def test_the_systemd_unit_keeps_the_students_servers_and_names_this_checkout(tmp
     run = unit["Service"]
     # systemd's default KillMode (control-group) would kill every server still in the unit's cgroup
     assert run["KillMode"] == "process"
+    assert int(run["LimitNOFILE"]) >= 65536     # not systemd's 1024: the class's connections (session 15)
     assert run["ExecStart"] == f"{service.REPO}/.venv/bin/jupyterhub -f hub/jupyterhub_config.py"
     assert run["ExecStartPre"] == f"{service.REPO}/.venv/bin/python hub/provision.py"
     assert run["WorkingDirectory"] == str(service.REPO) and unit["Install"]["WantedBy"] == "multi-user.target"
