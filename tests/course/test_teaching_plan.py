@@ -174,8 +174,8 @@ def test_refuses_a_core_section_that_needs_an_optional_one(parsed):
 def test_refuses_a_section_taught_before_what_it_needs(parsed):
     """4 课时: release-models moved from meeting 1 to meeting 4, while meeting 1's properties needs it."""
     text = _plan_text().replace('"properties", "release-models"]', '"properties"]')
-    text = text.replace('sections = ["rappor", "rappor-population", "esa", "shuffler",',
-                        'sections = ["rappor", "rappor-population", "esa", "shuffler", "release-models",')
+    text = text.replace('sections = ["rappor", "rappor-population", "esa",',
+                        'sections = ["rappor", "rappor-population", "esa", "release-models",')
     text = _set(_set(text, "properties", "needs", '["definition", "release-models"]'), "properties", "label", '"4h"')
     message = _refused(parsed, text)
     assert "path 4h: section 'properties' (meeting 1) needs 'release-models', which comes later (meeting 4)" in message
