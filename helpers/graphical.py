@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from helpers._validation import fail
+from helpers.fonts import SMALL_TEXT_PT, TITLE_PT
 
 __all__ = ["DEMO_NETWORK", "mutual_information", "model_edges", "draw_graph"]
 
@@ -57,6 +58,7 @@ def draw_graph(ax, names: Sequence[str], edges: Sequence[tuple[int, int]] | dict
     pos = {i: (math.cos(a), math.sin(a)) for i, a in enumerate(angles)}
     weights = dict(edges) if isinstance(edges, dict) else {tuple(e): None for e in edges}
     top = max([w for w in weights.values() if w is not None], default=1.0) or 1.0
+    placed: list[tuple[float, float]] = []
     for (a, b), w in weights.items():
         if not (0 <= a < n and 0 <= b < n):
             raise fail("draw_graph", "edges", f"pairs of node indices in [0, {n - 1}]", (a, b))
@@ -65,16 +67,21 @@ def draw_graph(ax, names: Sequence[str], edges: Sequence[tuple[int, int]] | dict
                     arrowprops=dict(arrowstyle="-|>" if directed else "-", lw=width, color="C0",
                                     shrinkA=22, shrinkB=22, mutation_scale=16))
         if edge_labels and w is not None:
-            mx, my = (pos[a][0] + pos[b][0]) / 2, (pos[a][1] + pos[b][1]) / 2
-            ax.text(mx, my, f"{w:.3f}", fontsize=8, ha="center", va="center",
+            # At the edge's middle, unless another label is there already (two diagonals of a
+            # square cross at their middles): then a third of the way along.
+            points = [(pos[a][0] + s * (pos[b][0] - pos[a][0]), pos[a][1] + s * (pos[b][1] - pos[a][1]))
+                      for s in (0.5, 0.3, 0.7)]
+            mx, my = next((q for q in points if all(math.dist(q, u) > 0.3 for u in placed)), points[0])
+            placed.append((mx, my))
+            ax.text(mx, my, f"{w:.3f}", fontsize=SMALL_TEXT_PT, ha="center", va="center",
                     bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none"))
     for i, name in enumerate(names):
-        ax.text(*pos[i], name, ha="center", va="center", fontsize=9,
+        ax.text(*pos[i], name, ha="center", va="center", fontsize=SMALL_TEXT_PT,
                 bbox=dict(boxstyle="round,pad=0.35", fc="#fff3d6", ec="0.3"))
     ax.set_xlim(-1.45, 1.45)
     ax.set_ylim(-1.35, 1.35)
     ax.set_aspect("equal")
     ax.axis("off")
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=TITLE_PT)
     return pos

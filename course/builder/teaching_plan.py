@@ -312,6 +312,12 @@ def load(parsed: dict[str, list], text: str | None = None, name: str = "course/_
                                     f"labelled {section.label}; path {pid} teaches only {', '.join(labels)}")
                 elif sid in when:
                     problems.append(f"{name}: path {pid}: section {sid!r} is in meetings {when[sid]} and {number}")
+                elif section.minutes == 0:
+                    # An empty heading gets 0 min, and the slides' agenda and the guide's tables drop it.
+                    problems.append(f"{name}: path {pid}, meeting {number}: section {sid!r} ('## {section.zh}') has "
+                                    f"nothing under its heading in course/_src/{section.stem}.md (the next '## ' "
+                                    "heading follows it directly), so it takes 0 min and no agenda shows it; "
+                                    "put its content under it")
                 else:
                     when[sid] = number
                     chosen.append(section)

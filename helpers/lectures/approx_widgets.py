@@ -17,6 +17,7 @@ import numpy as np
 from helpers import approx_dp
 from helpers._validation import check_epsilon, check_int, check_probability, fail
 from helpers.budget import advanced_composition, gaussian_rdp_epsilon
+from helpers.fonts import SMALL_TEXT_PT, TITLE_PT
 from helpers.gaussian import analytic_gaussian_sigma
 from helpers.lectures.plots import label, new_figure
 from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
@@ -39,7 +40,7 @@ def posterior_widget(epsilon: float = 1.0, prior: float = 0.1) -> LiveFigure:
     ax.set_ylim(0, 1)
     ax.set_xlabel(label(zh="攻击者的先验概率 p（例如：Alice 患癌）", en="attacker's prior p (e.g. Alice has cancer)"))
     ax.set_ylabel(label(zh="看到输出后的后验概率", en="posterior after seeing the output"))
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="lower right")
     title = ax.set_title("")
 
     def update(epsilon: float, prior: float) -> dict:
@@ -83,7 +84,7 @@ def dimension_widget(epsilon: float = 1.0, delta: float = 1e-6, d: int = 10) -> 
     ax.set_ylim(1e-2, 1e6)
     ax.set_xlabel(label(zh="查询的维数 d", en="dimension d of the query"))
     ax.set_ylabel(label(zh="每个坐标的噪声标准差", en="noise sd per coordinate"))
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper left")
     title = ax.set_title("")
 
     def update(epsilon: float, delta: float, d: float) -> dict:
@@ -199,8 +200,8 @@ def composition_widget(eps0: float = 0.1, delta0: float = 1e-8, delta_prime: flo
     ax.set_ylim(1e-2, 1e4)
     ax.set_xlabel(label(zh="组合的机制个数 k", en="number k of composed mechanisms"))
     ax.set_ylabel(label(zh="总 ε", en="total ε"))
-    ax.legend(fontsize=8, loc="upper left")
-    title = ax.set_title("", fontsize=10)
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper left")
+    title = ax.set_title("", fontsize=TITLE_PT)
 
     # The four curves depend on ε0 and δ′ only: moving k reuses them.
     curves_for = cache(lambda eps0, delta_prime: composition_curves(ks, eps0, delta0, delta_prime))

@@ -15,6 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from helpers._validation import fail
+from helpers.fonts import SMALL_TEXT_PT, TITLE_PT
 from helpers.lectures.plots import label
 
 __all__ = ["plot_rappor_flow", "plot_composition_diagram", "plot_release_diagram"]
@@ -72,10 +73,11 @@ def plot_rappor_flow(ax: Axes, bloom: Any, permanent: Any, reports: list[Any], *
         cells.append(patches)
         flips.append(int((row != (rows[0] if i == 1 else rows[1])).sum()) if i else 0)
         ax.text(-0.6, y + 0.45, names[i], ha="right", va="center", fontsize=10)
-    note = dict(ha="left", va="center", fontsize=9, color="0.2")
+    note = dict(ha="left", va="center", fontsize=SMALL_TEXT_PT, color="0.2")
     ax.text(0, ys[1] + 1.45, label(
-        zh=f"↓ 永久随机响应，只做一次：每位以 $1 - f/2 = {1 - f / 2:g}$ 保持（红框：被翻转）",
-        en=f"↓ permanent RR, once: each bit kept w.p. $1 - f/2 = {1 - f / 2:g}$ (red: flipped)"), **note)
+        zh=f"↓ 永久随机响应，只做一次：每位不变的总概率 $(1 - f) + f/2 = {1 - f / 2:g}$（红框：被翻转）",
+        en=f"↓ permanent RR, once: a bit stays unchanged w.p. $(1 - f) + f/2 = {1 - f / 2:g}$ in all (red: flipped)"),
+        **note)
     ax.text(0, ys[2] + 1.45, label(
         zh="↓ 瞬时随机响应，每次上报：$B'_i = 1$ 报 1 的概率为 $q$，$B'_i = 0$ 为 $p$",
         en="↓ instantaneous RR, each report: 1 w.p. $q$ where $B'_i = 1$, $p$ where $B'_i = 0$"), **note)
@@ -84,7 +86,7 @@ def plot_rappor_flow(ax: Axes, bloom: Any, permanent: Any, reports: list[Any], *
     ax.set_axis_off()
     ax.set_title(label(zh=f"一个用户的 RAPPOR：v = {value}，$f = {f:g}$，$p = {p:g}$，$q = {q:g}$",
                        en=f"One user's RAPPOR: v = {value}, $f = {f:g}$, $p = {p:g}$, $q = {q:g}$"),
-                 fontsize=10)
+                 fontsize=TITLE_PT)
     return {"cells": cells, "flips": flips}
 
 
@@ -98,7 +100,7 @@ def _box(ax: Axes, x: float, y: float, w: float, h: float, text: str, *, color: 
 
 
 def _arrow(ax: Axes, start: tuple[float, float], end: tuple[float, float], text: str = "", *,
-           offset: tuple[float, float] = (0.0, 0.25), fontsize: float = 9, both: bool = False) -> Any:
+           offset: tuple[float, float] = (0.0, 0.25), fontsize: float = SMALL_TEXT_PT, both: bool = False) -> Any:
     arrow = ax.add_patch(FancyArrowPatch(start, end, arrowstyle="<|-|>" if both else "-|>", mutation_scale=12, linewidth=1.2,
                                          color="0.25", shrinkA=2, shrinkB=2))
     if text:
@@ -134,7 +136,7 @@ def plot_composition_diagram(ax_seq: Axes, ax_par: Axes, epsilons: list[float]) 
             for i, x in enumerate(xs):
                 _box(ax, x, 5, width * 0.9, 0.8, label(zh=f"$D_{i + 1}$", en=f"$D_{i + 1}$"), color="white")
             ax.text(0.15, 5.85, label(zh="$D$ 划分为互不相交的子集", en="$D$ split into disjoint parts"),
-                    ha="left", va="bottom", fontsize=9, color="0.25")
+                    ha="left", va="bottom", fontsize=SMALL_TEXT_PT, color="0.25")
             tops = [(x, 4.6) for x in xs]
         for i, (x, top) in enumerate(zip(xs, tops)):
             _arrow(ax, top, (x, 2.95))
@@ -187,8 +189,8 @@ def plot_release_diagram(ax_int: Axes, ax_non: Axes) -> None:
             note = label(zh="之后的查询都是后处理（定理 6-1），不再消耗预算",
                          en="later queries are post-processing (Theorem 6-1): no more budget")
             title = label(zh="（b）非交互式发布", en="(b) non-interactive release")
-        ax.text(5.0, 0.05, note, ha="center", va="center", fontsize=9, color="0.2")
-        ax.set_title(title, fontsize=10, loc="left")
+        ax.text(5.0, 0.05, note, ha="center", va="center", fontsize=SMALL_TEXT_PT, color="0.2")
+        ax.set_title(title, fontsize=TITLE_PT, loc="left")
         ax.set_xlim(0, 10)
         ax.set_ylim(-0.3, 2.75)
         ax.set_axis_off()

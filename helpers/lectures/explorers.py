@@ -15,7 +15,7 @@ from helpers.checks.local_frequency import (
 )
 from helpers.checks.reference import (CARROTS, CARROTS_OVER_55, TABLE_6_4_SCORES, reference_exponential_probabilities,
                                       reference_keep_probability)
-from helpers.fonts import configure_fonts
+from helpers.fonts import SMALL_TEXT_PT, TITLE_PT, configure_fonts
 from helpers.lectures.widgets import RoundLogSlider
 from helpers.queries import danger_probability
 
@@ -156,7 +156,7 @@ def private_mean_explorer(private_mean: Callable, n_outputs: int = 1000, seed: i
     ax.axvline(truth, color="k", label=f"true mean / 真实均值 {truth:.1f}")
     ax.set_xlim(0, 100)
     ax.set_xlabel("private mean of 40 ages / 40 个年龄的隐私均值")
-    ax.legend(loc="upper center", fontsize=8)
+    ax.legend(loc="upper center", fontsize=SMALL_TEXT_PT)
 
     def draw(epsilon):
         rng = np.random.default_rng(seed)
@@ -198,7 +198,7 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("k")
     ax.set_ylabel("猜中的概率 / P(guess = truth)")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", fontsize=SMALL_TEXT_PT)
     true_count = CARROTS_OVER_55
 
     def rates(epsilon: float, total: float, rng) -> list[float]:
@@ -227,7 +227,7 @@ def budget_explorer(make_accountant: Callable, answer_count: Callable, averaging
         answered = int(total_epsilon / epsilon + 1e-9)
         ax.set_title(f"每个查询 ε = {epsilon:.2f}：账本回答 {answered} 次后拒绝\n"
                      f"ε per query = {epsilon:.2f}: the accountant refuses after {answered} "
-                     f"answer{'' if answered == 1 else 's'}", fontsize=10)
+                     f"answer{'' if answered == 1 else 's'}", fontsize=TITLE_PT)
 
     return _slider_view(draw, fig, description="ε")
 
@@ -256,7 +256,7 @@ def grr_explorer(grr_perturb: Callable, grr_estimate: Callable, k: int = 6, n: i
     ax.set_xticks(xs, [str(v) for v in xs])
     ax.set_ylim(-0.5 * n, 1.0 * n)
     ax.axhline(0, color="k", linewidth=0.5)
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="upper right", fontsize=SMALL_TEXT_PT)
 
     def draw(epsilon):
         rng = np.random.default_rng(seed)

@@ -25,6 +25,7 @@ import numpy as np
 
 from helpers import ldp
 from helpers._validation import check_epsilon, check_int, check_probability, check_real, fail
+from helpers.fonts import SMALL_TEXT_PT
 from helpers.histograms import range_mse_by_length, tree_height
 from helpers.lectures.plots import label, new_figure
 from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
@@ -96,7 +97,7 @@ def ldp_outputs_widget(t: float = -0.5, t_prime: float = 0.5, epsilon: float = 1
         ax.set_xlabel(label(zh="输出", en="output"))
         artists[name + "_title"] = ax.set_title(name)
     axes[0].set_ylabel(label(zh="密度（对数）", en="density (log)"))
-    axes[0].legend(fontsize=8, loc="upper left")
+    axes[0].legend(fontsize=SMALL_TEXT_PT, loc="upper left")
 
     def densities(epsilon: float) -> dict:
         shown = {}
@@ -168,10 +169,10 @@ def rappor_widget(values: Sequence[int], candidates: Sequence[str], *, k_bits: i
     x = np.arange(m)
     ax.bar(x - 0.2, true, width=0.4, color="0.6", label=label(zh="真实人数", en="true count"))
     decoded = ax.bar(x + 0.2, np.zeros(m), width=0.4, color="C0", label=label(zh="RAPPOR 解码", en="RAPPOR decoded"))
-    ax.set_xticks(x, candidates, rotation=30, ha="right", fontsize=8)
+    ax.set_xticks(x, candidates, rotation=30, ha="right", fontsize=SMALL_TEXT_PT)
     ax.set_ylim(0, 1.5 * true.max())
     ax.set_ylabel(label(zh="人数", en="users"))
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper right")
     title = ax.set_title("")
 
     # The draws, made once: the uniforms that ldp.rappor_permanent and ldp.rappor_instantaneous
@@ -247,7 +248,8 @@ def shuffle_amplification_widget(eps0: float = 2.0, delta: float = 1e-6,
     fig, ax = new_figure((7.5, 3.6))
     (valid_line,) = ax.plot(ns, np.full(ns.size, np.nan), color="C0", lw=2,
                             label=label(zh="洗牌后的中心化 ε（FMT 界）", en="central ε after shuffling (FMT bound)"))
-    (invalid_line,) = ax.plot(ns, np.full(ns.size, np.nan), color="C0", lw=1.5, ls=":",
+    # On top of the local ε0 line it coincides with, and thicker, or the red dashes hide it.
+    (invalid_line,) = ax.plot(ns, np.full(ns.size, np.nan), color="C0", lw=3, ls=":", zorder=3,
                               label=label(zh="n 太小：界不适用，仍为 ε0", en="n too small: bound n/a, still ε0"))
     local = ax.axhline(eps0, color="C3", ls="--", lw=1.2, label=label(zh="本地 ε0（不洗牌）", en="local ε0 (no shuffling)"))
     ax.set_xscale("log")
@@ -256,7 +258,7 @@ def shuffle_amplification_widget(eps0: float = 2.0, delta: float = 1e-6,
     ax.set_ylim(1e-3, 12)
     ax.set_xlabel(label(zh="用户数 n", en="number of users n"))
     ax.set_ylabel("ε")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="lower left")
     title = ax.set_title("")
 
     def update(eps0: float) -> dict:
@@ -312,7 +314,7 @@ def range_mse_widget(counts: Sequence[float], epsilon: float = 1.0, b: int = 2, 
     ax.set_ylim(0.5 / epsilon ** 2, 5e4 / epsilon ** 2)
     ax.set_xlabel(label(zh="范围长度 |r|（格数）", en="range length |r| (bins)"))
     ax.set_ylabel("MSE")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper left")
     title = ax.set_title("")
 
     def mse(b: int) -> dict:
@@ -389,7 +391,7 @@ def synthetic_utility_widget(data: np.ndarray, domains: Sequence[int], epsilon: 
     ax.set_ylim(0, 1)
     ax.set_ylabel(ylabel or label(zh=f"P(第 {target_col} 列 = {target_level} | 组)",
                                   en=f"P(column {target_col} = {target_level} | group)"))
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper left")
     title = ax.set_title("")
 
     def fit(epsilon: float) -> dict:

@@ -25,12 +25,14 @@ from matplotlib.figure import Figure
 
 from helpers._validation import fail
 from helpers.fonts import cjk_available as _cjk_available  # the name label() looks up (tests replace it)
-from helpers.fonts import configure_fonts
+from helpers.fonts import SMALL_TEXT_PT, TITLE_PT, configure_fonts
 from helpers.i18n import get_lang, tr
 
 __all__ = [
     "use_backend",
     "configure_fonts",
+    "SMALL_TEXT_PT",
+    "TITLE_PT",
     "label",
     "set_bar_heights",
     "is_live_backend",
@@ -190,7 +192,7 @@ def plot_histogram_vs_pdf(ax: Axes, samples: np.ndarray, x: np.ndarray, pdf: np.
     """Histogram of samples (as a density) against the density they should follow."""
     _, _, patches = ax.hist(samples, bins=bins, density=True, alpha=0.45, color=color, label=name)
     (line,) = ax.plot(x, pdf, color="k", lw=1.5, label=label(zh="拉普拉斯密度", en="Laplace density"))
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_TEXT_PT)
     return {"patches": patches, "pdf": line}
 
 
@@ -202,7 +204,7 @@ def plot_bars(ax: Axes, labels: list[str], heights: np.ndarray, color: str = "C0
     if annotate:
         for bar, h in zip(bars, heights):
             texts.append(ax.text(bar.get_x() + bar.get_width() / 2, h, fmt.format(h),
-                                 ha="center", va="bottom", fontsize=8))
+                                 ha="center", va="bottom", fontsize=SMALL_TEXT_PT))
     return {"bars": bars, "texts": texts}
 
 
@@ -218,7 +220,7 @@ def plot_grouped_bars(ax: Axes, labels: list[str], series: dict[str, np.ndarray]
         containers[name] = ax.bar(positions + offset, heights, width=width, label=name, color=f"C{i}")
     ax.set_xticks(positions, labels)
     if legend:
-        ax.legend(fontsize=9)
+        ax.legend(fontsize=SMALL_TEXT_PT)
     return containers
 
 
@@ -234,12 +236,12 @@ def plot_uniform_noise_overlap(ax: Axes, answers_d: np.ndarray, answers_d2: np.n
                        label=label(zh="D′：去掉 Alice，计数 2", en="D′: Alice removed, count 2"))
     band = ax.axvspan(3, 4, color="C0", alpha=0.12, lw=0)
     ax.axvspan(1, 2, color="C3", alpha=0.12, lw=0)
-    ax.text(3.5, 0.58, label(zh="只可能来自 D", en="only from D"), ha="center", fontsize=8)
-    ax.text(1.5, 0.58, label(zh="只可能来自 D′", en="only from D′"), ha="center", fontsize=8)
+    ax.text(3.5, 0.58, label(zh="只可能来自 D", en="only from D"), ha="center", fontsize=SMALL_TEXT_PT)
+    ax.text(1.5, 0.58, label(zh="只可能来自 D′", en="only from D′"), ha="center", fontsize=SMALL_TEXT_PT)
     ax.set_ylim(0, 0.9)
     ax.set_xlabel("f'(5) = f(5) + U(-1, 1)")
     ax.set_ylabel(label(zh="概率密度", en="density"))
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper left")
     return {"d": p1, "d2": p2, "band": band}
 
 
@@ -247,16 +249,16 @@ def plot_pmf_pair(ax: Axes, outputs: np.ndarray, pmf_d: np.ndarray, pmf_d2: np.n
                   bound: float) -> dict[str, Any]:
     """Theorem 6-1: probabilities of the rounded output under D and D′ (bars), ratio (line)."""
     bars = plot_grouped_bars(ax, [str(o) for o in outputs], {"round(M(D))": pmf_d, "round(M(D′))": pmf_d2})
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper left")
     ax.set_xlabel(label(zh="取整后的输出", en="rounded output"))
     ax.set_ylabel(label(zh="概率", en="probability"))
     twin = ax.twinx()
     (ratio,) = twin.plot(np.arange(len(outputs)), pmf_d / pmf_d2, "k.-", label=label(zh="比值", en="ratio"))
     twin.axhline(bound, color="C2", ls=":", label=r"$e^{\varepsilon}$")
     twin.axhline(1 / bound, color="C2", ls=":")
-    twin.set_ylim(0, bound * 1.3)
+    twin.set_ylim(0, bound * 1.6)  # the legend sits above the ratio's e^ε plateau, not on it
     twin.set_ylabel(label(zh="概率之比 D / D′", en="ratio D / D′"))
-    twin.legend(fontsize=8, loc="upper right")
+    twin.legend(fontsize=SMALL_TEXT_PT, loc="upper right")
     return {"bars": bars, "ratio": ratio}
 
 
@@ -274,7 +276,7 @@ def plot_composition(ax: Axes, epsilons: list[float]) -> dict[str, Any]:
     ax.set_xticks([0, 1], [label(zh=f"串行：总和 {sum(epsilons):g}", en=f"sequential: sum {sum(epsilons):g}"),
                            label(zh=f"并行：最大 {max(epsilons):g}", en=f"parallel: max {max(epsilons):g}")])
     ax.set_ylabel(label(zh="总隐私损失 ε", en="total privacy loss ε"))
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper right")
     return {"bars": stacks}
 
 
@@ -284,7 +286,7 @@ def plot_lcg(ax_hist: Axes, ax_pairs: Axes, u: np.ndarray) -> dict[str, Any]:
     ax_hist.axhline(1, color="k", lw=1)
     ax_hist.set_xlabel("u")
     ax_hist.set_ylabel(label(zh="密度", en="density"))
-    ax_hist.set_title(label(zh="直方图：看起来很均匀", en="histogram: looks uniform"), fontsize=9)
+    ax_hist.set_title(label(zh="直方图：看起来很均匀", en="histogram: looks uniform"), fontsize=TITLE_PT)
     # zoom on u_n < 0.002: u_{n+1} = 2045 u_n + 1/m (mod 1), so about 4 lines are visible
     near = u[:-1] < 0.002
     pairs = ax_pairs.scatter(u[:-1][near], u[1:][near], s=4, color="C3")
@@ -293,7 +295,7 @@ def plot_lcg(ax_hist: Axes, ax_pairs: Axes, u: np.ndarray) -> dict[str, Any]:
     ax_pairs.set_xlabel("$u_n$")
     ax_pairs.set_ylabel("$u_{n+1}$")
     ax_pairs.set_title(label(zh="相邻两数（$u_n$，$u_{n+1}$）：落在直线上", en="pairs ($u_n$, $u_{n+1}$): on straight lines"),
-                       fontsize=9)
+                       fontsize=TITLE_PT)
     return {"patches": patches, "pairs": pairs}
 
 
@@ -307,7 +309,7 @@ def plot_sensitivity(ax: Axes, diffs: dict[str, np.ndarray]) -> dict[str, Any]:
                         en="record changed (one neighbour D′ per record)"))
     ax.set_ylabel("|f(D) − f(D′)|")
     ax.set_ylim(0, 3.5)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_TEXT_PT)
     return artists
 
 
@@ -317,10 +319,13 @@ def plot_laplace_generators(axes, samples: dict[str, np.ndarray], b: float, pdf)
     edges = np.linspace(x[0], x[-1], 81)
     out = {}
     for i, (ax, (name, values)) in enumerate(zip(np.atleast_1d(axes), samples.items())):
-        out[name] = plot_histogram_vs_pdf(ax, values, x, pdf(x, b), edges, name, color=f"C{i}")
+        # The panel's title names the generator; a short legend stays clear of the peak at 0.
+        out[name] = plot_histogram_vs_pdf(ax, values, x, pdf(x, b), edges, label(zh="样本", en="samples"),
+                                          color=f"C{i}")
         ax.axvline(float(np.mean(values)), color="C3", ls="--", lw=1)
+        ax.set_ylim(0, 1.5 * float(np.max(pdf(x, b))))  # the legend above the density's peak
         ax.set_title(label(zh=f"{name}\n样本均值 {np.mean(values):+.3f}", en=f"{name}\nsample mean {np.mean(values):+.3f}"),
-                     fontsize=9)
+                     fontsize=TITLE_PT)
         ax.set_xlabel("x")
     return out
 
@@ -335,8 +340,8 @@ def plot_variance_check(ax: Axes, ns: np.ndarray, simulated: dict[str, np.ndarra
     ax.set_xlabel("n")
     ax.set_ylabel("Var(N̂)")
     ax.set_title(label(zh="点：模拟；线：公式 n p(1−p)/(2p−1)²", en="dots: simulation; lines: n p(1−p)/(2p−1)²"),
-                 fontsize=9)
-    ax.legend(fontsize=8)
+                 fontsize=TITLE_PT)
+    ax.legend(fontsize=SMALL_TEXT_PT)
     return out
 
 
@@ -349,7 +354,7 @@ def plot_revenue(ax: Axes, prices: np.ndarray, revenue: np.ndarray, marks: dict[
     ax.set_xlabel(label(zh="定价（元）", en="price (yuan)"))
     ax.set_ylabel(label(zh="收益（元）", en="revenue (yuan)"))
     ax.set_ylim(0, 3.6)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper right")
     return {"line": line}
 
 
@@ -359,7 +364,7 @@ def plot_likelihood(ax: Axes, pis: np.ndarray, loglik: np.ndarray, pi_hat: float
     mark = ax.axvline(pi_hat, color="C3", ls="--", label=f"π̂ = {pi_hat:.3f}")
     ax.set_xlabel("π")
     ax.set_ylabel("ln L(π)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_TEXT_PT)
     return {"line": line, "mark": mark}
 
 
@@ -372,7 +377,7 @@ def plot_rr_p_epsilon(ax: Axes, epsilons: np.ndarray, p: np.ndarray,
     ax.set_xlabel("ε")
     ax.set_ylabel(label(zh="如实回答的概率 p", en="probability p of answering truthfully"))
     ax.set_ylim(0.45, 1.0)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="lower right")
     return {"line": line}
 
 
@@ -383,8 +388,8 @@ def plot_variance_vs_epsilon(ax: Axes, epsilons: np.ndarray, formula: np.ndarray
     ax.semilogy(sim_eps, simulated, "o", color="C3", label=label(zh="模拟", en="simulation"))
     ax.set_xlabel("ε")
     ax.set_ylabel("Var(N̂)")
-    ax.set_title(f"n = {n}", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title(f"n = {n}", fontsize=TITLE_PT)
+    ax.legend(fontsize=SMALL_TEXT_PT)
     return {"line": line}
 
 
@@ -406,7 +411,7 @@ def plot_release_models(ax: Axes, ks: np.ndarray, interactive_sd: np.ndarray, re
         ax.loglog(ks, sim_release, "o", color="C0", ms=4)
     ax.set_xlabel(label(zh="回答的查询数 k", en="number of queries answered k"))
     ax.set_ylabel(label(zh="每个答案的噪声标准差", en="noise sd of each answer"))
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_TEXT_PT)
     return {"interactive": inter, "release": rel}
 
 

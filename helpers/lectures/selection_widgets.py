@@ -16,6 +16,7 @@ import numpy as np
 from helpers import mechanisms as mech
 from helpers import selection
 from helpers._validation import check_epsilon, check_int
+from helpers.fonts import SMALL_TEXT_PT, TITLE_PT
 from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
 from helpers.lectures.plots import label, new_figure
 from helpers.lectures.widgets import LiveFigure, _assemble, epsilon_slider
@@ -113,8 +114,8 @@ def pricing_widget(epsilon: float = 1.0, copies: int = 1) -> LiveFigure:
     ax_p.set_ylim(0, 0.6)
     ax_p.set_xlabel(label(zh="定价（元）", en="price (yuan)"))
     ax_p.set_ylabel(label(zh="被选中的概率", en="probability of being chosen"))
-    ax_p.legend(fontsize=8, loc="upper right")
-    title_p = ax_p.set_title("", fontsize=10)
+    ax_p.legend(fontsize=SMALL_TEXT_PT, loc="upper right")
+    title_p = ax_p.set_title("", fontsize=TITLE_PT)
     (expected,) = ax_r.plot(eps_grid, eps_grid * 0, color="C0", lw=2, label=label(zh="期望收益 / OPT", en="expected revenue / OPT"))
     (guarantee,) = ax_r.plot(eps_grid, eps_grid * 0, color="C3", lw=1.5, ls="--",
                              label=label(zh="保证：以 ≥95% 的概率不低于", en="guarantee: ≥ this with prob. ≥ 95%"))
@@ -122,11 +123,11 @@ def pricing_widget(epsilon: float = 1.0, copies: int = 1) -> LiveFigure:
     ax_r.axhline(1.0, color="0.5", ls=":", lw=1)
     ax_r.set_xscale("log")
     ax_r.set_xlim(eps_grid[0], eps_grid[-1])
-    ax_r.set_ylim(0, 1.05)
+    ax_r.set_ylim(0, 1.3)  # room for the legend above OPT's dotted line at 1
     ax_r.set_xlabel("ε")
     ax_r.set_ylabel(label(zh="收益 / 最优收益 OPT", en="revenue / optimal revenue OPT"))
-    ax_r.legend(fontsize=8, loc="upper left")
-    title_r = ax_r.set_title("", fontsize=10)
+    ax_r.legend(fontsize=SMALL_TEXT_PT, loc="upper left")
+    title_r = ax_r.set_title("", fontsize=TITLE_PT)
 
     def update(epsilon: float, copies: int) -> dict:
         copies = int(copies)

@@ -45,6 +45,7 @@ import numpy as np
 import traitlets
 
 from helpers import mechanisms as mech
+from helpers.fonts import SMALL_TEXT_PT, TITLE_PT
 from helpers.i18n import tr  # widget text; figure text uses label (CJK-font aware)
 from helpers.lectures.plots import is_live_backend, label, new_figure, set_bar_heights
 from helpers.lectures.browser_frames import frames_view, single_selection
@@ -323,15 +324,15 @@ def dp_ratio_widget(f_d: float = 3.0, f_d2: float = 2.0, sensitivity: float = 1.
     ax_pdf.set_ylim(0, 1.65)
     ax_pdf.set_xlabel(label(zh="输出 y", en="output y"))
     ax_pdf.set_ylabel(label(zh="概率密度", en="density"))
-    ax_pdf.legend(loc="upper left", fontsize=8)
-    (ratio,) = ax_ratio.plot(x, 1 + 0 * x, color="k", lw=2, label="p_D(y) / p_D′(y)")
+    ax_pdf.legend(loc="upper left", fontsize=SMALL_TEXT_PT)
+    (ratio,) = ax_ratio.plot(x, 1 + 0 * x, color="k", lw=2, label=r"$p_D(y)\,/\,p_{D'}(y)$")
     upper = ax_ratio.axhline(1, color="C2", ls=":", lw=1.5, label=r"$e^{\varepsilon}$, $e^{-\varepsilon}$")
     lower = ax_ratio.axhline(1, color="C2", ls=":", lw=1.5)
     ax_ratio.set_yscale("log")
     ax_ratio.set_ylim(np.exp(-3.4), np.exp(3.4))
     ax_ratio.set_xlim(x[0], x[-1])
     ax_ratio.set_xlabel(label(zh="输出 y", en="output y"))
-    ax_ratio.legend(loc="upper left", fontsize=8)
+    ax_ratio.legend(loc="upper left", fontsize=SMALL_TEXT_PT)
     title = ax_ratio.set_title("")
 
     def update(epsilon: float) -> dict:
@@ -369,13 +370,13 @@ def laplace_density_widget(epsilon: float = 1.0, sensitivity: float = 1.0) -> Li
     span = ax.axvspan(-1, 1, color="0.6", alpha=0.18, lw=0, zorder=0, label="[−b, b]")
     top = 1.05
     # The axis is fixed (the reference curves stay put); a taller peak is marked at the top.
-    peak_mark = ax.annotate("", xy=(0, top), xytext=(0.4, top * 0.9), ha="left", va="center", fontsize=8,
+    peak_mark = ax.annotate("", xy=(0, top), xytext=(0.4, top * 0.9), ha="left", va="center", fontsize=SMALL_TEXT_PT,
                             arrowprops={"arrowstyle": "->", "color": "k"}, annotation_clip=False)
     ax.set_xlim(-10, 10)
     ax.set_ylim(0, top)
     ax.set_xlabel("x")
     ax.set_ylabel("Lap(x | b)")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper right")
     title = ax.set_title("")
 
     def update(epsilon: float, sensitivity: float) -> dict:
@@ -417,7 +418,7 @@ def _neighbour_histograms(edges: np.ndarray, d: tuple[float, str], d2: tuple[flo
     ax.set_ylim(0, 1.0)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize=8, loc=legend_loc)
+    ax.legend(fontsize=SMALL_TEXT_PT, loc=legend_loc)
     return fig, steps[0], steps[1], ax.set_title("")
 
 
@@ -526,15 +527,15 @@ def histogram_release_widget(labels, counts_d: np.ndarray, counts_d2: np.ndarray
     ax.set_ylabel(label(zh="患者人数", en="patients"))
     # Legends above the axes: the bars are redrawn over the axes' background at every move and
     # hid a legend inside them at small ε (browser walkthrough, s14); 9 pt is readable at 1366 x 768.
-    ax.legend(fontsize=9, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=2, frameon=False, borderaxespad=0.2)
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=2, frameon=False, borderaxespad=0.2)
     diff_bars = ax_diff.bar(pos, counts_d - counts_d2, color="C2")
     ax_diff.plot(pos, counts_d - counts_d2, "k_", ms=22, mew=2, label=label(zh="真实差", en="true difference"))
     ax_diff.axhline(0, color="k", lw=0.6)
     ax_diff.set_xticks(pos, labels)
     ax_diff.set_ylim(-6, 6)  # fixed: at small ε the differences run off the axes, i.e. drown in noise
     ax_diff.set_ylabel("M(D) − M(D′)")
-    ax_diff.legend(fontsize=9, loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, borderaxespad=0.2)
-    title = ax_diff.set_title("", loc="right", fontsize=9)
+    ax_diff.legend(fontsize=SMALL_TEXT_PT, loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, borderaxespad=0.2)
+    title = ax_diff.set_title("", loc="right", fontsize=TITLE_PT)
 
     def update(epsilon: float) -> dict:
         b = mech.laplace_scale(1.0, epsilon)
@@ -559,13 +560,13 @@ def exponential_vote_widget(items, scores, sensitivity: float = 1.0, epsilon: fl
     scores = np.asarray(scores, dtype=float)
     fig, ax = new_figure((7.0, 3.2))
     bars = ax.bar(items, np.zeros(len(items)), color="C0")
-    texts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9) for i in range(len(items))]
+    texts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=SMALL_TEXT_PT) for i in range(len(items))]
     ax.axhline(1 / len(items), color="0.5", ls=":", lw=1, label=label(zh="ε = 0：均匀", en="ε = 0: uniform"))
     # headroom above 1 for the value labels and the legend, which must never cover a bar
     ax.set_ylim(0, 1.35)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel(label(zh="被选中的概率", en="probability of being chosen"))
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper right")
     title = ax.set_title("")
 
     def update(epsilon: float) -> dict:
@@ -602,7 +603,7 @@ def rr_correction_widget(true_fraction: float = 0.8, n: int = 100, p: float = 0.
     ax.set_ylim(0, 0.5)
     ax.set_xlabel(label(zh="校正后的比例 π̂ = N̂ / n", en="corrected proportion π̂ = N̂ / n"))
     ax.set_ylabel(label(zh="比例（每格 0.02）", en="fraction (bins of 0.02)"))
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=SMALL_TEXT_PT, loc="upper left")
     title = ax.set_title("")
 
     def simulate(n: int, p: float) -> tuple[np.ndarray, float, float]:

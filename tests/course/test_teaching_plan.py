@@ -174,11 +174,31 @@ def test_refuses_a_core_section_that_needs_an_optional_one(parsed):
 def test_refuses_a_section_taught_before_what_it_needs(parsed):
     """4 课时: release-models moved from meeting 1 to meeting 4, while meeting 1's properties needs it."""
     text = _plan_text().replace('"properties", "release-models"]', '"properties"]')
-    text = text.replace('sections = ["rappor", "rappor-population", "esa", "shuffler",',
-                        'sections = ["rappor", "rappor-population", "esa", "shuffler", "release-models",')
+    text = text.replace('sections = ["rappor", "rappor-population", "esa",',
+                        'sections = ["rappor", "rappor-population", "esa", "release-models",')
     text = _set(_set(text, "properties", "needs", '["definition", "release-models"]'), "properties", "label", '"4h"')
     message = _refused(parsed, text)
     assert "path 4h: section 'properties' (meeting 1) needs 'release-models', which comes later (meeting 4)" in message
+
+
+def test_refuses_a_taught_section_with_nothing_under_its_heading(parsed):
+    """Session 15: 6.5.2's heading was followed directly by the next section's, so the section took
+    0 min and vanished from the slides' agenda and the guide's tables while a path still taught it."""
+    source = (ROOT / "course" / "_src" / "6.5a-rappor-shuffle.md").read_text(encoding="utf-8")
+    for heading, empty_after in (("## 6.5.2 Google ESA 模型（洗牌模型）\n", "## 洗牌器\n"),
+                                 ("## 6.5.2 Google's ESA model (the shuffle model)\n", "## The shuffler\n")):
+        assert source.count(heading) == 1
+        source = source.replace(heading, heading + "\n" + empty_after)
+    cells = dict(parsed, **{"6.5a-rappor-shuffle": build.parse_source(source, "6.5a-rappor-shuffle.md")})
+    text = _plan_text().replace('[[notebook.section]]\nid = "local-price"',
+                                '[[notebook.section]]\nid = "shuffler"\nheading = \'The shuffler\'\nlabel = "core"\n\n'
+                                '[[notebook.section]]\nid = "local-price"', 1)
+    text = text.replace('"rappor", "esa",\n', '"rappor", "esa", "shuffler",\n', 1)
+    text = text.replace('"rappor-population", "esa",\n', '"rappor-population", "esa", "shuffler",\n', 1)
+    message = _refused(cells, text)
+    assert ("path 2h, meeting 2: section 'esa' ('## 6.5.2 Google ESA 模型（洗牌模型）') has nothing under its "
+            "heading") in message
+    assert "path 4h, meeting 4: section 'esa'" in message and "'shuffler'" not in message
 
 
 def test_refuses_an_optional_section_in_a_path(parsed):
