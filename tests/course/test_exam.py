@@ -100,7 +100,8 @@ def test_a_printed_paper_has_name_lines_a_score_table_and_room_to_answer(papers)
         for q, block in zip(paper.questions, blocks):
             assert ('<div class="answer"' in block) == (q.kind != "choice"), (unit, form, q.id)
     assert "h1{text-align:center}" in dist.PAGE.replace("{{", "{").replace("}}", "}")
-    assert ".answer{break-inside:avoid}" in dist.PAGE.replace("{{", "{").replace("}}", "}")
+    page = dist.PAGE.replace("{{", "{").replace("}}", "}")
+    assert ".answer,.q{break-inside:avoid}" in page and "@page{size:A4" in page
 
 
 def test_build_refuses_a_slot_the_bank_cannot_fill_twice():
