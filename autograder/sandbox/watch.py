@@ -1,0 +1,206 @@
+"""Sandbox side: library randomness used during a watched call (issue 35, A2).
+
+The generator assignments ask for samplers built from the served ``rng.random`` draws. The
+forbidden-name scan reads the text, and a list of names is never complete: ``scipy.stats.
+gaussian_kde(...).resample(n, seed)``, ``Rotation.random(n, seed)`` and ``differential_evolution(
+seed=...)`` all reach numpy's generators through a library's own code. This module watches what
+happens instead, around every call whose served generators are restricted (the judge asks with
+``"watch"``; the audit assignments' calls are never watched):
+
+* every numpy bit generator made while the call runs, by any route (numpy's ``BitGenerator.__init__``
+  takes its lock from ``numpy.random.bit_generator.RLock``, a module global replaced here, so
+  ``default_rng``, ``RandomState``, scipy's ``check_random_state`` and a constructor reached from C
+  through ``map`` or ``type(obj)`` all pass through it), and every ``random.Random`` made;
+* operating-system entropy: ``os.urandom``, ``os.getrandom``, the ``random`` module's ``_urandom``
+  (``SystemRandom``, ``secrets``) and numpy's ``randbits`` (an unseeded ``SeedSequence``);
+* the state of every numpy bit generator and ``random.Random`` alive when the call starts (numpy's
+  and Python's global ones, a generator kept from a cell), read before and after: a use by any
+  route, from Python or C, advances it;
+* tampering: the replaced globals are checked at each start and end, and the audit hook (which no
+  Python code can remove) notes ``gc`` and ``ctypes`` memory access and a replaced ``Random.__init__``
+  during the call.
+
+What is seen goes back with the reply (``"watch"``: short texts); the judge records it in its own
+``RecordingGenerator`` and fails the call's check. A reply to a watched request without the entry is
+a finding too. Everything here runs in the student's process, so a submission that finds and rewrites
+it in place can hide from it; the routes to do so (``numpy.random``'s internals by name, frames, ``gc``,
+``ctypes``) are what the forbidden-name scan and the audit hook see.
+"""
+
+import gc
+import os
+import random
+import sys
+
+import _random
+import numpy as np
+import numpy.random.bit_generator as _bit_generator
+
+#: Most entries of one report (the judge needs one; the rest name what else was seen).
+MAX_SEEN = 8
+#: Audit events that reach into the process's memory or object graph: noted during a watched call.
+_AUDITED = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames",
+                      "ctypes.addressof", "ctypes.cdata", "ctypes.cdata/buffer", "ctypes.string_at",
+                      "ctypes.wstring_at", "ctypes.call_function"})
+
+
+def _freeze(value):
+    """A bit generator's state (dicts, ints, arrays) as something ``==`` compares in full."""
+    if isinstance(value, dict):
+        return tuple((k, _freeze(v)) for k, v in sorted(value.items()))
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    return value
+
+
+class _Watch:
+    def __init__(self):
+        self.active = False
+        self.scanning = False
+        self.seen = []
+        self.dirty = True          # a generator may exist that the last scan did not find
+        self.known = []            # (object, read its state) of the generators alive
+        self.before = []
+        self.states = {}           # numpy bit generator type -> its own ``state`` property
+        self.originals = {}
+        self.wrappers = {}
+        self.global_numpy = None
+
+    # --- what is noted -------------------------------------------------------------------
+    def note(self, what):
+        if self.active and len(self.seen) < MAX_SEEN and what not in self.seen:
+            self.seen.append(what)
+
+    def install(self):
+        """Replace the globals every route to library randomness passes through (before any student code)."""
+        watch = self
+        made_lock = _bit_generator.RLock
+        entropy = _bit_generator.randbits
+
+        def RLock(*args, **kwargs):  # noqa: N802 - numpy's BitGenerator.__init__ calls it by this name
+            watch.dirty = True
+            watch.note("numpy.random: a new bit generator (default_rng, RandomState, PCG64, MT19937, ... "
+                       "or a library's check_random_state)")
+            return made_lock(*args, **kwargs)
+
+        def randbits(*args, **kwargs):
+            watch.note("numpy.random.SeedSequence() seeded from the operating system's entropy")
+            return entropy(*args, **kwargs)
+
+        def urandom_of(original, name):
+            def urandom(*args, **kwargs):
+                watch.note(f"{name} (the operating system's entropy)")
+                return original(*args, **kwargs)
+            return urandom
+
+        random_init = random.Random.__init__
+
+        def __init__(self, *args, **kwargs):  # noqa: N807
+            watch.dirty = True
+            watch.note(f"a new {type(self).__module__}.{type(self).__qualname__} (Python's random module)")
+            return random_init(self, *args, **kwargs)
+
+        targets = [(_bit_generator, "RLock", RLock), (_bit_generator, "randbits", randbits),
+                   (os, "urandom", urandom_of(os.urandom, "os.urandom")),
+                   (random, "_urandom", urandom_of(random._urandom, "random.SystemRandom / secrets"))]
+        if hasattr(os, "getrandom"):
+            targets.append((os, "getrandom", urandom_of(os.getrandom, "os.getrandom")))
+        for owner, name, wrapper in targets:
+            self.originals[(owner, name)] = getattr(owner, name)
+            self.wrappers[(owner, name)] = wrapper
+            setattr(owner, name, wrapper)
+        random.Random.__init__ = __init__
+        self.wrappers[(random.Random, "__init__")] = __init__
+        self.global_numpy = getattr(np.random.mtrand._rand, "_bit_generator", None)
+        sys.addaudithook(self.audit)
+
+    def audit(self, event, args):
+        if not self.active or self.scanning:
+            return
+        if event in _AUDITED:
+            self.note(f"{event} (reading the grader's process)")
+        elif event == "object.__setattr__" and args and args[0] is random.Random:
+            self.note("random.Random changed during the call")
+
+    def intact(self):
+        for (owner, name), wrapper in self.wrappers.items():
+            if owner.__dict__.get(name) is not wrapper:
+                self.note(f"the grader's watch was switched off ({getattr(owner, '__name__', owner)}.{name} replaced)")
+                self.dirty = True
+
+    # --- the generators alive --------------------------------------------------------------
+    def _state_reader(self, obj):
+        kind = type(obj)
+        if kind in self.states:
+            return self.states[kind]
+        reader = None
+        if isinstance(obj, np.random.BitGenerator):
+            for cls in kind.__mro__:
+                prop = cls.__dict__.get("state")
+                if cls.__module__.startswith("numpy.random") and hasattr(prop, "__get__"):
+                    reader = (lambda get: lambda o: _freeze(get(o, type(o))))(prop.__get__)
+                    break
+        elif isinstance(obj, _random.Random):
+            try:
+                _random.Random.getstate(obj)
+                reader = _random.Random.getstate
+            except Exception:  # noqa: BLE001 - SystemRandom has no state (its entropy is watched)
+                reader = None
+        self.states[kind] = reader
+        return reader
+
+    def scan(self):
+        self.scanning = True
+        try:
+            found = [o for o in gc.get_objects() if isinstance(o, (np.random.BitGenerator, _random.Random))]
+        finally:
+            self.scanning = False
+        self.known = [(o, r) for o in found for r in (self._state_reader(o),) if r is not None]
+        self.dirty = False
+
+    def _read(self):
+        states = []
+        for obj, read in self.known:
+            try:
+                states.append(read(obj))
+            except Exception:  # noqa: BLE001 - a state that cannot be read changes from None to something
+                states.append(None)
+        return states
+
+    # --- a watched call --------------------------------------------------------------------
+    def start(self):
+        self.seen = []
+        self.active = True
+        try:
+            self.intact()
+            if self.dirty:
+                self.scan()
+            self.before = self._read()
+        except Exception as exc:  # noqa: BLE001 - the student's code broke something the watch reads
+            self.known, self.before = [], []
+            self.note(f"the grader's watch could not start ({type(exc).__name__})")
+
+    def stop(self):
+        try:
+            self.intact()
+            after = self._read()
+            if len(after) != len(self.before):
+                self.note("the grader's watch lost its record")
+            for (obj, _), old, new in zip(self.known, self.before, after):
+                if old != new:
+                    kind = type(obj)
+                    if obj is self.global_numpy:
+                        self.note("numpy.random's global generator (np.random.*, or a library's default random_state)")
+                    elif obj is getattr(random, "_inst", None):
+                        self.note("Python's random module (random.random, random.gauss, ...)")
+                    else:
+                        self.note(f"a {kind.__module__}.{kind.__qualname__} made before the call drew numbers")
+        finally:
+            self.active = False
+        return list(self.seen)
+
+
+_WATCH = _Watch()
+_WATCH.install()
+start = _WATCH.start
+stop = _WATCH.stop
