@@ -17,8 +17,8 @@ happens instead, around every call whose served generators are restricted (the j
   and Python's global ones, a generator kept from a cell), read before and after: a use by any
   route, from Python or C, advances it;
 * tampering: the replaced globals are checked at each start and end, and the audit hook (which no
-  Python code can remove) notes ``gc`` and ``ctypes`` memory access and a replaced ``Random.__init__``
-  during the call.
+  Python code can remove) notes ``gc``'s object walks and ``ctypes``' memory access at any time (a cell's
+  included: reported with every later watched call) and a replaced ``Random.__init__`` during a call.
 
 What is seen goes back with the reply (``"watch"``: short texts); the judge records it in its own
 ``RecordingGenerator`` and fails the call's check. A reply to a watched request without the entry is
@@ -65,6 +65,7 @@ class _Watch:
         self.originals = {}
         self.wrappers = {}
         self.global_numpy = None
+        self.tampered = None       # sticky: what a cell or call did to read the process's objects
 
     # --- what is noted -------------------------------------------------------------------
     def note(self, what):
@@ -115,11 +116,14 @@ class _Watch:
         sys.addaudithook(self.audit)
 
     def audit(self, event, args):
-        if not self.active or self.scanning:
+        if self.scanning:
             return
         if event in _AUDITED:
-            self.note(f"{event} (reading the grader's process)")
-        elif event == "object.__setattr__" and args and args[0] is random.Random:
+            # at any time, a cell's included: honest code never walks the process's objects or memory
+            # (importing numpy, scipy and matplotlib and plotting raise none of these events)
+            self.tampered = f"{event} (reading the grader's process)"
+            self.note(self.tampered)
+        elif self.active and event == "object.__setattr__" and args and args[0] is random.Random:
             self.note("random.Random changed during the call")
 
     def intact(self):
@@ -171,6 +175,8 @@ class _Watch:
     def start(self):
         self.seen = []
         self.active = True
+        if self.tampered:
+            self.note(self.tampered)
         try:
             self.intact()
             if self.dirty:

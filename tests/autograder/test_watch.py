@@ -129,3 +129,26 @@ def test_a_reply_without_the_watch_report_is_a_finding():
     _watch_report({"ok": 1, "rngs": []}, [server])
     server.record()
     assert rng.library == [NO_REPORT]
+
+
+def test_walking_the_process_objects_in_a_cell_is_reported_with_every_later_call():
+    """A cell that walks the grader's objects (to find and switch off the watch) is a finding at each
+    later watched call, though the call itself is clean."""
+    from autograder.jail import Sandbox, probe
+    from autograder.proxy import Proxy
+    from helpers.checks import RecordingGenerator
+
+    box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 60, memory_mb=1024, cpu_seconds=30)
+    code = ("import gc\nimport numpy as np\nfound = [o for o in gc.get_objects() if type(o).__name__ == '_Watch']\n"
+            "def honest(n, rng):\n    return rng.random(n)\n")
+    try:
+        box.send({"cells": [code], "files": {}, "graded": ["honest"], "limits": box.limits,
+                  "cell_timeout": 30.0, "call_timeout": 10.0})
+        box.recv(30, "cell")
+        box.recv(30, "ready")
+        for _ in range(2):
+            rng = RecordingGenerator(1)
+            Proxy(box, "honest", 10.0)(5, rng)
+            assert rng.library and "gc.get_objects" in rng.library[0]
+    finally:
+        box.close()
