@@ -152,3 +152,36 @@ def test_walking_the_process_objects_in_a_cell_is_reported_with_every_later_call
             assert rng.library and "gc.get_objects" in rng.library[0]
     finally:
         box.close()
+
+
+def test_a_library_imported_at_the_first_call_may_make_generators_but_code_passing_for_one_may_not():
+    """``import scipy.stats`` makes a dozen generators for its docstrings' examples: a function importing it
+    at its first watched call is honest. Code compiled under a library's file name, to pass for that
+    module's import, is a finding (and stays one)."""
+    from autograder.jail import Sandbox, probe
+    from autograder.proxy import Proxy
+    from helpers.checks import RecordingGenerator
+
+    box = Sandbox(sandboxed=probe() is None, deadline=time.monotonic() + 60, memory_mb=1024, cpu_seconds=30)
+    code = ("import os\nimport numpy as np\n"
+            "def lazy(n, rng):\n    import scipy.stats\n    return scipy.stats.laplace.ppf(rng.random(n))\n"
+            "def posing(n, rng):\n"
+            "    where = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), 'scipy', 'stats', '_x.py')\n"
+            "    space = {'n': n}\n"
+            "    exec(compile('import numpy as np\\nout = np.random.default_rng(int(n)).laplace(size=n)', where, 'exec'), space)\n"
+            "    return space['out'] + 0 * rng.random()\n")
+    try:
+        box.send({"cells": [code], "files": {}, "graded": ["lazy", "posing"], "limits": box.limits,
+                  "cell_timeout": 30.0, "call_timeout": 20.0})
+        box.recv(30, "cell")
+        box.recv(30, "ready")
+        rng = RecordingGenerator(1)
+        assert Proxy(box, "lazy", 20.0)(5, rng).size == 5 and rng.library == []
+        rng = RecordingGenerator(2)
+        Proxy(box, "posing", 20.0)(5, rng)
+        assert any("passing for a library's code" in seen for seen in rng.library), rng.library
+        rng = RecordingGenerator(3)
+        Proxy(box, "lazy", 20.0)(5, rng)
+        assert rng.library, "sticky"
+    finally:
+        box.close()
