@@ -211,6 +211,7 @@ class Proxy:
         request = {"call": name, "args": {"$t": tree_args}, "kwargs": tree_kwargs,
                    "rngs": [{"allowed": None if s.allowed is None else sorted(s.allowed)} for s in served],
                    "timeout": limit}
+        _watched(request, served)
         if repeat is not None:
             request["repeat"] = repeat
         what = f"a call of {name}" if repeat is None else f"{repeat} calls of {name}"
@@ -286,6 +287,7 @@ class Proxy:
                                             for s in served], "timeout": limit}
         if kept is not None:
             request["keep"] = kept
+        _watched(request, served)
         names = sorted({name for name, *_ in chunk})
         what = f"{len(chunk)} calls of {', '.join(names)}"
         (done, error, stopped), used = self._exchange(request, payload, served, what, limit,
@@ -369,10 +371,11 @@ class Proxy:
         return server.serve(request["method"], args, kwargs, request.get("ahead"), key)
 
     def _apply(self, reply, data, served, containers, repeat=None):
-        if not isinstance(reply, dict) or set(reply) - {"ok", "error", "rngs", "mutated"} \
+        if not isinstance(reply, dict) or set(reply) - {"ok", "error", "rngs", "mutated", "watch"} \
                 or ("ok" in reply) == ("error" in reply):
             raise wire.WireError("bad reply")
         _settle_all(reply["rngs"], served)
+        _watch_report(reply, served)
         changes = []
         mutated = reply.get("mutated", [])
         if type(mutated) is not list or (mutated and repeat is not None) or len(mutated) > len(containers):
@@ -423,9 +426,11 @@ class Proxy:
     def _apply_calls(reply, data, served, count, kept=None):
         """``(results, exception or None, stopped)`` of a ``{"calls"}`` reply (``kept``: the results
         to decode, with the last; the others must be ``null`` and are ``None``)."""
-        if not isinstance(reply, dict) or set(reply) - {"done", "error", "rngs", "stopped"} or "done" not in reply:
+        if not isinstance(reply, dict) or set(reply) - {"done", "error", "rngs", "stopped", "watch"} \
+                or "done" not in reply:
             raise wire.WireError("bad reply")
         _settle_all(reply["rngs"], served)
+        _watch_report(reply, served)
         done, stopped = reply["done"], reply.get("stopped", False)
         if type(done) is not list or len(done) > count or type(stopped) is not bool \
                 or (len(done) == count and ("error" in reply or stopped)) \
@@ -475,6 +480,35 @@ def _encode_steps(chunk, payload: bytearray, generators: list) -> list:
         calls.append({"call": name, "args": {"$t": trees},
                       "kwargs": wire.encode(kwargs, payload, generators) if kwargs else {"$d": {}}})
     return calls
+
+
+def _watched(request: dict, served) -> None:
+    """Ask the sandbox to watch for library randomness (``autograder/sandbox/watch.py``) during a call
+    whose generators are restricted to ``random`` (the generator assignments): their points need a
+    sampler built from the served draws (issue 35). Calls with unrestricted generators (the audit
+    assignments, which may use any ``rng`` method) are not watched and cost nothing more."""
+    if any(server.allowed is not None for server in served):
+        request["watch"] = True
+
+
+#: What a watched call's reply said when it had no report: the sandbox's runner was changed.
+NO_REPORT = "no report from the grader's watch (the grading process was changed)"
+
+
+def _watch_report(reply: dict, served) -> None:
+    """The library randomness a watched call's reply reports, recorded by the judge in each restricted
+    generator (``RecordingGenerator.library``, which ``helpers.checks.core._after_call`` fails on). A
+    reply without the report, or with a malformed one, is recorded as :data:`NO_REPORT`."""
+    watched = [server for server in served if server.allowed is not None]
+    if not watched:
+        if "watch" in reply:
+            raise wire.WireError("a report that was not asked for")
+        return
+    seen = reply.get("watch")
+    if type(seen) is not list or len(seen) > 16 or not all(type(s) is str for s in seen):
+        seen = [NO_REPORT]
+    for server in watched:
+        server.library.extend(str(s)[:300] for s in seen)
 
 
 def _settle_all(states, served) -> None:

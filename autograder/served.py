@@ -183,6 +183,7 @@ class Served:
         self.calls = self.draws = 0
         self.served = 0  # numbers asked for in this call, all requests together (MAX_CALL_DRAWS)
         self.forbidden: list[str] = []
+        self.library: list[str] = []  # library randomness the sandbox's watch saw (autograder/sandbox/watch.py)
         self.requests = 0  # of the whole request, all its calls (MAX_REQUESTS per call)
 
     def begin(self, step) -> None:
@@ -355,3 +356,6 @@ class Served:
         object.__setattr__(self.rng, "calls", get(self.rng, "calls") + self.calls)
         object.__setattr__(self.rng, "draws", get(self.rng, "draws") + self.draws)
         get(self.rng, "forbidden").extend(self.forbidden)
+        library = get(self.rng, "library")
+        library.extend(s for s in self.library if s not in library)
+        self.library = []

@@ -233,6 +233,8 @@ class RecordingGenerator(np.random.Generator):
         object.__setattr__(self, "calls", 0)
         object.__setattr__(self, "draws", 0)
         object.__setattr__(self, "forbidden", [])
+        # library randomness the grading sandbox saw during a call served by this generator (the judge's record)
+        object.__setattr__(self, "library", [])
         object.__setattr__(self, "_tape", None if tape is None else np.asarray(tape, dtype=float).ravel())
         object.__setattr__(self, "_pos", 0)
         object.__setattr__(self, "_kept", [] if keep else None)
@@ -493,6 +495,27 @@ def _short(value: Any) -> str:
 def _after_call(func: Callable, rng: RecordingGenerator) -> None:
     if rng.forbidden:
         raise _forbidden_message(getattr(func, "__name__", "function"), rng.forbidden)
+    library = getattr(rng, "library", None)
+    if library:
+        raise _library_message(getattr(func, "__name__", "function"), library)
+
+
+def _library_message(fname: str, seen: list[str]) -> AssertionError:
+    """A call served by this generator used library randomness, as the grading sandbox's watch saw it
+    (``autograder/sandbox/watch.py``; issue 35: numpy's samplers reached through scipy's
+    ``gaussian_kde(...).resample``, ``Rotation.random`` or ``differential_evolution(seed=...)``, which
+    no list of names holds). Only in grading: a notebook's own call is not watched."""
+    listed = "; ".join(seen[:4])
+    return _fail(
+        f"{fname} 在评分时的调用里用到了库自带的随机数：{listed}。随机数只能来自传入的 rng 的 rng.random(...)；"
+        f"numpy、scipy 的抽样函数（也包括通过 scipy.stats、scipy.spatial、scipy.optimize 等间接用到的）、自己新建的生成器、"
+        f"np.random 的全局状态、random 模块和 os.urandom 都不行。",
+        f"{fname} used a library's randomness in a graded call: {listed}. Random numbers must come from rng.random(...) "
+        f"of the rng you are given: not from numpy's or scipy's samplers (also when reached through scipy.stats, "
+        f"scipy.spatial, scipy.optimize ...), a generator of your own, np.random's global state, the random module "
+        f"or os.urandom.",
+        diagnosis="common.library_randomness",
+    )
 
 
 def _names_used(code) -> set:

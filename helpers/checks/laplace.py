@@ -337,7 +337,7 @@ def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int 
     """
     name = "check_laplace_mechanism_distribution"
     seed = check_seed(name + repr((sensitivity, epsilon, n, value)), seed)
-    rng = RecordingGenerator(seed)
+    rng = RecordingGenerator(seed, keep=True)
     values = value + np.arange(n) % 7
     b = sensitivity / epsilon
     noise, out = _caller_function(NOISE), None
@@ -350,6 +350,22 @@ def check_laplace_mechanism_distribution(laplace_mechanism: Callable, seed: int 
     except AssertionError as failure:
         added = out - values if isinstance(out, np.ndarray) and out.shape == values.shape else None
         raise _name_the_noise(laplace_mechanism, noise, failure, added, b, seed) from None
+    # The noise just judged must be built from the draws served for it, as laplace_noise's (issue 35, A3:
+    # a mechanism that ignored rng for arrays of 1,000 or more and added numpy's OS-seeded normals
+    # turned into Laplace kept this cell). The mechanism may call the student's own laplace_noise.
+    agree, close = laplace_agree(b)
+    try:
+        _check_built_from_draws(
+            laplace_mechanism, lambda r: np.asarray(laplace_mechanism(values, sensitivity, epsilon, r), dtype=float) - values,
+            rng.drawn(), out - values, seed, judged=True, agree=agree, close=close)
+    except AssertionError as failure:
+        if not hasattr(failure, "zh") or not _calls_name(laplace_mechanism, NOISE):
+            raise
+        # Its laplace_noise may be where the draws are not used: the KS sample of _name_the_noise cannot tell.
+        raise _fail(failure.zh + "（laplace_mechanism 调用了你的 laplace_noise：噪声必须在 laplace_noise 里由 rng.random 的抽样"
+                    "构造，laplace_mechanism 也要把 rng 原样传给它。）",
+                    failure.en + " (laplace_mechanism calls your laplace_noise: the noise must be built from rng.random's "
+                    "draws there, and laplace_mechanism must pass its rng on to it.)", diagnosis=failure.diagnosis) from None
 
 
 #: The student's function laplace_mechanism may call (the notebook suggests it): a failure of the
@@ -359,7 +375,7 @@ NOISE = "laplace_noise"
 
 
 #: What a mechanism's failure shows, by its id, that the judge's own sample of laplace_noise can show too.
-_SYMPTOMS = {"common.forbidden_rng_method": "forbidden", "common.rng_dtype": "forbidden",
+_SYMPTOMS = {"common.forbidden_rng_method": "forbidden", "common.library_randomness": "library", "common.rng_dtype": "forbidden",
              "laplace.log_of_negative": "non-finite", "laplace.log_of_zero": "non-finite", "laplace.no_noise": "non-finite",
              "laplace.one_noise_for_all": "repeated"}
 
@@ -375,6 +391,9 @@ def _noise_sample(laplace_noise: Callable, b: float, n: int, seed: int) -> tuple
     if rng.forbidden:
         methods = ", ".join(f"rng.{m}" for m in sorted(set(rng.forbidden)))
         return "forbidden", f"{call} 调用了 {methods}", f"{call} calls {methods}", None
+    if rng.library:
+        seen = "; ".join(rng.library[:2])
+        return "library", f"{call} 用到了库自带的随机数（{seen}）", f"{call} uses a library's randomness ({seen})", None
     try:
         sample = None if error else np.asarray(got, dtype=float).ravel()
     except (TypeError, ValueError):

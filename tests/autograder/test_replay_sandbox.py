@@ -51,9 +51,12 @@ def laplace_noise(b, size, rng):
                 out = values.copy()
                 out[~near] = honest(flat[~near])
                 return out.reshape(u.shape)
-    # the forbidden-name scan sees __import__ now (session 14: such a submission loses the rng cells by
-    # it); these tests switch the scan off, what they judge is the replay
-    own = getattr(__import__("numpy").random.default_rng(), "lap" + "lace")(0.0, b, flat.size)
+    # Values of its own that no draw decides: numpy's generator was used here until the sandbox's watch
+    # (session 15) made any library randomness a finding of its own; a Weyl sequence started from the
+    # clock is no library's, and what these tests judge is the replay (the scan is switched off too).
+    start = (__import__("time").perf_counter_ns() % 1_000_003) / 1_000_003
+    own = honest(((np.arange(flat.size) + 0.5) * 0.6180339887498949 + start) % 1.0)
+    own = own[np.argsort(np.sin(np.arange(flat.size) * 12.9898 + start) * 43758.5453 % 1.0)]
     _SEEN.append((flat.copy(), own.copy()))
     return own.reshape(u.shape)
 '''
@@ -88,8 +91,12 @@ def test_a_hidden_call_answered_from_memory_loses_the_distribution_cell(monkeypa
     cell = scores["test_laplace_noise_distribution"]
     assert cell["score"] == 0 and cell["hidden_failed"], cell
     assert cell["error"]["diagnosis"] == "common.output_not_from_draws", cell["error"]
-    # The rest is honest at the sizes it is judged at: every other cell keeps its points.
-    assert all(t["score"] == t["points"] for g, t in scores.items() if g != "test_laplace_noise_distribution"), \
+    # The mechanism's hidden call passes its other b to laplace_noise at 100,000 values: judged by its draws
+    # too since session 15 (issue 35, A3). The rest is honest at the sizes it is judged at: it keeps its points.
+    judged = ("test_laplace_noise_distribution", "test_laplace_mechanism_distribution")
+    mechanism = scores["test_laplace_mechanism_distribution"]
+    assert mechanism["score"] == 0 and mechanism["error"]["diagnosis"] == "common.output_not_from_draws", mechanism
+    assert all(t["score"] == t["points"] for g, t in scores.items() if g not in judged), \
         [(g, t["score"], t["error"]) for g, t in scores.items()]
     assert result["timings"]["cpu"]["replays"] is not None, result["timings"]
 

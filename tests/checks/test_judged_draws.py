@@ -8,6 +8,7 @@ for size branching in all three generators and for the coarse reseeds of ``lapla
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -132,3 +133,15 @@ def rr_perturb(bits, epsilon, rng):
 ''', {"np": np, "math": math})
     for seed in (0, 1, 2):
         _fails(checks.check_rr_perturb_rng, ns["rr_perturb"], "common.generator_seeded_from_draws", seed)
+
+
+def test_a_mechanism_that_ignores_rng_at_the_judged_size_loses_its_distribution_cell():
+    """Issue 35, A3 (session 14's lapM, 10/10 through the grader): the mechanism's judged call must be
+    built from the draws served for it, as laplace_noise's; its own rng check's small call is honest."""
+    code = (Path(__file__).resolve().parents[1] / "corpus" / "laplace" / "laplace_mechanism"
+            / "ignores_rng_when_large.py").read_text()
+    mechanism = load_student_code(code, {"np": np, "math": math})["laplace_mechanism"]
+    checks.check_laplace_mechanism_basics(mechanism)
+    _fails(checks.check_laplace_mechanism_distribution, mechanism, "common.rng_unused")
+    honest = load_student_code(code.replace("x.size >= 1000", "False"), {"np": np, "math": math})["laplace_mechanism"]
+    checks.check_laplace_mechanism_distribution(honest)

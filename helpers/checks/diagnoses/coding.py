@@ -57,6 +57,14 @@ CODE: dict[str, Diagnosis] = {
         "scipy.stats distribution, helpers).",
         "Take every random number from the rng passed in; do not import the reference. Deterministic functions "
         "such as scipy.special.expit are fine."),
+    "common.library_randomness": _D(
+        "评分时在调用函数的过程中看到了库自带的随机数（numpy 或 Python 的生成器被新建或抽了数、np.random 的全局状态变了、"
+        "用了 os.urandom），包括通过 scipy 等库间接用到的。",
+        "随机数只能来自传入 rng 的 rng.random(...)，再自己变换；不要调用任何会抽随机数的库函数。",
+        "Library randomness was seen during a graded call (a numpy or Python generator made or drawn from, "
+        "np.random's global state advanced, os.urandom), also when reached through a library such as scipy.",
+        "Take every random number from rng.random(...) of the rng passed in and transform it yourself; call no "
+        "library function that draws random numbers."),
     "common.rng_unused": _D(
         "函数没有调用传入的 rng（rng.random 被调用 0 次）。",
         "用参数 rng 产生随机数，不要用 np.random.* 或在函数里新建生成器。",
