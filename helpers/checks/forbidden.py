@@ -12,7 +12,7 @@ import numpy as np
 from helpers.checks import dependency, digest, pairs
 from helpers.checks.scan import _function_source, find_forbidden_calls  # noqa: F401  (re-exported)
 from helpers.checks.single_uniform import new_values as _new_values
-from helpers.checks.single_uniform import probe_single_uniforms, reflected_within
+from helpers.checks.single_uniform import probe_kept_counts, probe_single_uniforms, reflected_within
 from helpers.checks.core import (
     RecordingGenerator,
     _after_call,
@@ -241,6 +241,12 @@ def _check_built_from_draws(func: Callable, call: Callable[[np.random.Generator]
         if judged and fixed and not calls:
             dependency.check_dependencies(fname, lambda tape: run(tape, seed), lambda: used[-1] != drawn.size, drawn,
                                           base, seed, continuous=fixed > 1, agree=agree, calls=calls, served=served)
+        elif judged and not calls and base.size >= dependency._LEAST and \
+                np.unique(base[np.isfinite(base)]).size > base.size // 2:
+            # the count varies (a rejection sampler, or a decoy round that switches the count above off): single
+            # uniforms replaced, judged where the count is kept (session 14's attacker, A1)
+            probe_kept_counts(fname, lambda tape: run(tape, seed), lambda: used[-1] != drawn.size, drawn, base, seed,
+                              served)
     return fixed
 
 

@@ -65,3 +65,50 @@ def reflected_within(run, shifted, drawn, base, lo, hi, allowed) -> bool:
     tape[lo:hi] = np.where(drawn[lo:hi] > 0.0, 1.0 - drawn[lo:hi], drawn[lo:hi])
     out = run(tape)
     return not shifted() and new_values(out, base) <= allowed
+
+
+#: Single uniforms replaced at a judged call of a sampler whose number of draws varies, with continuous outputs
+#: (session 14's attacker, A1: a fake rejection round switched the dependency count off, 10/10). A probe that keeps
+#: the count "exceeds" when more than _KEPT_VALUES values (or twice the outputs one uniform serves) are new: a
+#: polar pair's uniform feeds both of its normals, so two values; the check fails at _KEPT_FAIL of them.
+_KEPT_PROBES, _KEPT_FAIL, _KEPT_VALUES = 16, 6, 4
+
+
+def probe_kept_counts(fname, run, shifted, drawn, base, seed, share) -> None:
+    """Replace single served uniforms of a count-varying sampler with continuous outputs; fail when at least
+    :data:`_KEPT_FAIL` of :data:`_KEPT_PROBES` runs keep the number of draws and still make more than
+    max(:data:`_KEPT_VALUES`, 2 ``share``) values new (``share``: the outputs one uniform serves).
+
+    A rejection sampler's replaced uniform either keeps every decision (then only the values it belongs to
+    change: one, two for a polar pair whose normals both serve) or re-decides an acceptance, which nearly always changes the number of draws (such runs are not
+    judged): a probe exceeds only when a re-decided acceptance leaves the total count unchanged by chance
+    (measured per probe: 1 of 200 for a Cauchy-proposal redraw sampler with acceptance 1/3, 0 of 200 for the
+    corpus's rejection samplers; tests/power/RESULTS.md). At a per-probe rate ρ ≤ 0.02, P(Binomial(16, ρ) ≥ 6)
+    ≤ 5 × 10⁻⁷. Blocks of values hashed from coarse cells of many uniforms, with a decoy round that makes the
+    count vary, rehash a block whenever the replaced uniform changes its cell: 122 of 175 kept runs exceeded.
+    """
+    picks = np.random.default_rng([seed, 53]).choice(drawn.size, size=min(_KEPT_PROBES, drawn.size), replace=False)
+    fresh = np.random.default_rng([seed, 59]).random(picks.size)
+    over, allowed = 0, max(_KEPT_VALUES, 2 * share)
+    for number, (at, value) in enumerate(zip(picks, fresh)):
+        if over + picks.size - number < _KEPT_FAIL:
+            return  # cannot reach the line any more
+        tape = drawn.copy()
+        tape[at] = value
+        out = run(tape)
+        if shifted():
+            continue
+        over += new_values(out, base) > allowed
+        if over >= _KEPT_FAIL:
+            raise _fail(
+                f"{fname}：每次只换掉 rng.random 抽到的一个数、且抽样次数不变时，{number + 1} 次中有 {over} 次输出里出现了"
+                f"多于 {allowed} 个原输出里没有的新值。拒绝抽样里，一个不改变任何接受判断的均匀数只改变它自己的一两个输出；"
+                f"一个数牵动一整块输出，说明每个输出取决于许多个均匀数的粗略区间（例如把好几个 int(4 * u) 拼起来做散列或做种子），"
+                f"这不是自己实现抽样。",
+                f"{fname}: with a single number drawn with rng.random replaced and the same number of draws, {over} of "
+                f"{number + 1} runs made more than {allowed} output values new (absent from the original output). In a "
+                f"rejection sampler a uniform that changes no acceptance changes only the value (or two) it belongs to; one "
+                f"uniform moving a whole block of values means every value depends on coarse cells of many uniforms "
+                f"(several int(4 * u) hashed together or used as a seed), which is not building the sampler yourself.",
+                diagnosis="common.output_from_coarse_digest",
+            )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import inspect
 import sys
 import types
@@ -82,13 +83,54 @@ def path_is_dynamic(path: str) -> bool:
     return _under(path, DYNAMIC_PATHS)
 
 
+#: Where module hops are followed (:func:`real_path`): the standard library and the course's libraries, imported
+#: when a path names them, whatever the judge imported before. Following only what the judge's process happened
+#: to hold made a finding depend on what it graded earlier: ``statistics.random.Random(seed)`` was seen only
+#: once something had imported ``statistics`` (session 15, fixture batch rows 17/18/25 scored differently alone).
+HOP_ROOTS = frozenset(sys.stdlib_module_names) | {"numpy", "scipy"}
+#: Never imported to follow a hop: modules that print, open windows or a browser, or start a GUI when imported
+#: (the worker's stdout is its channel to the grader). Paths through them stay as written.
+_NO_IMPORT = frozenset({"this", "antigravity", "__hello__", "__phello__", "idlelib", "tkinter", "turtle",
+                        "turtledemo", "pydoc_data", "ensurepip", "venv", "lib2to3", "test", "readline",
+                        "rlcompleter"})
+
+
+def _module(name: str) -> types.ModuleType | None:
+    """The module called ``name`` when it is under :data:`HOP_ROOTS` (imported if need be, its output
+    discarded), else None, whatever is in ``sys.modules``."""
+    root = name.split(".")[0]
+    if root not in HOP_ROOTS or root in _NO_IMPORT or not all(part.isidentifier() for part in name.split(".")):
+        return None
+    module = sys.modules.get(name)
+    if not isinstance(module, types.ModuleType):
+        import contextlib
+        import importlib
+        import io
+        import warnings
+
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+                    warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module = importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - not a module (``statistics.random``), or one that fails to import
+            return None
+    return module if isinstance(module, types.ModuleType) else None
+
+
 def real_path(path: str) -> str:
-    """``path`` with its module hops followed through the modules the judge has already imported (never
-    importing one): ``scipy.stats._continuous_distns.np.random`` is ``numpy.random``."""
+    """``path`` with its module hops followed (``scipy.stats._continuous_distns.np.random`` is
+    ``numpy.random``, ``statistics.random.Random`` is ``random.Random``) through the modules of
+    :data:`HOP_ROOTS`, imported when named: the same answer whatever the judge's process has imported."""
+    return _real_path(path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_path(path: str) -> str:
     parts = path.split(".")
     for end in range(len(parts), 0, -1):
-        module = sys.modules.get(".".join(parts[:end]))
-        if isinstance(module, types.ModuleType):
+        module = _module(".".join(parts[:end]))
+        if module is not None:
             break
     else:
         return path
@@ -98,7 +140,10 @@ def real_path(path: str) -> str:
         except Exception:  # noqa: BLE001 - an odd module: the path as written
             break
         if not isinstance(nxt, types.ModuleType):
-            break
+            # a submodule not imported yet is an attribute only once something imports it
+            nxt = _module(f"{module.__name__}.{parts[end]}") if nxt is None else None
+            if nxt is None:
+                break
         module, end = nxt, end + 1
     return ".".join([module.__name__, *parts[end:]])
 

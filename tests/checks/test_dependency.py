@@ -83,3 +83,20 @@ def test_the_coarse_nudge_bound_counts_the_thresholds_of_a_reused_residual():
 
     changed = float(np.mean(bits(u) != bits(v))) / 2.0 ** -12
     assert 0.9 * residual_thresholds(2, s) < changed < 1.1 * residual_thresholds(2, s)
+
+
+def test_a_decoy_rejection_round_does_not_switch_off_the_count_for_laplace():
+    """Session 14's attacker (A1, lapR: 10/10 through the grader at seeds 1-3): the hash of quarter cells plus
+    a fake rejection round (a value whose own uniform is below 0.05 takes its small term from a uniform drawn
+    at the end) made the number of draws vary, and only fixed-count samplers were counted. A count-varying
+    sampler's judged call now gets single uniforms replaced: where the count is kept, a rejection sampler
+    changes one value, the decoy rehashes a block of ten (helpers/checks/single_uniform.py)."""
+    text = (CORPUS / "laplace" / "laplace_noise" / "hash_of_quarter_cells.py").read_text(encoding="utf-8")
+    honest_term = "0.005 * b * (u - 0.5)"
+    assert honest_term in text
+    decoy = text.replace(f"    x = -b * np.sign(d) * np.log1p(-2 * np.abs(d)) + {honest_term}",
+                         "    w = u.copy()\n    low = u < 0.05\n    w[low] = rng.random(int(low.sum()))\n"
+                         "    x = -b * np.sign(d) * np.log1p(-2 * np.abs(d)) + 0.005 * b * (w - 0.5)")
+    assert decoy != text
+    _fails(checks.check_laplace_noise_distribution, load_student_code(HELPERS + decoy, {"np": np, "math": math})[
+        "laplace_noise"], 0)

@@ -329,3 +329,26 @@ def test_the_text_scan_of_deeply_nested_attributes_costs_little():
     started = time.process_time()
     assert textreach.ModuleText([source]).findings("laplace_noise") == []
     assert time.process_time() - started < 4.0
+
+
+@pytest.mark.parametrize("judge_has_it", [False, True])
+def test_a_finding_does_not_depend_on_what_the_judge_imported_before(judge_has_it, monkeypatch):
+    """A module hop was followed only through the modules the grading worker had already imported, so
+    ``statistics.random.Random(seed)`` (numpy-free, a generator of the random module) was a finding only
+    after something had imported ``statistics`` in that worker: the same submission's score depended on
+    what the worker graded before (session 15, fixture rows 17/18/25 scored differently alone and
+    together). The hops now follow the standard library and numpy/scipy, imported when named."""
+    import sys
+
+    from helpers.checks import textreach
+
+    getattr(getattr(textreach, "_real_path", None), "cache_clear", lambda: None)()
+    if judge_has_it:
+        import statistics  # noqa: F401
+    else:
+        monkeypatch.delitem(sys.modules, "statistics", raising=False)
+    cheat = ("import statistics\n\ndef rr_perturb(bits, epsilon, rng):\n"
+             "    g = statistics.random.Random(int(rng.random() * 4))\n"
+             "    return np.array([int(g.random() < 0.5) for _ in bits])\n")
+    found = find_forbidden_calls(_grader(cheat, "rr_perturb"))
+    assert found and "random.Random" in found[0], found
