@@ -51,6 +51,9 @@ _TRUSTED = tuple(sorted({os.path.dirname(os.__file__) + os.sep,
                          os.path.dirname(os.path.dirname(os.path.abspath(np.__file__))) + os.sep}))
 #: This file: its wrappers' frames stand between a library's code and the entropy it asks for.
 _SELF = os.path.abspath(__file__)
+#: Frames passed over: this file's, and generator.py's ``default_rng`` (a library's import calling
+#: ``np.random.default_rng`` goes through it).
+_TRANSPARENT = frozenset({_SELF, os.path.join(os.path.dirname(_SELF), "generator.py")})
 #: Events that make or run code under a file name of their own: with a library's file name outside the
 #: import system, code could pass for a library module being imported.
 _CODE_EVENTS = frozenset({"compile", "exec", "code.__new__", "marshal.loads", "marshal.load"})
@@ -63,7 +66,7 @@ def _library_import(frame) -> bool:
     while frame is not None:
         code = frame.f_code
         name = code.co_filename
-        if name == _SELF:
+        if name in _TRANSPARENT:
             frame = frame.f_back
             continue
         if not name.startswith(_TRUSTED):

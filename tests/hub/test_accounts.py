@@ -176,21 +176,21 @@ base, host = "http://{address}:{port}", "hub.localhost:{public}"
 def attempt(password):
     forged = ".".join(str(random.randrange(1, 255)) for _ in range(4))     # a new "source" each time
     headers = {{"Host": host, "X-Forwarded-For": forged, "X-Real-Ip": forged}}
-    s = requests.Session()
-    page = s.get(base + "/hub/login", headers=headers, timeout=120)     # (its xsrf token is tied to that address)
-    for cookie in s.cookies:
-        cookie.secure = False
-    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text).group(1)
-    start = time.monotonic()
-    r = s.post(base + "/hub/login", data={{"username": "{teacher}", "password": password, "_xsrf": xsrf}},
-               headers=headers, allow_redirects=False, timeout=120)
+    with requests.Session() as s:     # one connection per attempt, closed after it (the hub holds at most 32 per address)
+        page = s.get(base + "/hub/login", headers=headers, timeout=120)     # (its xsrf token is tied to that address)
+        for cookie in s.cookies:
+            cookie.secure = False
+        xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text).group(1)
+        start = time.monotonic()
+        r = s.post(base + "/hub/login", data={{"username": "{teacher}", "password": password, "_xsrf": xsrf}},
+                   headers=headers, allow_redirects=False, timeout=120)
     page = r.content.decode("utf-8", "replace")         # (the error page's header names no charset)
     text = " ".join(re.sub(r"(?s)<script.*?</script>|<[^>]+>", " ", page).split())
     kind = "pam" if "Invalid username or password" in page else text if r.status_code == 429 else text[-400:]
     return r.status_code, round(time.monotonic() - start, 2), kind
 
 start = time.monotonic()
-with ThreadPoolExecutor(40) as pool:
+with ThreadPoolExecutor(24) as pool:     # many at once, under the hub's 32 connections per address
     flood = list(pool.map(attempt, ["wrong-%d" % i for i in range({n})]))
 took = time.monotonic() - start
 after = attempt("demo-{teacher}")           # even the right password: this address waits
@@ -221,7 +221,7 @@ def test_a_login_flood_slows_only_its_source(hub):
           f"{result['took']:.1f} s; her next attempt {result['after'][:2]}")
     refills = int(result["took"] // refill)         # the cap lets one more through per refill period
     assert burst <= codes.count(403) <= burst + refills and codes.count(403) + codes.count(429) == n, codes
-    # (not asserted: how fast a refusal comes back; 40 requests at once on the loaded machine kept the hub's
+    # (not asserted: how fast a refusal comes back; 24-40 requests at once on the loaded machine kept the hub's
     # loop busy up to 3 s, the time every failure PAM saw waits anyway)
     refused = [seconds for code, seconds, _ in result["flood"] if code == 429]
     reached = [seconds for code, seconds, _ in result["flood"] if code == 403]
@@ -320,8 +320,8 @@ def test_her_connections_oauth_tokens_and_the_hubs_logs_are_bounded(hub):
     """Red team (session 15), from alice's kernel: 20,000 idle connections to the hub's port took every file
     descriptor of the hub (sqlite could open no file, 403 for everyone); her server's OAuth flow minted 1,428
     tokens a minute past DP_HUB_TOKENS_PER_USER; she read failed logins in SRV/logs/jupyterhub.log. Now the hub
-    holds 32 of her connections (hub/limits.py) and answers bob meanwhile, she holds at most 20 OAuth tokens of
-    her server's client, and the logs are closed to her."""
+    holds 32 of her connections (hub/limits.py) and answers bob meanwhile, a student holds at most 20 OAuth tokens
+    of his server's client, and the logs are closed to her."""
     alice, bob = Student(hub, STUDENT), Student(hub, CLASSMATE)
     alice.start()
     port = int((hub["srv"] / "hub" / "hub-port").read_text())
@@ -347,9 +347,12 @@ def test_her_connections_oauth_tokens_and_the_hubs_logs_are_bounded(hub):
           f"bob's GET /hub/api/user meanwhile {answer} in {took:.2f} s")
     assert opened == 2000 and peak - before <= 32 + 16 and answer == 200, (opened, before, peak, answer)
 
-    listed = lambda: len(alice.hub_api("GET", "/users/alice/tokens").json()["api_tokens"])    # noqa: E731
+    # bob's kernel: alice's address may be waiting out the login flood of the test before (the hub's
+    # per-address limit refuses even a right password then), and the OAuth flow starts with a login
+    bob.start()
+    listed = lambda: len(bob.hub_api("GET", f"/users/{CLASSMATE}/tokens").json()["api_tokens"])    # noqa: E731
     held = listed()
-    works = alice.run(OAUTH.format(name=STUDENT, n=25), timeout=300).split("RESULT", 1)[1].strip()
+    works = bob.run(OAUTH.format(name=CLASSMATE, n=25), timeout=300).split("RESULT", 1)[1].strip()
     print(f"25 OAuth tokens minted through her server's client: she holds {listed() - held} more; the newest works: {works}")
     assert works == "200" and listed() - held <= 20, (held, listed())
 
