@@ -168,9 +168,8 @@ def find_forbidden_calls(func: Callable, _seen: set | None = None, _threaded: se
                 isinstance(whole.statements[pos], ast.ClassDef) for pos, _, _ in whole.bindings[n]))
         top = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
         threaded = passthrough.own_parameters(top) if _seen is None else (_threaded or set())
-        text = textreach.ModuleText([source])
+        text = textreach.ModuleText([source], threaded={(top.name, p) for p in threaded} if top is not None else set())
         text.own |= own
-        text._threaded = {(top.name, p) for p in threaded} if top is not None else set()  # noqa: SLF001
         text.outer_class = is_class
         found += text.read_all()
         # Judge each attribute chain once, by its outermost node.

@@ -266,7 +266,7 @@ class ModuleText:
     and comments are never read; a default ``rng=rng`` neither (the judged calls pass ``rng``).
     """
 
-    def __init__(self, sources: list[str]):
+    def __init__(self, sources: list[str], threaded: set[tuple[str, str]] | None = None):
         self.statements: list[ast.stmt] = []
         for source in sources:
             try:
@@ -284,7 +284,9 @@ class ModuleText:
         #: Whether a name the text does not bind is one of the student's classes (when the text is one
         #: function's source: the caller knows its module).
         self.outer_class: Callable[[str], bool] = lambda name: False
-        self._threaded: set[tuple[str, str]] | None = None
+        #: (function, parameter) holding only the judge's generator; None: worked out from the text
+        #: (in-process, one function's source: its caller says, :func:`helpers.checks.scan.find_forbidden_calls`)
+        self._threaded: set[tuple[str, str]] | None = threaded
         self._fallbacks: dict[int, set[int]] = {}
 
     def threaded(self) -> set[tuple[str, str]]:
