@@ -190,7 +190,7 @@ class _Watch:
                 name = getattr(args[0], "co_filename", "") if args else ""
             else:
                 name = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
-            if name == "?" or name == _SELF or name.startswith(_TRUSTED):
+            if name == "?" or name in _TRANSPARENT or name.startswith(_TRUSTED):
                 self.tampered = f"{event} of code named {str(name)[:80]} (passing for a library's code)"
                 self.note(self.tampered)
         finally:

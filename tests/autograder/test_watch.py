@@ -173,9 +173,16 @@ def test_a_library_imported_at_the_first_call_may_make_generators_but_code_passi
             "    where = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), 'scipy', 'stats', '_x.py')\n"
             "    space = {'n': n}\n"
             "    exec(compile('import numpy as np\\nout = np.random.default_rng(int(n)).laplace(size=n)', where, 'exec'), space)\n"
+            "    return space['out'] + 0 * rng.random()\n"
+            # the sandbox's own generator.py, whose frames the watch passes over (red team, session 15: 7/10)
+            "def posing_as_the_sandbox(n, rng):\n    import sys\n"
+            "    where = [m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', '') and "
+            "m.__file__.endswith('generator.py') and hasattr(m, 'ServedGenerator')][0]\n"
+            "    space = {'n': n}\n"
+            "    exec(compile('import numpy as np\\nout = np.random.default_rng(int(n)).laplace(size=n)', where, 'exec'), space)\n"
             "    return space['out'] + 0 * rng.random()\n")
     try:
-        box.send({"cells": [code], "files": {}, "graded": ["lazy", "posing"], "limits": box.limits,
+        box.send({"cells": [code], "files": {}, "graded": ["lazy", "posing", "posing_as_the_sandbox"], "limits": box.limits,
                   "cell_timeout": 30.0, "call_timeout": 20.0})
         box.recv(30, "cell")
         box.recv(30, "ready")
@@ -187,5 +194,8 @@ def test_a_library_imported_at_the_first_call_may_make_generators_but_code_passi
         rng = RecordingGenerator(3)
         Proxy(box, "lazy", 20.0)(5, rng)
         assert rng.library, "sticky"
+        rng = RecordingGenerator(4)
+        Proxy(box, "posing_as_the_sandbox", 20.0)(5, rng)
+        assert any("generator.py" in seen and "passing for a library's code" in seen for seen in rng.library), rng.library
     finally:
         box.close()
